@@ -1,0 +1,30 @@
+// blasscope-cli: the headless front end (scripts, CI, GPU servers without a display).
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli_inspect.h"
+#include "cli_usage.h"
+
+int main(int argc, char** argv) {
+  using namespace blasscope::app;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kCliUsage;
+    return kExitUsage;
+  }
+  const std::string& command = args.front();
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kCliUsage;
+    return 0;
+  }
+  if (command == "--version") {
+    std::cout << "blasscope-cli " << BLASSCOPE_VERSION << '\n';
+    return 0;
+  }
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (command == "inspect") return run_inspect(rest);
+  std::cerr << "error: unknown command '" << command << "'\n\n" << kCliUsage;
+  return kExitUsage;
+}

@@ -1,0 +1,286 @@
+#include "analysis/stats_kernels.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "analysis/minifloat.h"
+
+namespace blasscope::core {
+namespace {
+
+// Lanes count in 32-bit integers for float32, so blocks stay below 2^31 elements.
+constexpr std::uint64_t kBlock = 1 << 20;
+
+template <typename U>
+U load(const std::byte* p) {
+  U value;
+  std::memcpy(&value, p, sizeof(U));
+  return value;
+}
+
+// Maps IEEE bits to a signed integer whose order is the float order (for finite values).
+template <typename U, typename S = std::make_signed_t<U>>
+inline S ordered_key(U bits) {
+  const S s = static_cast<S>(bits);
+  return s ^ static_cast<S>(static_cast<U>(s >> (sizeof(U) * 8 - 1)) >> 1);
+}
+
+template <typename F, typename U>
+inline F float_from_key(std::make_signed_t<U> key) {
+  using S = std::make_signed_t<U>;
+  const U bits = static_cast<U>(key ^ static_cast<S>(static_cast<U>(key >> (sizeof(U) * 8 - 1)) >> 1));
+  return std::bit_cast<F>(bits);
+}
+
+// Branch-free classification over the raw bits, written so the compiler vectorizes it.
+template <typename F, typename U>
+[[gnu::always_inline]] inline void scan_ieee_block(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  using S = std::make_signed_t<U>;
+  constexpr int kBits = sizeof(U) * 8;
+  constexpr U kAbsMask = std::numeric_limits<U>::max() >> 1;
+  constexpr U kExpMask = std::bit_cast<U>(std::numeric_limits<F>::infinity());
+  constexpr U kMinNormal = std::bit_cast<U>(std::numeric_limits<F>::min());
+  U nan = 0, posinf = 0, neginf = 0, zero = 0, subnormal = 0;
+  S lo = std::numeric_limits<S>::max(), hi = std::numeric_limits<S>::min();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const U u = load<U>(data + i * sizeof(U));
+    const U a = u & kAbsMask;
+    const U negative = u >> (kBits - 1);
+    const U inf = a == kExpMask;
+    nan += a > kExpMask;
+    posinf += inf & (negative ^ 1);
+    neginf += inf & negative;
+    zero += a == 0;
+    subnormal += static_cast<U>(a - 1) < static_cast<U>(kMinNormal - 1);
+    const S key = ordered_key(u);
+    const bool finite = a < kExpMask;
+    lo = std::min(lo, finite ? key : std::numeric_limits<S>::max());
+    hi = std::max(hi, finite ? key : std::numeric_limits<S>::min());
+  }
+  out.nan += nan;
+  out.posinf += posinf;
+  out.neginf += neginf;
+  out.zero += zero;
+  out.subnormal += subnormal;
+  const std::uint64_t finite = count - nan - posinf - neginf;
+  out.finite += finite;
+  if (finite > 0) {
+    TensorStats part;
+    part.min = Scalar::from_float(float_from_key<F, U>(lo));
+    part.max = Scalar::from_float(float_from_key<F, U>(hi));
+    merge_stats(out, part);
+  }
+}
+
+// One dispatch per CPU family: AVX2 where present, the baseline elsewhere.
+[[gnu::target_clones("avx2", "default")]] void scan_float32(const std::byte* data, std::uint64_t count,
+                                                            TensorStats& out) {
+  scan_ieee_block<float, std::uint32_t>(data, count, out);
+}
+
+[[gnu::target_clones("avx2", "default")]] void scan_float64(const std::byte* data, std::uint64_t count,
+                                                            TensorStats& out) {
+  scan_ieee_block<double, std::uint64_t>(data, count, out);
+}
+
+template <typename T>
+void scan_integers(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
+  std::uint64_t zero = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const T v = load<T>(data + i * sizeof(T));
+    zero += v == 0;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  out.zero += zero;
+  out.finite += count;
+  if (count == 0) return;
+  TensorStats part;
+  if constexpr (std::is_signed_v<T>) {
+    part.min = Scalar::from_signed(lo);
+    part.max = Scalar::from_signed(hi);
+  } else {
+    part.min = Scalar::from_unsigned(lo);
+    part.max = Scalar::from_unsigned(hi);
+  }
+  merge_stats(out, part);
+}
+
+template <typename U>
+struct DecodeTable {
+  std::array<ValueClass, std::size_t{1} << (sizeof(U) * 8)> cls;
+  std::array<float, std::size_t{1} << (sizeof(U) * 8)> value;
+};
+
+template <typename U, DecodedValue (*Decode)(U)>
+const DecodeTable<U>& decode_table() {
+  static const auto* table = [] {
+    auto* t = new DecodeTable<U>;
+    for (std::size_t bits = 0; bits < t->cls.size(); ++bits) {
+      const DecodedValue d = Decode(static_cast<U>(bits));
+      t->cls[bits] = d.cls;
+      t->value[bits] = d.value;
+    }
+    return t;
+  }();
+  return *table;
+}
+
+void count_class(ValueClass cls, TensorStats& out) {
+  switch (cls) {
+    case ValueClass::NaN: ++out.nan; return;
+    case ValueClass::PosInf: ++out.posinf; return;
+    case ValueClass::NegInf: ++out.neginf; return;
+    case ValueClass::Zero: ++out.zero; break;
+    case ValueClass::Subnormal: ++out.subnormal; break;
+    case ValueClass::Normal: break;
+  }
+  ++out.finite;
+}
+
+bool is_finite_class(ValueClass cls) {
+  return cls != ValueClass::NaN && cls != ValueClass::PosInf && cls != ValueClass::NegInf;
+}
+
+template <typename U>
+void scan_with_table(const DecodeTable<U>& table, const std::byte* data, std::uint64_t count, TensorStats& out) {
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const U bits = load<U>(data + i * sizeof(U));
+    const ValueClass cls = table.cls[bits];
+    count_class(cls, out);
+    if (is_finite_class(cls)) {
+      lo = std::min(lo, table.value[bits]);
+      hi = std::max(hi, table.value[bits]);
+    }
+  }
+  if (lo <= hi) {
+    TensorStats part;
+    part.min = Scalar::from_float(lo);
+    part.max = Scalar::from_float(hi);
+    merge_stats(out, part);
+  }
+}
+
+DType component_dtype(DType dtype) {
+  if (dtype == DType::Complex64) return DType::Float32;
+  if (dtype == DType::Complex128) return DType::Float64;
+  return dtype;
+}
+
+// Dispatches one block (at most kBlock values) to the kernel for its dtype.
+void scan_block(DType dtype, const std::byte* data, std::uint64_t count, TensorStats& out) {
+  switch (dtype) {
+    case DType::Float32: return scan_float32(data, count, out);
+    case DType::Float64: return scan_float64(data, count, out);
+    case DType::Bool:
+    case DType::UInt8: return scan_integers<std::uint8_t>(data, count, out);
+    case DType::UInt16: return scan_integers<std::uint16_t>(data, count, out);
+    case DType::UInt32: return scan_integers<std::uint32_t>(data, count, out);
+    case DType::UInt64: return scan_integers<std::uint64_t>(data, count, out);
+    case DType::Int8: return scan_integers<std::int8_t>(data, count, out);
+    case DType::Int16: return scan_integers<std::int16_t>(data, count, out);
+    case DType::Int32: return scan_integers<std::int32_t>(data, count, out);
+    case DType::Int64: return scan_integers<std::int64_t>(data, count, out);
+    case DType::Float16: return scan_with_table(decode_table<std::uint16_t, decode_float16>(), data, count, out);
+    case DType::BFloat16: return scan_with_table(decode_table<std::uint16_t, decode_bfloat16>(), data, count, out);
+    case DType::Float8E4M3FN:
+      return scan_with_table(decode_table<std::uint8_t, decode_float8_e4m3fn>(), data, count, out);
+    case DType::Float8E5M2: return scan_with_table(decode_table<std::uint8_t, decode_float8_e5m2>(), data, count, out);
+    case DType::Float8E8M0FNU:
+      return scan_with_table(decode_table<std::uint8_t, decode_float8_e8m0fnu>(), data, count, out);
+    default: return;  // complex is scanned as components; packed types are not scannable
+  }
+}
+
+// Index of the first NaN/Inf in a block known to hold one (cold path).
+std::uint64_t find_first_nonfinite(DType dtype, const std::byte* data, std::uint64_t count) {
+  const std::size_t size = item_size(dtype);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    TensorStats one;
+    scan_block(dtype, data + i * size, 1, one);
+    if (one.nonfinite() > 0) return i;
+  }
+  return count;
+}
+
+bool less(const Scalar& a, const Scalar& b) {
+  if (a.kind == Scalar::Kind::Signed && b.kind == Scalar::Kind::Signed) return a.i < b.i;
+  if (a.kind == Scalar::Kind::Unsigned && b.kind == Scalar::Kind::Unsigned) return a.u < b.u;
+  return a.as_double() < b.as_double();
+}
+
+}  // namespace
+
+void merge_stats(TensorStats& into, const TensorStats& part) {
+  if (&into != &part) {
+    into.nan += part.nan;
+    into.posinf += part.posinf;
+    into.neginf += part.neginf;
+    into.zero += part.zero;
+    into.subnormal += part.subnormal;
+    into.finite += part.finite;
+  }
+  if (part.min && (!into.min || less(*part.min, *into.min))) into.min = part.min;
+  if (part.max && (!into.max || less(*into.max, *part.max))) into.max = part.max;
+  if (part.first_nonfinite && (!into.first_nonfinite || *part.first_nonfinite < *into.first_nonfinite)) {
+    into.first_nonfinite = part.first_nonfinite;
+  }
+}
+
+TensorStats scan_values(DType dtype, const std::byte* data, std::uint64_t count, std::uint64_t first_index) {
+  const DType component = component_dtype(dtype);
+  const std::uint64_t per_element = component == dtype ? 1 : 2;
+  count *= per_element;
+  first_index *= per_element;
+  const std::size_t size = item_size(component);
+  TensorStats total;
+  for (std::uint64_t start = 0; start < count; start += kBlock) {
+    const std::uint64_t n = std::min(kBlock, count - start);
+    const std::byte* block = data + start * size;
+    const std::uint64_t nonfinite_before = total.nonfinite();
+    scan_block(component, block, n, total);
+    if (!total.first_nonfinite && total.nonfinite() > nonfinite_before) {
+      total.first_nonfinite = first_index + start + find_first_nonfinite(component, block, n);
+    }
+  }
+  return total;
+}
+
+TensorStats scan_values_reference(DType dtype, const std::byte* data, std::uint64_t count,
+                                  std::uint64_t first_index) {
+  const DType component = component_dtype(dtype);
+  const std::uint64_t per_element = component == dtype ? 1 : 2;
+  const std::size_t size = item_size(component);
+  TensorStats total;
+  for (std::uint64_t i = 0; i < count * per_element; ++i) {
+    const std::byte* p = data + i * size;
+    TensorStats one;
+    if (component == DType::Float32 || component == DType::Float64) {
+      const double v = component == DType::Float32 ? static_cast<double>(load<float>(p)) : load<double>(p);
+      const ValueClass cls = std::isnan(v)   ? ValueClass::NaN
+                             : std::isinf(v) ? (v > 0 ? ValueClass::PosInf : ValueClass::NegInf)
+                             : v == 0        ? ValueClass::Zero
+                             : std::abs(v) < (component == DType::Float32 ? std::numeric_limits<float>::min()
+                                                                          : std::numeric_limits<double>::min())
+                                 ? ValueClass::Subnormal
+                                 : ValueClass::Normal;
+      count_class(cls, one);
+      if (is_finite_class(cls)) one.min = one.max = Scalar::from_float(v);
+      if (!is_finite_class(cls)) one.first_nonfinite = first_index * per_element + i;
+    } else {
+      scan_block(component, p, 1, one);
+      if (one.nonfinite() > 0) one.first_nonfinite = first_index * per_element + i;
+    }
+    merge_stats(total, one);
+  }
+  return total;
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,55 @@
+#include "analysis/tensor_findings.h"
+
+#include <sstream>
+
+namespace blasscope::core {
+namespace {
+
+std::string value_word(const TensorInfo& tensor) {
+  return kind(tensor.dtype) == DTypeKind::Complex ? "components" : "values";
+}
+
+// Turns a flat storage-order index into a NumPy index tuple like (3, 1).
+std::string index_tuple(const TensorInfo& tensor, std::uint64_t flat) {
+  if (kind(tensor.dtype) == DTypeKind::Complex) flat /= 2;
+  std::vector<std::uint64_t> index(tensor.shape.size());
+  const bool fortran = tensor.order == MemoryOrder::Fortran;
+  for (std::size_t d = 0; d < tensor.shape.size(); ++d) {
+    const std::size_t axis = fortran ? d : tensor.shape.size() - 1 - d;
+    const std::uint64_t dim = tensor.shape[axis] == 0 ? 1 : tensor.shape[axis];
+    index[axis] = flat % dim;
+    flat /= dim;
+  }
+  std::ostringstream out;
+  out << '(';
+  for (std::size_t d = 0; d < index.size(); ++d) out << (d ? ", " : "") << index[d];
+  if (index.size() == 1) out << ',';
+  out << ')';
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<Finding> findings_for_values(const TensorInfo& tensor, const TensorStats& stats) {
+  std::vector<Finding> findings;
+  const std::uint64_t total = stats.nonfinite() + stats.finite;
+  if (stats.nonfinite() > 0) {
+    std::ostringstream message;
+    message << stats.nan << " NaN, " << stats.posinf << " +Inf and " << stats.neginf << " -Inf among " << total
+            << ' ' << value_word(tensor);
+    if (stats.first_nonfinite) message << "; the first at index " << index_tuple(tensor, *stats.first_nonfinite);
+    message << ". BLAS propagates them into every output they touch, and LAPACK drivers such as gesdd/gelsd "
+               "fail on them (DLASCL parameter 4).";
+    findings.push_back({"non-finite-values", Severity::Warning, tensor.name, message.str()});
+  }
+  if (stats.subnormal > 0) {
+    std::ostringstream message;
+    message << stats.subnormal << " subnormal " << value_word(tensor) << " (nonzero but below the smallest normal "
+            << name(tensor.dtype) << "). Arithmetic on them can be many times slower on x86 CPUs, and they "
+            << "become zero where flush-to-zero is enabled (GPUs, -ffast-math).";
+    findings.push_back({"subnormal-values", Severity::Warning, tensor.name, message.str()});
+  }
+  return findings;
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,40 @@
+#include "io/tensor_file_reader.h"
+
+#include <filesystem>
+
+#include "io/input_error.h"
+#include "io/little_endian.h"
+#include "io/npy_reader.h"
+#include "io/npz_reader.h"
+#include "io/safetensors_reader.h"
+
+namespace blasscope::core {
+namespace {
+
+bool looks_like_safetensors(std::span<const std::byte> bytes) {
+  // An 8-byte little-endian header length followed by a JSON object.
+  return bytes.size() >= 9 && std::to_integer<char>(bytes[8]) == '{';
+}
+
+}  // namespace
+
+TensorFile open_tensor_file(const std::string& path) {
+  auto mapping = std::make_shared<const MappedFile>(path);
+  const auto bytes = mapping->bytes();
+  if (bytes.empty()) fail_malformed("file is empty");
+  if (has_prefix(bytes, "\x93NUMPY", 6)) {
+    return read_npy(std::move(mapping), std::filesystem::path(path).stem().string());
+  }
+  if (has_prefix(bytes, "PK\x03\x04", 4) || has_prefix(bytes, "PK\x05\x06", 4)) {
+    return read_npz(std::move(mapping));
+  }
+  if (has_prefix(bytes, "\x89HDF\r\n\x1a\n", 8)) {
+    fail_unsupported("HDF5/Keras files are recognised but not readable yet (coming in a later release)");
+  }
+  if (looks_like_safetensors(bytes)) return read_safetensors(std::move(mapping));
+  fail_unsupported(
+      "unrecognised format: not .npy (\\x93NUMPY), .npz (a zip archive) or safetensors "
+      "(8-byte header length, then '{')");
+}
+
+}  // namespace blasscope::core

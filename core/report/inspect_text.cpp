@@ -1,0 +1,108 @@
+#include "report/inspect_text.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <sstream>
+
+namespace blasscope::core {
+
+std::string format_bytes(std::uint64_t bytes) {
+  constexpr std::array units{"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < units.size()) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  }
+  return text;
+}
+
+std::string format_shape(const std::vector<std::uint64_t>& shape) {
+  std::ostringstream out;
+  out << '(';
+  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1) out << ',';
+  out << ')';
+  return out.str();
+}
+
+std::string format_scalar(const Scalar& value) {
+  switch (value.kind) {
+    case Scalar::Kind::Signed: return std::to_string(value.i);
+    case Scalar::Kind::Unsigned: return std::to_string(value.u);
+    case Scalar::Kind::Float: break;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", value.f);
+  return text;
+}
+
+namespace {
+
+using Row = std::vector<std::string>;
+
+void print_table(std::ostringstream& out, const std::vector<Row>& rows) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  for (const Row& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    out << "  " << line << '\n';
+  }
+}
+
+Row tensor_row(const TensorReport& t) {
+  Row row{t.info.name,
+          std::string(name(t.info.dtype)),
+          format_shape(t.info.shape),
+          std::string(name(t.info.order)),
+          format_bytes(t.info.nbytes),
+          std::to_string(t.layout.file_alignment)};
+  if (!t.stats) {
+    row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "-"});
+    return row;
+  }
+  const TensorStats& s = *t.stats;
+  row.insert(row.end(), {std::to_string(s.nan), std::to_string(s.posinf), std::to_string(s.neginf),
+                         std::to_string(s.zero), std::to_string(s.subnormal),
+                         s.min ? format_scalar(*s.min) : "-", s.max ? format_scalar(*s.max) : "-"});
+  return row;
+}
+
+}  // namespace
+
+std::string to_text(const InspectReport& report) {
+  std::ostringstream out;
+  out << report.file << ": " << name(report.format) << ", " << report.tensors.size()
+      << (report.tensors.size() == 1 ? " tensor, " : " tensors, ") << format_bytes(report.file_size) << '\n';
+  for (const auto& [key, value] : report.metadata) out << "  metadata " << key << " = " << value << '\n';
+  if (!report.tensors.empty()) {
+    std::vector<Row> rows{{"NAME", "DTYPE", "SHAPE", "ORDER", "BYTES", "ALIGN", "NaN", "+Inf", "-Inf", "ZERO",
+                           "SUBNORMAL", "MIN", "MAX"}};
+    for (const TensorReport& t : report.tensors) rows.push_back(tensor_row(t));
+    print_table(out, rows);
+  }
+  if (report.findings.empty()) {
+    out << "findings: none\n";
+  } else {
+    out << "findings:\n";
+    for (const Finding& f : report.findings) {
+      out << "  " << name(f.severity) << " [" << f.id << "] " << f.tensor << ": " << f.message << '\n';
+    }
+  }
+  return out.str();
+}
+
+}  // namespace blasscope::core

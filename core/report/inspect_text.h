@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "report/inspect_report.h"
+
+namespace blasscope::core {
+
+// Human-readable `inspect` output: a tensor table, then the findings.
+std::string to_text(const InspectReport& report);
+
+// Small formatting helpers shared by the text report and the GUI.
+std::string format_bytes(std::uint64_t bytes);
+std::string format_shape(const std::vector<std::uint64_t>& shape);
+std::string format_scalar(const Scalar& value);
+
+}  // namespace blasscope::core

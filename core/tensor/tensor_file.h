@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/mapped_file.h"
+#include "tensor/dtype.h"
+
+namespace blasscope::core {
+
+// Where a tensor's bytes live: directly addressable in the mapped file, or inside a
+// deflate stream (an np.savez_compressed member) that must be inflated to be read.
+struct TensorStorage {
+  enum class Kind : std::uint8_t { Mapped, Deflated };
+  Kind kind = Kind::Mapped;
+  std::uint64_t stream_offset = 0;  // Deflated: offset of the compressed stream in the file
+  std::uint64_t stream_size = 0;    // Deflated: compressed size
+  std::uint32_t crc32 = 0;          // Deflated: CRC-32 of the whole uncompressed member
+  std::uint64_t member_size = 0;    // Deflated: uncompressed size of the whole member
+};
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<std::uint64_t> shape;
+  ByteOrder byte_order = ByteOrder::Little;
+  MemoryOrder order = MemoryOrder::C;
+  // Offset of the first data byte: in the file for mapped storage, in the uncompressed
+  // member for deflated storage.
+  std::uint64_t data_offset = 0;
+  std::uint64_t nbytes = 0;
+  TensorStorage storage;
+
+  std::uint64_t element_count() const;
+};
+
+enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors };
+std::string_view name(FileFormat format);
+
+struct TensorFile {
+  std::string path;
+  FileFormat format = FileFormat::Npy;
+  std::uint64_t file_size = 0;
+  std::vector<TensorInfo> tensors;
+  std::vector<std::pair<std::string, std::string>> metadata;  // safetensors __metadata__
+  std::shared_ptr<const MappedFile> mapping;
+};
+
+}  // namespace blasscope::core

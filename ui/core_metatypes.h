@@ -1,0 +1,9 @@
+#pragma once
+
+#include <QMetaType>
+
+#include "report/inspect_report.h"
+
+// Lets core result types travel through queued signals and QSignalSpy.
+Q_DECLARE_METATYPE(blasscope::core::InspectReport)
+Q_DECLARE_METATYPE(blasscope::core::TensorReport)
