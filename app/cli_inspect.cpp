@@ -77,16 +77,16 @@ int run_inspect(const std::vector<std::string>& args) {
     if (json) {
       std::cout << core::to_json(report).dump(2, ' ', false, kJsonErrors) << '\n';
     } else {
-      std::cout << core::to_text(report);
+      std::cout << core::printable_utf8(core::to_text(report));
     }
     return kExitOk;
   } catch (const core::InputError& error) {
-    std::cerr << "error: " << path << ": " << error.what() << '\n';
+    std::cerr << "error: " << path << ": " << core::printable_utf8(error.what()) << '\n';
     if (json) std::cout << core::error_json(error).dump(2, ' ', false, kJsonErrors) << '\n';
     return kExitRejected;
   } catch (const std::bad_alloc&) {
     const core::InputError error(core::InputError::Kind::Unsupported, "out of memory while reading");
-    std::cerr << "error: " << path << ": " << error.what() << '\n';
+    std::cerr << "error: " << path << ": " << core::printable_utf8(error.what()) << '\n';
     if (json) std::cout << core::error_json(error).dump(2, ' ', false, kJsonErrors) << '\n';
     return kExitRejected;
   }

@@ -77,8 +77,8 @@ void InflateReader::finish() {
 
 void InflateReader::finish_checks() {
   if (m_produced != m_expected) {
-    fail("inflates to " + std::to_string(m_produced) + " bytes, but the directory declares " +
-         std::to_string(m_expected));
+    fail("inflates to only " + std::to_string(m_produced) + " bytes, but the directory declares " +
+         std::to_string(m_expected) + " (truncated member)");
   }
   if (m_crc != m_expected_crc) fail("CRC-32 mismatch: the data is corrupt");
 }

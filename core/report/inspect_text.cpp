@@ -44,6 +44,31 @@ std::string format_scalar(const Scalar& value) {
   return text;
 }
 
+std::string printable_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (valid && length > 1 && lead < 0xC2) valid = false;  // overlong two-byte form
+    if (valid && lead >= 0x80) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else if (valid) {
+      out += (lead < 0x20 && lead != '\n' && lead != '\t') ? '?' : static_cast<char>(lead);
+      ++i;
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", lead);
+      out += escaped;
+      ++i;
+    }
+  }
+  return out;
+}
+
 namespace {
 
 using Row = std::vector<std::string>;

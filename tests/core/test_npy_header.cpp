@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <span>
+
+#include "io/input_error.h"
+#include "io/npy_header.h"
+#include "test_files.h"
+
+using namespace blasscope::core;
+using blasscope::test::make_npy;
+
+namespace {
+
+std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+NpyHeader parse(const std::string& stream) { return parse_npy_header(as_bytes(stream), stream.size()); }
+
+std::string error_of(const std::string& stream) {
+  try {
+    parse(stream);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(NpyHeader, ReadsDtypeOrderShapeAndOffset) {
+  const std::string stream = make_npy("{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3), }", std::string(48, '\0'));
+  const NpyHeader h = parse(stream);
+  EXPECT_EQ(h.dtype, DType::Float64);
+  EXPECT_EQ(h.byte_order, ByteOrder::Big);
+  EXPECT_TRUE(h.fortran_order);
+  EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{2, 3}));
+  EXPECT_EQ(h.data_offset, stream.size() - 48);
+  EXPECT_EQ(h.data_offset % 64, 0u);
+  EXPECT_EQ(h.nbytes, 48u);
+}
+
+TEST(NpyHeader, AnyKeyOrderZeroDAndEmpty) {
+  const NpyHeader scalar = parse(make_npy("{'shape': (), 'fortran_order': False, 'descr': '<c16'}", std::string(16, '\0')));
+  EXPECT_TRUE(scalar.shape.empty());
+  EXPECT_EQ(scalar.nbytes, 16u);
+  const NpyHeader empty = parse(make_npy("{'descr': '|b1', 'fortran_order': False, 'shape': (0, 5), }", ""));
+  EXPECT_EQ(empty.nbytes, 0u);
+  EXPECT_EQ(empty.byte_order, ByteOrder::NotApplicable);
+}
+
+TEST(NpyHeader, DescriptorTable) {
+  const std::pair<const char*, DType> cases[] = {
+      {"|b1", DType::Bool},   {"|i1", DType::Int8},     {"<i2", DType::Int16},     {"<i4", DType::Int32},
+      {"<i8", DType::Int64},  {"|u1", DType::UInt8},    {"<u2", DType::UInt16},    {"<u4", DType::UInt32},
+      {"<u8", DType::UInt64}, {"<f2", DType::Float16},  {"<f4", DType::Float32},   {"=f8", DType::Float64},
+      {"<c8", DType::Complex64}, {">c16", DType::Complex128}, {"|?", DType::Bool}};
+  for (const auto& [descr, dtype] : cases) {
+    DType got{};
+    ByteOrder order{};
+    parse_npy_descr(descr, got, order);
+    EXPECT_EQ(got, dtype) << descr;
+  }
+}
+
+TEST(NpyHeader, MalformedHeadersNameTheProblem) {
+  const std::string ok = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", std::string(4, '\0'));
+  std::string bad_version = ok;
+  bad_version[6] = 9;
+  const std::pair<std::string, const char*> cases[] = {
+      {"\x93NUMPZ" + ok.substr(6), "magic"},
+      {bad_version, "format version 9.0"},
+      {ok.substr(0, 9), "truncated"},
+      {ok.substr(0, 30), "truncated header"},
+      {make_npy("{'descr': '<f4', 'shape': (1,), }", ""), "missing key 'fortran_order'"},
+      {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 0}", ""), "unexpected key 'x'"},
+      {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", ""), "negative dimension"},
+      {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""), "overflows 64 bits"},
+      {make_npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", ""), "never unpickles"},
+      {make_npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", ""), "structured"},
+      {make_npy("{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", ""), "string dtype"},
+      {make_npy("{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (1,), }", ""), "datetime"},
+      {make_npy("{'descr': '<f4', 'fortran_order': 'no', 'shape': (1,), }", ""), "fortran_order"},
+      {make_npy("{'descr': 4, 'fortran_order': False, 'shape': (1,), }", ""), "descr: expected a string"},
+      {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': [1], }", ""), "shape: expected a tuple"},
+  };
+  for (const auto& [stream, expected] : cases) {
+    EXPECT_NE(error_of(stream).find(expected), std::string::npos) << expected << " / got: " << error_of(stream);
+  }
+}
+
+TEST(NpyHeader, HeaderLengthOverTheLimitIsRefusedBeforeReadingIt) {
+  std::string stream = "\x93NUMPY\x02";
+  stream += '\0';
+  stream += std::string("\xF0\xFF\xFF\x7F", 4);
+  stream += "{";
+  EXPECT_NE(error_of(stream).find("exceeds the limit"), std::string::npos);
+}

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "analysis/stats_kernels.h"
+#include "analysis/stats_scanner.h"
+
+using namespace blasscope::core;
+
+namespace {
+
+std::vector<double> values_with_specials(std::size_t n) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal;
+  std::vector<double> v(n);
+  for (auto& x : v) x = normal(rng);
+  v[n / 3] = NAN;
+  v[n / 2] = -INFINITY;
+  v[n - 1] = 4.9e-324;  // subnormal
+  v[17] = 0.0;
+  return v;
+}
+
+std::span<const std::byte> bytes_of(const std::vector<double>& v) { return std::as_bytes(std::span(v)); }
+
+}  // namespace
+
+TEST(StatsScanner, ParallelScanEqualsSingleThreaded) {
+  const auto v = values_with_specials(9'000'000);  // 72 MB: above the parallel threshold
+  ScanOptions one;
+  one.threads = 1;
+  ScanOptions four;
+  four.threads = 4;
+  const TensorStats a = scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), one);
+  const TensorStats b = scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), four);
+  EXPECT_EQ(a.nan, 1u);
+  EXPECT_EQ(a.neginf, 1u);
+  EXPECT_EQ(a.subnormal, 1u);
+  EXPECT_EQ(a.first_nonfinite, 3'000'000u);
+  EXPECT_EQ(b.nan, a.nan);
+  EXPECT_EQ(b.neginf, a.neginf);
+  EXPECT_EQ(b.zero, a.zero);
+  EXPECT_EQ(b.subnormal, a.subnormal);
+  EXPECT_EQ(b.finite, a.finite);
+  EXPECT_EQ(b.min->f, a.min->f);
+  EXPECT_EQ(b.max->f, a.max->f);
+  EXPECT_EQ(b.first_nonfinite, a.first_nonfinite);
+}
+
+TEST(StatsScanner, BigEndianDataIsSwappedBeforeClassification) {
+  const auto v = values_with_specials(100'000);
+  std::vector<std::byte> swapped(v.size() * 8);
+  const auto* src = reinterpret_cast<const std::byte*>(v.data());
+  for (std::size_t i = 0; i < v.size(); ++i) std::reverse_copy(src + i * 8, src + i * 8 + 8, swapped.data() + i * 8);
+  const TensorStats le = scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v));
+  const TensorStats be = scan_bytes(DType::Float64, ByteOrder::Big, swapped);
+  EXPECT_EQ(be.nan, le.nan);
+  EXPECT_EQ(be.neginf, le.neginf);
+  EXPECT_EQ(be.subnormal, le.subnormal);
+  EXPECT_EQ(be.zero, le.zero);
+  EXPECT_EQ(be.min->f, le.min->f);
+  EXPECT_EQ(be.max->f, le.max->f);
+  EXPECT_EQ(be.first_nonfinite, le.first_nonfinite);
+}
+
+TEST(StatsScanner, BigEndianComplexSwapsEachComponent) {
+  const std::vector<float> c{1.5f, -2.0f, NAN, 3.0f};
+  std::vector<std::byte> swapped(c.size() * 4);
+  const auto* src = reinterpret_cast<const std::byte*>(c.data());
+  for (std::size_t i = 0; i < c.size(); ++i) std::reverse_copy(src + i * 4, src + i * 4 + 4, swapped.data() + i * 4);
+  const TensorStats s = scan_bytes(DType::Complex64, ByteOrder::Big, swapped);
+  EXPECT_EQ(s.nan, 1u);
+  EXPECT_EQ(s.min->f, -2.0);
+  EXPECT_EQ(s.max->f, 3.0);
+}
+
+TEST(StatsScanner, ProgressReachesTheTotal) {
+  const auto v = values_with_specials(6'000'000);
+  std::uint64_t last = 0, total = 0, calls = 0;
+  ScanOptions options;
+  options.progress = [&](std::uint64_t done, std::uint64_t all) {
+    EXPECT_GE(done, last);
+    last = done;
+    total = all;
+    ++calls;
+  };
+  scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), options);
+  EXPECT_EQ(last, v.size() * 8);
+  EXPECT_EQ(total, v.size() * 8);
+  EXPECT_GT(calls, 1u);
+}
+
+TEST(StatsScanner, StopRequestCancelsTheScan) {
+  const auto v = values_with_specials(6'000'000);
+  std::stop_source stop;
+  ScanOptions options;
+  options.stop = stop.get_token();
+  options.progress = [&](std::uint64_t, std::uint64_t) { stop.request_stop(); };
+  EXPECT_THROW(scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), options), ScanCancelled);
+}

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "analysis/tensor_findings.h"
+#include "analysis/tensor_layout.h"
+#include "report/inspect_text.h"
+
+using namespace blasscope::core;
+
+TEST(Layout, AlignmentIsTheLargestPowerOfTwoCappedAtAPage) {
+  EXPECT_EQ(alignment_of(128), 128u);
+  EXPECT_EQ(alignment_of(129), 1u);
+  EXPECT_EQ(alignment_of(96), 32u);
+  EXPECT_EQ(alignment_of(1 << 20), 4096u);
+  EXPECT_EQ(alignment_of(0), 4096u);
+}
+
+TEST(Text, FormatHelpers) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(1ull << 30), "1.0 GiB");
+  EXPECT_EQ(format_shape({}), "()");
+  EXPECT_EQ(format_shape({3}), "(3,)");
+  EXPECT_EQ(format_shape({2, 5}), "(2, 5)");
+  EXPECT_EQ(format_scalar(Scalar::from_signed(-9)), "-9");
+  EXPECT_EQ(format_scalar(Scalar::from_float(0.5)), "0.5");
+}
+
+TEST(Text, PrintableUtf8KeepsValidTextAndEscapesTheRest) {
+  EXPECT_EQ(printable_utf8("plain"), "plain");
+  EXPECT_EQ(printable_utf8("caf\xC3\xA9"), "caf\xC3\xA9");
+  EXPECT_EQ(printable_utf8("a\xFF" "b"), "a\\xFFb");
+  EXPECT_EQ(printable_utf8("\xC3"), "\\xC3");  // truncated sequence
+  EXPECT_EQ(printable_utf8("\xC0\xAF"), "\\xC0\\xAF");  // overlong
+}
+
+TEST(Findings, NonFiniteFindingGivesCountsAndTheIndexInNumPyTerms) {
+  TensorInfo tensor;
+  tensor.name = "w";
+  tensor.dtype = DType::Float32;
+  tensor.shape = {3, 4};
+  tensor.order = MemoryOrder::Fortran;
+  TensorStats stats;
+  stats.nan = 2;
+  stats.finite = 10;
+  stats.first_nonfinite = 4;  // column-major: row 1, column 1
+  auto findings = findings_for_values(tensor, stats);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].id, "non-finite-values");
+  EXPECT_EQ(findings[0].severity, Severity::Warning);
+  EXPECT_NE(findings[0].message.find("2 NaN, 0 +Inf and 0 -Inf among 12 values"), std::string::npos);
+  EXPECT_NE(findings[0].message.find("(1, 1)"), std::string::npos);
+  tensor.order = MemoryOrder::C;
+  findings = findings_for_values(tensor, stats);
+  EXPECT_NE(findings[0].message.find("(1, 0)"), std::string::npos);
+}
+
+TEST(Findings, SubnormalFindingAndCleanTensors) {
+  TensorInfo tensor;
+  tensor.name = "x";
+  tensor.dtype = DType::Float64;
+  TensorStats stats;
+  stats.finite = 5;
+  EXPECT_TRUE(findings_for_values(tensor, stats).empty());
+  stats.subnormal = 3;
+  const auto findings = findings_for_values(tensor, stats);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].id, "subnormal-values");
+  EXPECT_NE(findings[0].message.find("3 subnormal values"), std::string::npos);
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `blasscope-cli inspect` against files NumPy writes at test time.
+
+usage: test_inspect_cli.py CLI DATA_SCRIPTS_DIR
+"""
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+CLI = None
+SCRIPTS = None
+WORK = None
+
+
+def run_cli(*args, limit_memory=False, timeout=60):
+    def cap_address_space():
+        # Malformed files may claim absurd sizes: reading them must not allocate them.
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    start = time.monotonic()
+    proc = subprocess.run([CLI, *args], capture_output=True, timeout=timeout,
+                          preexec_fn=cap_address_space if limit_memory else None)
+    proc.elapsed = time.monotonic() - start
+    proc.out = proc.stdout.decode("utf-8")  # must always be valid UTF-8
+    proc.err = proc.stderr.decode("utf-8")
+    return proc
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def setUpModule():
+    global WORK
+    WORK = tempfile.mkdtemp(prefix="blasscope-e2e-")
+    for script, sub, extra in (("make_tensor_files.py", "good", ["--large"]), ("make_malformed_files.py", "bad", [])):
+        subprocess.run([sys.executable, os.path.join(SCRIPTS, script), os.path.join(WORK, sub), *extra], check=True)
+
+
+def tearDownModule():
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+class InspectMatchesNumPy(unittest.TestCase):
+    def test_every_field_agrees_with_numpy(self):
+        manifest = read_json(os.path.join(WORK, "good", "manifest.json"))
+        self.assertGreater(len(manifest["files"]), 60)
+        for entry in manifest["files"]:
+            path = os.path.join(WORK, "good", entry["file"])
+            with self.subTest(file=entry["file"]):
+                proc = run_cli("inspect", path, "--json")
+                self.assertEqual(proc.returncode, 0, proc.err)
+                report = json.loads(proc.out)
+                self.assertEqual(report["format"], entry["format"])
+                self.assertEqual(report["file"], path)
+                self.assertEqual(len(report["tensors"]), len(entry["tensors"]))
+                got = {t["name"]: t for t in report["tensors"]}
+                for want in entry["tensors"]:
+                    tensor = got[want["name"]]
+                    for field in ("dtype", "shape", "order", "byte_order", "nbytes", "stats"):
+                        self.assertEqual(tensor[field], want[field], f"{want['name']}.{field}")
+
+    def test_findings_name_nonfinite_and_subnormal_tensors(self):
+        report = json.loads(run_cli("inspect", os.path.join(WORK, "good", "large_f32.npy"), "--json").out)
+        ids = sorted(f["id"] for f in report["findings"])
+        self.assertEqual(ids, ["non-finite-values", "subnormal-values"])
+        for finding in report["findings"]:
+            self.assertEqual(finding["severity"], "warning")
+            self.assertEqual(finding["tensor"], "large_f32")
+        nonfinite = next(f for f in report["findings"] if f["id"] == "non-finite-values")
+        self.assertIn("1 NaN, 0 +Inf and 1 -Inf", nonfinite["message"])
+        self.assertIn("(9000001,)", nonfinite["message"])
+
+    def test_clean_file_has_no_findings(self):
+        path = os.path.join(WORK, "clean.npy")
+        np.save(path, np.linspace(1, 2, 100))
+        report = json.loads(run_cli("inspect", path, "--json").out)
+        self.assertEqual(report["findings"], [])
+
+    def test_data_offset_points_at_the_tensor_bytes(self):
+        for name in ("float32_le_C.npy", "float64_be_F.npy", "version_2.npy", "version_3.npy", "stored.npz"):
+            path = os.path.join(WORK, "good", name)
+            report = json.loads(run_cli("inspect", path, "--json").out)
+            arrays = np.load(path)
+            arrays = {os.path.splitext(name)[0]: arrays} if isinstance(arrays, np.ndarray) else dict(arrays)
+            raw = read_bytes(path)
+            for tensor in report["tensors"]:
+                with self.subTest(file=name, tensor=tensor["name"]):
+                    a = arrays[tensor["name"]]
+                    start = tensor["data_offset"]
+                    order = "F" if tensor["order"] == "F" else "C"
+                    self.assertEqual(raw[start:start + tensor["nbytes"]], a.tobytes(order=order))
+                    expected_alignment = min(start & -start, 4096)
+                    self.assertEqual(tensor["alignment"], expected_alignment)
+                    self.assertFalse(tensor["compressed"])
+
+    def test_deflated_members_are_marked_compressed(self):
+        report = json.loads(run_cli("inspect", os.path.join(WORK, "good", "deflated.npz"), "--json").out)
+        self.assertTrue(all(t["compressed"] for t in report["tensors"]))
+        self.assertTrue(all(t["memory_alignment"] is None for t in report["tensors"]))
+
+    def test_safetensors_metadata_and_offsets(self):
+        path = os.path.join(WORK, "good", "model.safetensors")
+        report = json.loads(run_cli("inspect", path, "--json").out)
+        self.assertEqual(report["metadata"], {"format": "pt", "note": "test"})
+        raw = read_bytes(path)
+        header_end = 8 + int.from_bytes(raw[:8], "little")
+        header = json.loads(raw[8:header_end])
+        for tensor in report["tensors"]:
+            self.assertEqual(tensor["data_offset"], header_end + header[tensor["name"]]["data_offsets"][0])
+
+    def test_format_is_chosen_by_magic_not_extension(self):
+        renamed = os.path.join(WORK, "really_an_npz.safetensors")
+        shutil.copyfile(os.path.join(WORK, "good", "stored.npz"), renamed)
+        self.assertEqual(json.loads(run_cli("inspect", renamed, "--json").out)["format"], "npz")
+
+    def test_human_output_lists_tensors_and_findings(self):
+        proc = run_cli("inspect", os.path.join(WORK, "good", "stored.npz"))
+        self.assertEqual(proc.returncode, 0)
+        for text in ("npz, 5 tensors", "NAME", "DTYPE", "float32", "(8, 3)", "findings:", "non-finite-values"):
+            self.assertIn(text, proc.out)
+
+
+class MalformedInputs(unittest.TestCase):
+    def test_every_malformed_file_is_rejected_with_a_clear_message(self):
+        cases = read_json(os.path.join(WORK, "bad", "malformed.json"))["cases"]
+        self.assertGreater(len(cases), 50)
+        for case in cases:
+            path = os.path.join(WORK, "bad", case["file"])
+            with self.subTest(file=case["file"]):
+                proc = run_cli("inspect", path, limit_memory=True, timeout=20)
+                self.assertEqual(proc.returncode, 3, proc.err)
+                self.assertTrue(proc.err.startswith(f"error: {path}: "), proc.err)
+                self.assertIn(case["expect"], proc.err)
+                self.assertLess(proc.elapsed, 10)
+                self.assertEqual(proc.out, "")
+                proc = run_cli("inspect", path, "--json", limit_memory=True, timeout=20)
+                self.assertEqual(proc.returncode, 3)
+                error = json.loads(proc.out)["error"]
+                self.assertIn(error["kind"], ("malformed", "unsupported", "unreadable"))
+                self.assertIn(case["expect"], error["message"])
+
+
+class Usage(unittest.TestCase):
+    def test_help_and_version(self):
+        proc = run_cli("--help")
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("usage: blasscope-cli", proc.out)
+        self.assertIn("inspect FILE", proc.out)
+        proc = run_cli("--version")
+        self.assertEqual(proc.returncode, 0)
+        self.assertRegex(proc.out, r"^blasscope-cli \d+\.\d+\.\d+\n$")
+
+    def test_usage_errors_exit_2(self):
+        for args in ((), ("frobnicate",), ("inspect",), ("inspect", "--bogus", "x.npy"), ("inspect", "a", "b")):
+            with self.subTest(args=args):
+                proc = run_cli(*args)
+                self.assertEqual(proc.returncode, 2)
+                self.assertIn("usage" if not args else "error:", proc.err)
+
+    def test_missing_file_and_directory_are_rejected(self):
+        proc = run_cli("inspect", os.path.join(WORK, "nope.npy"))
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("cannot open: No such file or directory", proc.err)
+        proc = run_cli("inspect", WORK, "--json")
+        self.assertEqual(proc.returncode, 3)
+        self.assertEqual(json.loads(proc.out)["error"]["kind"], "unreadable")
+
+
+if __name__ == "__main__":
+    CLI, SCRIPTS = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)
