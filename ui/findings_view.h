@@ -1,13 +1,17 @@
 #pragma once
 
-#include <QTreeWidget>
+#include <QSplitter>
 
 #include "analysis/finding.h"
 
+class QTextBrowser;
+class QTreeWidget;
+
 namespace blasscope::ui {
 
-// Lists findings (severity, id, tensor, message) and load errors, newest file first.
-class FindingsView : public QTreeWidget {
+// Lists findings (severity, id, tensor, evidence) and load errors; the selected finding's
+// whole text shows beside the list, so long evidence is never cut off.
+class FindingsView : public QSplitter {
   Q_OBJECT
 
  public:
@@ -16,6 +20,14 @@ class FindingsView : public QTreeWidget {
   void showFindings(const std::vector<core::Finding>& findings);
   void showError(const QString& message);
   void showMessage(const QString& message);
+  void clear();
+  QTreeWidget* list() const { return m_list; }
+
+ private:
+  void showDetails();
+
+  QTreeWidget* m_list;
+  QTextBrowser* m_details;
 };
 
 }  // namespace blasscope::ui

@@ -33,6 +33,10 @@ namespace {
 constexpr int kPathRole = Qt::UserRole + 1;
 const QString kFileFilter = QStringLiteral("Tensor files (*.npy *.npz *.safetensors);;All files (*)");
 
+QString countOf(std::size_t count, const QString& one, const QString& many) {
+  return QStringLiteral("%1 %2").arg(count).arg(count == 1 ? one : many);
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -90,6 +94,7 @@ void MainWindow::createWidgets() {
   horizontal->addWidget(m_files);
   horizontal->addWidget(vertical);
   horizontal->setStretchFactor(1, 1);
+  horizontal->setSizes({200, 1080});
   setCentralWidget(horizontal);
   connect(m_files, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
     if (item) showFile(item->data(kPathRole).toString());
@@ -149,9 +154,10 @@ void MainWindow::connectLoader() {
     m_reports.insert(QString::fromStdString(report.file), report);
     m_findings->showFindings(report.findings);
     setBusy(false);
-    statusBar()->showMessage(tr("Read %1: %n tensor(s), %2 finding(s).", nullptr, static_cast<int>(report.tensors.size()))
-                                 .arg(QFileInfo(QString::fromStdString(report.file)).fileName())
-                                 .arg(report.findings.size()),
+    statusBar()->showMessage(tr("Read %1: %2, %3.")
+                                 .arg(QFileInfo(QString::fromStdString(report.file)).fileName(),
+                                      countOf(report.tensors.size(), tr("tensor"), tr("tensors")),
+                                      countOf(report.findings.size(), tr("finding"), tr("findings"))),
                              8000);
   });
   connect(m_loader, &FileLoader::failed, this, [this](const QString& path, const QString& message) {
@@ -245,9 +251,10 @@ void MainWindow::cancelLoad() {
 }
 
 void MainWindow::showSummary(const core::InspectReport& report) {
-  QString text = tr("<b>%1</b> — %2, %n tensor(s), %3", nullptr, static_cast<int>(report.tensors.size()))
+  QString text = tr("<b>%1</b> — %2, %3, %4")
                      .arg(QString::fromStdString(report.file).toHtmlEscaped(),
                           QString::fromUtf8(core::name(report.format).data()),
+                          countOf(report.tensors.size(), tr("tensor"), tr("tensors")),
                           QString::fromStdString(core::format_bytes(report.file_size)));
   for (const auto& [key, value] : report.metadata) {
     text += QStringLiteral("<br>%1 = %2").arg(QString::fromStdString(key).toHtmlEscaped(),

@@ -11,10 +11,12 @@ a Debian package.
 import json
 import math
 import os
-import struct
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from safetensors_writer import write_safetensors  # noqa: E402
 
 RNG = np.random.default_rng(20261121)
 NUMERIC = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -204,24 +206,6 @@ def float8_tensor(name, exp_bits, man_bits, ieee, dtype_name):
     return bits.tobytes(), [16, 16], {"name": name, "dtype": dtype_name, "shape": [16, 16], "order": "C",
                                        "byte_order": "none", "nbytes": 256,
                                        "stats": stats_of_decoded(values, subnormal)}
-
-
-def write_safetensors(path, tensors, metadata=None):
-    """tensors: list of (name, code, shape, raw bytes). Sorted as the reference writer does."""
-    header = {}
-    if metadata is not None:
-        header["__metadata__"] = metadata
-    offset = 0
-    for name, code, shape, raw in tensors:
-        header[name] = {"dtype": code, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for _, _, _, raw in tensors:
-            f.write(raw)
 
 
 def write_safetensors_files(m):
