@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Inspector and profiler for BLAS/LAPACK workloads."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Tensor files to open (.npy, .npz, .safetensors)."),
+  parser.addPositionalArgument(QStringLiteral("files"),
+                               QStringLiteral("Tensor files to open (.npy, .npz, .safetensors)."),
                                QStringLiteral("[files...]"));
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("Save a PNG of the window once all files are read, then quit."),

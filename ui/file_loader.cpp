@@ -9,7 +9,9 @@ namespace blasscope::ui {
 
 FileLoader::FileLoader(QObject* parent) : QObject(parent) {}
 
-FileLoader::~FileLoader() { cancel(); }
+FileLoader::~FileLoader() {
+  cancel();
+}
 
 void FileLoader::load(const QString& path) {
   cancel();
@@ -50,7 +52,8 @@ void FileLoader::run(std::stop_token stop, QString path, quint64 generation) {
       post(generation, [this, done, total] { emit progress(static_cast<qint64>(done), static_cast<qint64>(total)); });
     };
     core::scan_report(file, report, options, [&](std::size_t row) {
-      post(generation, [this, row, tensor = report.tensors[row]] { emit tensorScanned(static_cast<int>(row), tensor); });
+      post(generation,
+           [this, row, tensor = report.tensors[row]] { emit tensorScanned(static_cast<int>(row), tensor); });
     });
     post(generation, [this, report] {
       m_busy = false;

@@ -17,7 +17,9 @@ QIcon severityIcon(const QStyle* style, core::Severity severity) {
   return style->standardIcon(QStyle::SP_MessageBoxInformation);
 }
 
-QString fromUtf8(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+QString fromUtf8(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
 
 }  // namespace
 
@@ -62,8 +64,8 @@ void FindingsView::showDetails() {
 void FindingsView::showFindings(const std::vector<core::Finding>& findings) {
   clear();
   for (const core::Finding& f : findings) {
-    auto* item = new QTreeWidgetItem(m_list, {fromUtf8(core::name(f.severity)), fromUtf8(f.id), fromUtf8(f.tensor),
-                                              fromUtf8(f.message)});
+    auto* item = new QTreeWidgetItem(
+        m_list, {fromUtf8(core::name(f.severity)), fromUtf8(f.id), fromUtf8(f.tensor), fromUtf8(f.message)});
     item->setIcon(0, severityIcon(style(), f.severity));
     item->setToolTip(3, fromUtf8(f.message));
   }

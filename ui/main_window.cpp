@@ -57,7 +57,9 @@ MainWindow::MainWindow(QWidget* parent)
   statusBar()->showMessage(tr("Open a .npy, .npz or .safetensors file (Ctrl+O) or drop one here."));
 }
 
-MainWindow::~MainWindow() { m_loader->cancel(); }
+MainWindow::~MainWindow() {
+  m_loader->cancel();
+}
 
 void MainWindow::createWidgets() {
   m_files = new QListWidget;
@@ -251,14 +253,14 @@ void MainWindow::cancelLoad() {
 }
 
 void MainWindow::showSummary(const core::InspectReport& report) {
-  QString text = tr("<b>%1</b> — %2, %3, %4")
-                     .arg(QString::fromStdString(report.file).toHtmlEscaped(),
-                          QString::fromUtf8(core::name(report.format).data()),
-                          countOf(report.tensors.size(), tr("tensor"), tr("tensors")),
-                          QString::fromStdString(core::format_bytes(report.file_size)));
+  QString text =
+      tr("<b>%1</b> — %2, %3, %4")
+          .arg(QString::fromStdString(report.file).toHtmlEscaped(), QString::fromUtf8(core::name(report.format).data()),
+               countOf(report.tensors.size(), tr("tensor"), tr("tensors")),
+               QString::fromStdString(core::format_bytes(report.file_size)));
   for (const auto& [key, value] : report.metadata) {
-    text += QStringLiteral("<br>%1 = %2").arg(QString::fromStdString(key).toHtmlEscaped(),
-                                                QString::fromStdString(value).toHtmlEscaped());
+    text += QStringLiteral("<br>%1 = %2")
+                .arg(QString::fromStdString(key).toHtmlEscaped(), QString::fromStdString(value).toHtmlEscaped());
   }
   m_summary->setText(text);
 }

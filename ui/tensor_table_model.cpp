@@ -8,8 +8,12 @@
 namespace blasscope::ui {
 namespace {
 
-QString toQString(const std::string& text) { return QString::fromStdString(text); }
-QString toQString(std::string_view text) { return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())); }
+QString toQString(const std::string& text) {
+  return QString::fromStdString(text);
+}
+QString toQString(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
 
 std::optional<std::uint64_t> statCount(const core::TensorStats& s, int column) {
   switch (column) {
@@ -38,7 +42,9 @@ void TensorTableModel::updateTensor(int row, const core::TensorReport& tensor) {
   emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
-void TensorTableModel::clear() { setTensors({}); }
+void TensorTableModel::clear() {
+  setTensors({});
+}
 
 const core::TensorReport* TensorTableModel::tensorAt(int row) const {
   if (row < 0 || row >= rowCount()) return nullptr;
@@ -49,7 +55,9 @@ int TensorTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_tensors.size());
 }
 
-int TensorTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int TensorTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant TensorTableModel::displayText(const core::TensorReport& t, int column) const {
   switch (column) {
@@ -113,11 +121,12 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    return QAbstractTableModel::headerData(section, orientation, role);
   static const char* const kTitles[ColumnCount] = {
-      QT_TR_NOOP("Name"),  QT_TR_NOOP("DType"), QT_TR_NOOP("Shape"), QT_TR_NOOP("Order"),     QT_TR_NOOP("Bytes"),
-      QT_TR_NOOP("Offset"), QT_TR_NOOP("Align"), QT_TR_NOOP("NaN"),   QT_TR_NOOP("+Inf"),      QT_TR_NOOP("−Inf"),
-      QT_TR_NOOP("Zero"),  QT_TR_NOOP("Subnormal"), QT_TR_NOOP("Min"), QT_TR_NOOP("Max")};
+      QT_TR_NOOP("Name"),   QT_TR_NOOP("DType"),     QT_TR_NOOP("Shape"), QT_TR_NOOP("Order"), QT_TR_NOOP("Bytes"),
+      QT_TR_NOOP("Offset"), QT_TR_NOOP("Align"),     QT_TR_NOOP("NaN"),   QT_TR_NOOP("+Inf"),  QT_TR_NOOP("−Inf"),
+      QT_TR_NOOP("Zero"),   QT_TR_NOOP("Subnormal"), QT_TR_NOOP("Min"),   QT_TR_NOOP("Max")};
   if (section < 0 || section >= ColumnCount) return {};
   return tr(kTitles[section]);
 }

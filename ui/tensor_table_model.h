@@ -12,7 +12,23 @@ class TensorTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Name, DType, Shape, Order, Bytes, Offset, Alignment, NaN, PosInf, NegInf, Zero, Subnormal, Min, Max, ColumnCount };
+  enum Column {
+    Name,
+    DType,
+    Shape,
+    Order,
+    Bytes,
+    Offset,
+    Alignment,
+    NaN,
+    PosInf,
+    NegInf,
+    Zero,
+    Subnormal,
+    Min,
+    Max,
+    ColumnCount
+  };
 
   explicit TensorTableModel(QObject* parent = nullptr);
 

@@ -34,7 +34,9 @@ DecodedValue decode_small_float(std::uint32_t bits, int exponent_bits, int manti
 
 }  // namespace
 
-DecodedValue decode_float16(std::uint16_t bits) { return decode_small_float(bits, 5, 10, SpecialValues::Ieee); }
+DecodedValue decode_float16(std::uint16_t bits) {
+  return decode_small_float(bits, 5, 10, SpecialValues::Ieee);
+}
 
 DecodedValue decode_bfloat16(std::uint16_t bits) {
   const float value = std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
@@ -51,7 +53,9 @@ DecodedValue decode_float8_e4m3fn(std::uint8_t bits) {
   return decode_small_float(bits, 4, 3, SpecialValues::FiniteOnlyNanAllOnes);
 }
 
-DecodedValue decode_float8_e5m2(std::uint8_t bits) { return decode_small_float(bits, 5, 2, SpecialValues::Ieee); }
+DecodedValue decode_float8_e5m2(std::uint8_t bits) {
+  return decode_small_float(bits, 5, 2, SpecialValues::Ieee);
+}
 
 DecodedValue decode_float8_e8m0fnu(std::uint8_t bits) {
   // Unsigned power of two: no sign, no zero, no subnormals; all ones is NaN.

@@ -48,7 +48,8 @@ struct IeeeAccumulator {
 
 // Branch-free classification over the raw bits, written so the compiler vectorizes it.
 template <typename F, typename U>
-[[gnu::always_inline]] inline void accumulate_ieee(const std::byte* data, std::uint64_t count, IeeeAccumulator<U>& acc) {
+[[gnu::always_inline]] inline void accumulate_ieee(const std::byte* data, std::uint64_t count,
+                                                   IeeeAccumulator<U>& acc) {
   using S = std::make_signed_t<U>;
   constexpr int kBits = sizeof(U) * 8;
   constexpr U kAbsMask = std::numeric_limits<U>::max() >> 1;
@@ -117,12 +118,12 @@ template <typename F, typename U>
 
 // One dispatch per CPU family: AVX-512 or AVX2 where present, the baseline elsewhere.
 [[gnu::target_clones("avx512f", "avx2", "default")]] void scan_float32(const std::byte* data, std::uint64_t count,
-                                                            TensorStats& out) {
+                                                                       TensorStats& out) {
   scan_ieee<float, std::uint32_t>(data, count, out);
 }
 
 [[gnu::target_clones("avx512f", "avx2", "default")]] void scan_float64(const std::byte* data, std::uint64_t count,
-                                                            TensorStats& out) {
+                                                                       TensorStats& out) {
   scan_ieee<double, std::uint64_t>(data, count, out);
 }
 
@@ -314,8 +315,7 @@ TensorStats scan_values(DType dtype, const std::byte* data, std::uint64_t count,
   return total;
 }
 
-TensorStats scan_values_reference(DType dtype, const std::byte* data, std::uint64_t count,
-                                  std::uint64_t first_index) {
+TensorStats scan_values_reference(DType dtype, const std::byte* data, std::uint64_t count, std::uint64_t first_index) {
   const DType component = component_dtype(dtype);
   const std::uint64_t per_element = component == dtype ? 1 : 2;
   const std::size_t size = item_size(component);

@@ -17,7 +17,6 @@ TensorStats scan_values(DType dtype, const std::byte* data, std::uint64_t count,
 void merge_stats(TensorStats& into, const TensorStats& part);
 
 // The plain loop every optimized path is tested against: classifies one value at a time.
-TensorStats scan_values_reference(DType dtype, const std::byte* data, std::uint64_t count,
-                                  std::uint64_t first_index);
+TensorStats scan_values_reference(DType dtype, const std::byte* data, std::uint64_t count, std::uint64_t first_index);
 
 }  // namespace blasscope::core

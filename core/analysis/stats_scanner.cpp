@@ -12,10 +12,10 @@
 namespace blasscope::core {
 namespace {
 
-constexpr std::uint64_t kUnitBytes = 8 << 20;     // work unit handed to one thread
+constexpr std::uint64_t kUnitBytes = 8 << 20;       // work unit handed to one thread
 constexpr std::uint64_t kParallelBytes = 32 << 20;  // smaller tensors use one thread
-constexpr std::uint64_t kSwapBytes = 64 << 10;    // byte-swap buffer, stays in L2
-constexpr std::uint64_t kInflateBytes = 4 << 20;  // inflate buffer for deflated members
+constexpr std::uint64_t kSwapBytes = 64 << 10;      // byte-swap buffer, stays in L2
+constexpr std::uint64_t kInflateBytes = 4 << 20;    // inflate buffer for deflated members
 
 // Item size of the unit that is byte-swapped: a complex value swaps per component.
 std::size_t swap_width(DType dtype) {
@@ -90,8 +90,8 @@ TensorStats scan_in_parallel(DType dtype, ByteOrder order, std::span<const std::
 
 TensorStats scan_deflated(const TensorFile& file, const TensorInfo& tensor, const ScanOptions& options) {
   const auto& storage = tensor.storage;
-  InflateReader reader(file.mapping->bytes().subspan(storage.stream_offset, storage.stream_size),
-                       storage.member_size, storage.crc32, tensor.name);
+  InflateReader reader(file.mapping->bytes().subspan(storage.stream_offset, storage.stream_size), storage.member_size,
+                       storage.crc32, tensor.name);
   reader.skip(tensor.data_offset);
   const std::size_t size = item_size(tensor.dtype);
   std::vector<std::byte> buffer(std::max<std::uint64_t>(kInflateBytes / size, 1) * size);
@@ -123,8 +123,8 @@ std::optional<TensorStats> scan_tensor(const TensorFile& file, const TensorInfo&
   if (!is_scannable(tensor.dtype)) return std::nullopt;
   if (tensor.storage.kind == TensorStorage::Kind::Deflated) return scan_deflated(file, tensor, options);
   file.mapping->advise_sequential(tensor.data_offset, tensor.nbytes);
-  return scan_in_parallel(tensor.dtype, tensor.byte_order, file.mapping->bytes().subspan(tensor.data_offset, tensor.nbytes),
-                          options);
+  return scan_in_parallel(tensor.dtype, tensor.byte_order,
+                          file.mapping->bytes().subspan(tensor.data_offset, tensor.nbytes), options);
 }
 
 }  // namespace blasscope::core

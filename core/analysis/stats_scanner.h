@@ -28,7 +28,6 @@ std::optional<TensorStats> scan_tensor(const TensorFile& file, const TensorInfo&
                                        const ScanOptions& options = {});
 
 // The same scan over bytes in memory (little- or big-endian), for callers without a file.
-TensorStats scan_bytes(DType dtype, ByteOrder order, std::span<const std::byte> bytes,
-                       const ScanOptions& options = {});
+TensorStats scan_bytes(DType dtype, ByteOrder order, std::span<const std::byte> bytes, const ScanOptions& options = {});
 
 }  // namespace blasscope::core

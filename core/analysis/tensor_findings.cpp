@@ -35,8 +35,8 @@ std::vector<Finding> findings_for_values(const TensorInfo& tensor, const TensorS
   const std::uint64_t total = stats.nonfinite() + stats.finite;
   if (stats.nonfinite() > 0) {
     std::ostringstream message;
-    message << stats.nan << " NaN, " << stats.posinf << " +Inf and " << stats.neginf << " -Inf among " << total
-            << ' ' << value_word(tensor);
+    message << stats.nan << " NaN, " << stats.posinf << " +Inf and " << stats.neginf << " -Inf among " << total << ' '
+            << value_word(tensor);
     if (stats.first_nonfinite) message << "; the first at index " << index_tuple(tensor, *stats.first_nonfinite);
     message << ". BLAS propagates them into every output they touch, and LAPACK drivers such as gesdd/gelsd "
                "fail on them (DLASCL parameter 4).";

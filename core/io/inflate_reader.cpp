@@ -21,7 +21,9 @@ InflateReader::InflateReader(std::span<const std::byte> compressed, std::uint64_
   m_stream.avail_in = 0;
 }
 
-InflateReader::~InflateReader() { inflateEnd(&m_stream); }
+InflateReader::~InflateReader() {
+  inflateEnd(&m_stream);
+}
 
 void InflateReader::fail(const std::string& what) const {
   fail_malformed("zip: member '" + m_name + "': " + what);
@@ -32,8 +34,8 @@ std::size_t InflateReader::read(std::span<std::byte> out) {
   constexpr std::uint64_t kMaxStep = std::numeric_limits<uInt>::max();
   while (written < out.size() && !m_ended) {
     if (m_stream.avail_in == 0) {
-      const auto consumed = static_cast<std::uint64_t>(
-          reinterpret_cast<const std::byte*>(m_stream.next_in) - m_compressed.data());
+      const auto consumed =
+          static_cast<std::uint64_t>(reinterpret_cast<const std::byte*>(m_stream.next_in) - m_compressed.data());
       m_stream.avail_in = static_cast<uInt>(std::min<std::uint64_t>(m_compressed.size() - consumed, kMaxStep));
     }
     const std::size_t room = std::min<std::uint64_t>(out.size() - written, kMaxStep);
@@ -41,8 +43,8 @@ std::size_t InflateReader::read(std::span<std::byte> out) {
     m_stream.avail_out = static_cast<uInt>(room);
     const int status = inflate(&m_stream, Z_NO_FLUSH);
     const std::size_t got = room - m_stream.avail_out;
-    m_crc = static_cast<std::uint32_t>(::crc32(m_crc, reinterpret_cast<const Bytef*>(out.data() + written),
-                                               static_cast<uInt>(got)));
+    m_crc = static_cast<std::uint32_t>(
+        ::crc32(m_crc, reinterpret_cast<const Bytef*>(out.data() + written), static_cast<uInt>(got)));
     written += got;
     m_produced += got;
     if (m_produced > m_expected) {

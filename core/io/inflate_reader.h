@@ -13,8 +13,8 @@ namespace blasscope::core {
 // Checks the produced length and CRC-32 against what the directory declared.
 class InflateReader {
  public:
-  InflateReader(std::span<const std::byte> compressed, std::uint64_t uncompressed_size,
-                std::uint32_t crc32, std::string member_name);
+  InflateReader(std::span<const std::byte> compressed, std::uint64_t uncompressed_size, std::uint32_t crc32,
+                std::string member_name);
   ~InflateReader();
   InflateReader(const InflateReader&) = delete;
   InflateReader& operator=(const InflateReader&) = delete;

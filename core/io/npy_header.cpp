@@ -19,19 +19,21 @@ struct DescrCode {
 };
 
 constexpr DescrCode kDescrCodes[] = {
-    {'b', 1, DType::Bool},      {'?', 1, DType::Bool},      {'i', 1, DType::Int8},
-    {'i', 2, DType::Int16},     {'i', 4, DType::Int32},     {'i', 8, DType::Int64},
-    {'u', 1, DType::UInt8},     {'u', 2, DType::UInt16},    {'u', 4, DType::UInt32},
-    {'u', 8, DType::UInt64},    {'f', 2, DType::Float16},   {'f', 4, DType::Float32},
-    {'f', 8, DType::Float64},   {'c', 8, DType::Complex64}, {'c', 16, DType::Complex128},
+    {'b', 1, DType::Bool},    {'?', 1, DType::Bool},      {'i', 1, DType::Int8},        {'i', 2, DType::Int16},
+    {'i', 4, DType::Int32},   {'i', 8, DType::Int64},     {'u', 1, DType::UInt8},       {'u', 2, DType::UInt16},
+    {'u', 4, DType::UInt32},  {'u', 8, DType::UInt64},    {'f', 2, DType::Float16},     {'f', 4, DType::Float32},
+    {'f', 8, DType::Float64}, {'c', 8, DType::Complex64}, {'c', 16, DType::Complex128},
 };
 
 std::string refusal_for_kind(char kind, const std::string& descr) {
   switch (kind) {
     case 'O': return "object arrays (dtype '" + descr + "') hold pickled Python objects; BLAScope never unpickles";
-    case 'S': case 'a': case 'U': return "string dtype '" + descr + "' holds text, not numbers";
+    case 'S':
+    case 'a':
+    case 'U': return "string dtype '" + descr + "' holds text, not numbers";
     case 'V': return "void/structured dtype '" + descr + "' is not a numeric tensor";
-    case 'M': case 'm': return "datetime dtype '" + descr + "' is not supported by BLAS";
+    case 'M':
+    case 'm': return "datetime dtype '" + descr + "' is not supported by BLAS";
     default: return "dtype '" + descr + "' is not supported";
   }
 }
@@ -123,8 +125,8 @@ NpyHeader parse_npy_header(std::span<const std::byte> prefix, std::uint64_t avai
   const int major = std::to_integer<int>(prefix[6]);
   const int minor = std::to_integer<int>(prefix[7]);
   if (major < 1 || major > 3 || minor != 0) {
-    fail_unsupported("version: format version " + std::to_string(major) + "." +
-                     std::to_string(minor) + " is not one of 1.0, 2.0, 3.0");
+    fail_unsupported("version: format version " + std::to_string(major) + "." + std::to_string(minor) +
+                     " is not one of 1.0, 2.0, 3.0");
   }
   header.major_version = major;
   const std::uint64_t length_field = major == 1 ? 2 : 4;
@@ -143,8 +145,7 @@ NpyHeader parse_npy_header(std::span<const std::byte> prefix, std::uint64_t avai
     fail_malformed("header: declares " + std::to_string(header_length) + " bytes but only " +
                    std::to_string(available - header_start) + " follow (truncated header)");
   }
-  const std::string_view text(reinterpret_cast<const char*>(prefix.data() + header_start),
-                              header_length);
+  const std::string_view text(reinterpret_cast<const char*>(prefix.data() + header_start), header_length);
   const PyValue dict = parse_python_literal(text, "header");
   check_header_keys(dict);
 

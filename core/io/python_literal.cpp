@@ -12,8 +12,7 @@ constexpr int kMaxDepth = 32;
 
 class LiteralParser {
  public:
-  LiteralParser(std::string_view text, const std::string& context)
-      : m_text(text), m_context(context) {}
+  LiteralParser(std::string_view text, const std::string& context) : m_text(text), m_context(context) {}
 
   PyValue parse_document() {
     PyValue value = parse_value(0);
@@ -29,8 +28,7 @@ class LiteralParser {
 
   void skip_space() {
     while (m_pos < m_text.size() &&
-           (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' || m_text[m_pos] == '\t' ||
-            m_text[m_pos] == '\r')) {
+           (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' || m_text[m_pos] == '\t' || m_text[m_pos] == '\r')) {
       ++m_pos;
     }
   }
@@ -126,7 +124,9 @@ class LiteralParser {
         if (m_pos >= m_text.size()) fail("unterminated escape");
         const char e = m_text[m_pos++];
         switch (e) {
-          case '\\': case '\'': case '"': value.text += e; break;
+          case '\\':
+          case '\'':
+          case '"': value.text += e; break;
           case 'n': value.text += '\n'; break;
           case 't': value.text += '\t'; break;
           default: fail(std::string("unsupported escape '\\") + e + "'");

@@ -19,13 +19,26 @@ struct SafetensorsDType {
 };
 
 constexpr SafetensorsDType kDTypes[] = {
-    {"BOOL", DType::Bool},          {"U8", DType::UInt8},           {"I8", DType::Int8},
-    {"U16", DType::UInt16},         {"I16", DType::Int16},          {"U32", DType::UInt32},
-    {"I32", DType::Int32},          {"U64", DType::UInt64},         {"I64", DType::Int64},
-    {"F16", DType::Float16},        {"BF16", DType::BFloat16},      {"F32", DType::Float32},
-    {"F64", DType::Float64},        {"C64", DType::Complex64},      {"F8_E4M3", DType::Float8E4M3FN},
-    {"F8_E5M2", DType::Float8E5M2}, {"F8_E8M0", DType::Float8E8M0FNU}, {"F4", DType::Float4E2M1FN},
-    {"F6_E2M3", DType::Float6E2M3FN}, {"F6_E3M2", DType::Float6E3M2FN},
+    {"BOOL", DType::Bool},
+    {"U8", DType::UInt8},
+    {"I8", DType::Int8},
+    {"U16", DType::UInt16},
+    {"I16", DType::Int16},
+    {"U32", DType::UInt32},
+    {"I32", DType::Int32},
+    {"U64", DType::UInt64},
+    {"I64", DType::Int64},
+    {"F16", DType::Float16},
+    {"BF16", DType::BFloat16},
+    {"F32", DType::Float32},
+    {"F64", DType::Float64},
+    {"C64", DType::Complex64},
+    {"F8_E4M3", DType::Float8E4M3FN},
+    {"F8_E5M2", DType::Float8E5M2},
+    {"F8_E8M0", DType::Float8E8M0FNU},
+    {"F4", DType::Float4E2M1FN},
+    {"F6_E2M3", DType::Float6E2M3FN},
+    {"F6_E3M2", DType::Float6E3M2FN},
 };
 
 DType dtype_from_code(const std::string& code, const std::string& tensor) {
@@ -123,7 +136,8 @@ TensorInfo read_tensor_entry(const std::string& name, const json& entry, Range& 
   if (range.end < range.begin || range.end - range.begin != tensor.nbytes) {
     fail_malformed("tensor '" + name + "': data_offsets [" + std::to_string(range.begin) + ", " +
                    std::to_string(range.end) + "] span " +
-                   (range.end < range.begin ? std::string("a negative size") : std::to_string(range.end - range.begin) + " bytes") +
+                   (range.end < range.begin ? std::string("a negative size")
+                                            : std::to_string(range.end - range.begin) + " bytes") +
                    ", but shape x dtype needs " + std::to_string(tensor.nbytes));
   }
   return tensor;
@@ -177,9 +191,10 @@ TensorFile read_safetensors(std::shared_ptr<const MappedFile> mapping) {
     file.tensors.push_back(std::move(tensor));
   }
   if (expected_begin != bytes.size() - data_start) {
-    fail_malformed("data: tensors cover " + std::to_string(expected_begin) + " bytes but the buffer after the header holds " +
-                   std::to_string(bytes.size() - data_start) +
-                   (expected_begin > bytes.size() - data_start ? " (offsets past the end of the file)" : " (trailing bytes)"));
+    fail_malformed(
+        "data: tensors cover " + std::to_string(expected_begin) + " bytes but the buffer after the header holds " +
+        std::to_string(bytes.size() - data_start) +
+        (expected_begin > bytes.size() - data_start ? " (offsets past the end of the file)" : " (trailing bytes)"));
   }
   file.mapping = std::move(mapping);
   return file;

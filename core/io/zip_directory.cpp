@@ -61,8 +61,8 @@ Directory read_directory_location(std::span<const std::byte> zip) {
     fail_malformed("zip: sizes need ZIP64 but there is no ZIP64 locator");
   }
   if (!fits(dir.offset, dir.size, zip.size())) {
-    fail_malformed("zip: central directory (offset " + std::to_string(dir.offset) + ", " +
-                   std::to_string(dir.size) + " bytes) lies outside the file");
+    fail_malformed("zip: central directory (offset " + std::to_string(dir.offset) + ", " + std::to_string(dir.size) +
+                   " bytes) lies outside the file");
   }
   if (dir.entries > dir.size / kCentralHeaderSize) {
     fail_malformed("zip: directory claims " + std::to_string(dir.entries) + " entries, more than its " +
@@ -103,8 +103,7 @@ void apply_zip64_extra(std::span<const std::byte> extra, ZipMember& member, std:
 void locate_data(std::span<const std::byte> zip, std::uint64_t local_offset, ZipMember& member) {
   if (!fits(local_offset, kLocalHeaderSize, zip.size()) ||
       read_le<std::uint32_t>(zip, local_offset) != kLocalHeaderSig) {
-    fail_malformed("zip: member '" + member.name + "': local header missing at offset " +
-                   std::to_string(local_offset));
+    fail_malformed("zip: member '" + member.name + "': local header missing at offset " + std::to_string(local_offset));
   }
   const std::uint64_t name_length = read_le<std::uint16_t>(zip, local_offset + 26);
   const std::uint64_t extra_length = read_le<std::uint16_t>(zip, local_offset + 28);
@@ -144,13 +143,13 @@ std::vector<ZipMember> read_zip_directory(std::span<const std::byte> zip) {
       fail_malformed("zip: central directory entry " + std::to_string(i) + " runs past the directory");
     }
     member.name.assign(reinterpret_cast<const char*>(zip.data() + pos + kCentralHeaderSize), name_length);
-    apply_zip64_extra(zip.subspan(pos + kCentralHeaderSize + name_length, extra_length), member,
-                      local_offset, member.uncompressed_size == 0xFFFFFFFF,
-                      member.compressed_size == 0xFFFFFFFF, local_offset == 0xFFFFFFFF);
+    apply_zip64_extra(zip.subspan(pos + kCentralHeaderSize + name_length, extra_length), member, local_offset,
+                      member.uncompressed_size == 0xFFFFFFFF, member.compressed_size == 0xFFFFFFFF,
+                      local_offset == 0xFFFFFFFF);
     if (flags & 0x1) fail_unsupported("zip: member '" + member.name + "' is encrypted");
     if (member.method != 0 && member.method != 8) {
-      fail_unsupported("zip: member '" + member.name + "' uses compression method " +
-                       std::to_string(member.method) + "; only stored (0) and deflate (8) are supported");
+      fail_unsupported("zip: member '" + member.name + "' uses compression method " + std::to_string(member.method) +
+                       "; only stored (0) and deflate (8) are supported");
     }
     if (member.method == 0 && member.compressed_size != member.uncompressed_size) {
       fail_malformed("zip: stored member '" + member.name + "' has different compressed and uncompressed sizes");

@@ -14,9 +14,15 @@ json to_json(const Scalar& value) {
 }
 
 json to_json(const TensorStats& stats) {
-  json out = {{"nan", stats.nan},         {"posinf", stats.posinf},     {"neginf", stats.neginf},
-              {"zero", stats.zero},       {"subnormal", stats.subnormal}, {"finite", stats.finite},
-              {"min", nullptr},           {"max", nullptr},             {"first_nonfinite", nullptr}};
+  json out = {{"nan", stats.nan},
+              {"posinf", stats.posinf},
+              {"neginf", stats.neginf},
+              {"zero", stats.zero},
+              {"subnormal", stats.subnormal},
+              {"finite", stats.finite},
+              {"min", nullptr},
+              {"max", nullptr},
+              {"first_nonfinite", nullptr}};
   if (stats.min) out["min"] = to_json(*stats.min);
   if (stats.max) out["max"] = to_json(*stats.max);
   if (stats.first_nonfinite) out["first_nonfinite"] = *stats.first_nonfinite;
@@ -44,14 +50,17 @@ json to_json(const InspectReport& report) {
   }
   json findings = json::array();
   for (const Finding& f : report.findings) {
-    findings.push_back({{"id", f.id}, {"severity", std::string(name(f.severity))}, {"tensor", f.tensor},
-                        {"message", f.message}});
+    findings.push_back(
+        {{"id", f.id}, {"severity", std::string(name(f.severity))}, {"tensor", f.tensor}, {"message", f.message}});
   }
   json metadata = json::object();
   for (const auto& [key, value] : report.metadata) metadata[key] = value;
-  return {{"file", report.file},         {"format", std::string(name(report.format))},
-          {"file_size", report.file_size}, {"metadata", metadata},
-          {"tensors", tensors},          {"findings", findings}};
+  return {{"file", report.file},
+          {"format", std::string(name(report.format))},
+          {"file_size", report.file_size},
+          {"metadata", metadata},
+          {"tensors", tensors},
+          {"findings", findings}};
 }
 
 json error_json(const InputError& error) {

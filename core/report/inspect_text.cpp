@@ -49,7 +49,11 @@ std::string printable_utf8(std::string_view text) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
+    const std::size_t length = lead < 0x80           ? 1
+                               : (lead >> 5) == 0x6  ? 2
+                               : (lead >> 4) == 0xE  ? 3
+                               : (lead >> 3) == 0x1E ? 4
+                                                     : 0;
     bool valid = length > 0 && i + length <= text.size();
     for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
     if (valid && length > 1 && lead < 0xC2) valid = false;  // overlong two-byte form
@@ -100,9 +104,9 @@ Row tensor_row(const TensorReport& t) {
     return row;
   }
   const TensorStats& s = *t.stats;
-  row.insert(row.end(), {std::to_string(s.nan), std::to_string(s.posinf), std::to_string(s.neginf),
-                         std::to_string(s.zero), std::to_string(s.subnormal),
-                         s.min ? format_scalar(*s.min) : "-", s.max ? format_scalar(*s.max) : "-"});
+  row.insert(row.end(),
+             {std::to_string(s.nan), std::to_string(s.posinf), std::to_string(s.neginf), std::to_string(s.zero),
+              std::to_string(s.subnormal), s.min ? format_scalar(*s.min) : "-", s.max ? format_scalar(*s.max) : "-"});
   return row;
 }
 

@@ -50,16 +50,22 @@ const DTypeTraits& traits(DType dtype) {
 
 }  // namespace
 
-std::size_t bit_width(DType dtype) { return traits(dtype).bits; }
+std::size_t bit_width(DType dtype) {
+  return traits(dtype).bits;
+}
 
 std::size_t item_size(DType dtype) {
   const auto bits = traits(dtype).bits;
   return bits % 8 == 0 ? bits / 8 : 0;
 }
 
-DTypeKind kind(DType dtype) { return traits(dtype).kind; }
+DTypeKind kind(DType dtype) {
+  return traits(dtype).kind;
+}
 
-std::string_view name(DType dtype) { return traits(dtype).name; }
+std::string_view name(DType dtype) {
+  return traits(dtype).name;
+}
 
 std::optional<DType> dtype_from_name(std::string_view wanted) {
   for (const auto& t : kTraits) {
@@ -68,7 +74,9 @@ std::optional<DType> dtype_from_name(std::string_view wanted) {
   return std::nullopt;
 }
 
-bool is_scannable(DType dtype) { return item_size(dtype) != 0; }
+bool is_scannable(DType dtype) {
+  return item_size(dtype) != 0;
+}
 
 std::string_view name(ByteOrder order) {
   switch (order) {
@@ -79,6 +87,8 @@ std::string_view name(ByteOrder order) {
   return "none";
 }
 
-std::string_view name(MemoryOrder order) { return order == MemoryOrder::C ? "C" : "F"; }
+std::string_view name(MemoryOrder order) {
+  return order == MemoryOrder::C ? "C" : "F";
+}
 
 }  // namespace blasscope::core

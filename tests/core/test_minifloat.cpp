@@ -8,7 +8,7 @@ using namespace blasscope::core;
 
 TEST(Minifloat, Float16KnownValues) {
   EXPECT_EQ(decode_float16(0x3C00).value, 1.0f);
-  EXPECT_EQ(decode_float16(0x7BFF).value, 65504.0f);  // largest finite
+  EXPECT_EQ(decode_float16(0x7BFF).value, 65504.0f);               // largest finite
   EXPECT_EQ(decode_float16(0x0001).value, std::ldexp(1.0f, -24));  // smallest subnormal
   EXPECT_EQ(decode_float16(0x0001).cls, ValueClass::Subnormal);
   EXPECT_EQ(decode_float16(0x0400).cls, ValueClass::Normal);  // smallest normal
@@ -28,7 +28,7 @@ TEST(Minifloat, BFloat16IsTheTopHalfOfFloat32) {
 }
 
 TEST(Minifloat, Float8E4M3FNHasNoInfinityAndOneNaNPattern) {
-  EXPECT_EQ(decode_float8_e4m3fn(0x7E).value, 448.0f);  // largest finite
+  EXPECT_EQ(decode_float8_e4m3fn(0x7E).value, 448.0f);            // largest finite
   EXPECT_EQ(decode_float8_e4m3fn(0x78).cls, ValueClass::Normal);  // exponent all ones is still finite
   EXPECT_EQ(decode_float8_e4m3fn(0x7F).cls, ValueClass::NaN);
   EXPECT_EQ(decode_float8_e4m3fn(0xFF).cls, ValueClass::NaN);

@@ -11,9 +11,13 @@ using blasscope::test::make_npy;
 
 namespace {
 
-std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
 
-NpyHeader parse(const std::string& stream) { return parse_npy_header(as_bytes(stream), stream.size()); }
+NpyHeader parse(const std::string& stream) {
+  return parse_npy_header(as_bytes(stream), stream.size());
+}
 
 std::string error_of(const std::string& stream) {
   try {
@@ -27,7 +31,8 @@ std::string error_of(const std::string& stream) {
 }  // namespace
 
 TEST(NpyHeader, ReadsDtypeOrderShapeAndOffset) {
-  const std::string stream = make_npy("{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3), }", std::string(48, '\0'));
+  const std::string stream =
+      make_npy("{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3), }", std::string(48, '\0'));
   const NpyHeader h = parse(stream);
   EXPECT_EQ(h.dtype, DType::Float64);
   EXPECT_EQ(h.byte_order, ByteOrder::Big);
@@ -39,7 +44,8 @@ TEST(NpyHeader, ReadsDtypeOrderShapeAndOffset) {
 }
 
 TEST(NpyHeader, AnyKeyOrderZeroDAndEmpty) {
-  const NpyHeader scalar = parse(make_npy("{'shape': (), 'fortran_order': False, 'descr': '<c16'}", std::string(16, '\0')));
+  const NpyHeader scalar =
+      parse(make_npy("{'shape': (), 'fortran_order': False, 'descr': '<c16'}", std::string(16, '\0')));
   EXPECT_TRUE(scalar.shape.empty());
   EXPECT_EQ(scalar.nbytes, 16u);
   const NpyHeader empty = parse(make_npy("{'descr': '|b1', 'fortran_order': False, 'shape': (0, 5), }", ""));
@@ -49,9 +55,9 @@ TEST(NpyHeader, AnyKeyOrderZeroDAndEmpty) {
 
 TEST(NpyHeader, DescriptorTable) {
   const std::pair<const char*, DType> cases[] = {
-      {"|b1", DType::Bool},   {"|i1", DType::Int8},     {"<i2", DType::Int16},     {"<i4", DType::Int32},
-      {"<i8", DType::Int64},  {"|u1", DType::UInt8},    {"<u2", DType::UInt16},    {"<u4", DType::UInt32},
-      {"<u8", DType::UInt64}, {"<f2", DType::Float16},  {"<f4", DType::Float32},   {"=f8", DType::Float64},
+      {"|b1", DType::Bool},      {"|i1", DType::Int8},        {"<i2", DType::Int16},   {"<i4", DType::Int32},
+      {"<i8", DType::Int64},     {"|u1", DType::UInt8},       {"<u2", DType::UInt16},  {"<u4", DType::UInt32},
+      {"<u8", DType::UInt64},    {"<f2", DType::Float16},     {"<f4", DType::Float32}, {"=f8", DType::Float64},
       {"<c8", DType::Complex64}, {">c16", DType::Complex128}, {"|?", DType::Bool}};
   for (const auto& [descr, dtype] : cases) {
     DType got{};
@@ -73,7 +79,8 @@ TEST(NpyHeader, MalformedHeadersNameTheProblem) {
       {make_npy("{'descr': '<f4', 'shape': (1,), }", ""), "missing key 'fortran_order'"},
       {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 0}", ""), "unexpected key 'x'"},
       {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", ""), "negative dimension"},
-      {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""), "overflows 64 bits"},
+      {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""),
+       "overflows 64 bits"},
       {make_npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", ""), "never unpickles"},
       {make_npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", ""), "structured"},
       {make_npy("{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", ""), "string dtype"},

@@ -39,7 +39,8 @@ TEST(PythonLiteral, StringsWithBothQuotesAndEscapes) {
 }
 
 TEST(PythonLiteral, RejectsWhatIsNotALiteral) {
-  for (const char* text : {"{'a': 1", "{'a' 1}", "(1, 2", "'abc", "__import__('os')", "1.5", "{'a': 1} x", "", "Truex"}) {
+  for (const char* text :
+       {"{'a': 1", "{'a' 1}", "(1, 2", "'abc", "__import__('os')", "1.5", "{'a': 1} x", "", "Truex"}) {
     EXPECT_THROW(parse_python_literal(text, "h"), InputError) << text;
   }
 }

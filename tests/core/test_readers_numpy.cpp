@@ -74,6 +74,6 @@ TEST_F(NumPyFiles, LargeFilesAreMappedNotCopied) {
   EXPECT_EQ(file.mapping->size(), file.file_size);
   const TensorLayout layout = describe_layout(file, file.tensors[0]);
   ASSERT_TRUE(layout.memory_alignment.has_value());
-  EXPECT_EQ(*layout.memory_alignment, alignment_of(reinterpret_cast<std::uintptr_t>(file.mapping->bytes().data()) +
-                                                   file.tensors[0].data_offset));
+  EXPECT_EQ(*layout.memory_alignment,
+            alignment_of(reinterpret_cast<std::uintptr_t>(file.mapping->bytes().data()) + file.tensors[0].data_offset));
 }

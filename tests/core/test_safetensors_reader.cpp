@@ -29,9 +29,8 @@ std::string error_of(const std::string& path) {
 
 TEST(SafetensorsReader, OffsetsMetadataAndOrderByOffset) {
   TempDir dir;
-  const std::string header =
-      R"({"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"__metadata__":{"format":"pt"},)"
-      R"("a":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}})";
+  const std::string header = R"({"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"__metadata__":{"format":"pt"},)"
+                             R"("a":{"dtype":"BF16","shape":[2,2],"data_offsets":[0,8]}})";
   blasscope::test::write_file(dir.file("m.safetensors"), safetensors(header, std::string(16, '\0')));
   const TensorFile file = open_tensor_file(dir.file("m.safetensors"));
   ASSERT_EQ(file.tensors.size(), 2u);
@@ -45,14 +44,16 @@ TEST(SafetensorsReader, OffsetsMetadataAndOrderByOffset) {
 
 TEST(SafetensorsReader, PackedSubByteTypesMustFillWholeBytes) {
   TempDir dir;
-  blasscope::test::write_file(dir.file("f4.safetensors"),
-                              safetensors(R"({"w":{"dtype":"F4","shape":[3,4],"data_offsets":[0,6]}})", std::string(6, '\0')));
+  blasscope::test::write_file(
+      dir.file("f4.safetensors"),
+      safetensors(R"({"w":{"dtype":"F4","shape":[3,4],"data_offsets":[0,6]}})", std::string(6, '\0')));
   const InspectReport report = inspect_file(dir.file("f4.safetensors"));
   EXPECT_EQ(report.tensors[0].info.nbytes, 6u);
   EXPECT_EQ(report.tensors[0].info.dtype, DType::Float4E2M1FN);
   EXPECT_FALSE(report.tensors[0].stats.has_value());  // packed values are listed, not scanned
-  blasscope::test::write_file(dir.file("odd.safetensors"),
-                              safetensors(R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", std::string(2, '\0')));
+  blasscope::test::write_file(
+      dir.file("odd.safetensors"),
+      safetensors(R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", std::string(2, '\0')));
   EXPECT_NE(error_of(dir.file("odd.safetensors")).find("do not fill whole bytes"), std::string::npos);
 }
 

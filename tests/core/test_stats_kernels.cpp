@@ -41,10 +41,11 @@ std::vector<std::byte> random_bytes(std::size_t n, std::uint32_t seed) {
 }  // namespace
 
 TEST(StatsKernels, OptimizedScanMatchesReferenceForEveryDtypeAndAlignment) {
-  const DType dtypes[] = {DType::Bool,    DType::Int8,     DType::Int16,     DType::Int32,      DType::Int64,
-                          DType::UInt8,   DType::UInt16,   DType::UInt32,    DType::UInt64,     DType::Float16,
-                          DType::BFloat16, DType::Float32, DType::Float64,   DType::Complex64,  DType::Complex128,
-                          DType::Float8E4M3FN, DType::Float8E5M2, DType::Float8E8M0FNU};
+  const DType dtypes[] = {DType::Bool,       DType::Int8,         DType::Int16,      DType::Int32,
+                          DType::Int64,      DType::UInt8,        DType::UInt16,     DType::UInt32,
+                          DType::UInt64,     DType::Float16,      DType::BFloat16,   DType::Float32,
+                          DType::Float64,    DType::Complex64,    DType::Complex128, DType::Float8E4M3FN,
+                          DType::Float8E5M2, DType::Float8E8M0FNU};
   for (DType dtype : dtypes) {
     for (std::size_t misalign = 0; misalign < 8; misalign += 3) {
       const std::size_t count = 5000;
@@ -60,7 +61,8 @@ TEST(StatsKernels, Float32SpecialValuesAreClassifiedExactly) {
   const float inf = std::numeric_limits<float>::infinity();
   const float tiny = std::numeric_limits<float>::min();
   const std::vector<float> values{1.0f, NAN, -inf, inf, 0.0f, -0.0f, tiny / 2, -tiny, -3.5f, tiny, inf};
-  const TensorStats s = scan_values(DType::Float32, reinterpret_cast<const std::byte*>(values.data()), values.size(), 0);
+  const TensorStats s =
+      scan_values(DType::Float32, reinterpret_cast<const std::byte*>(values.data()), values.size(), 0);
   EXPECT_EQ(s.nan, 1u);
   EXPECT_EQ(s.posinf, 2u);
   EXPECT_EQ(s.neginf, 1u);
@@ -103,7 +105,8 @@ TEST(StatsKernels, FirstNonFiniteAcrossBlocks) {
   std::vector<float> values(3'000'000, 1.0f);
   values[2'500'000] = NAN;
   values[2'999'999] = INFINITY;
-  const TensorStats s = scan_values(DType::Float32, reinterpret_cast<const std::byte*>(values.data()), values.size(), 0);
+  const TensorStats s =
+      scan_values(DType::Float32, reinterpret_cast<const std::byte*>(values.data()), values.size(), 0);
   EXPECT_EQ(s.first_nonfinite, 2'500'000u);
   EXPECT_EQ(s.nan, 1u);
   EXPECT_EQ(s.posinf, 1u);

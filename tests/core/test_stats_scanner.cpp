@@ -24,7 +24,9 @@ std::vector<double> values_with_specials(std::size_t n) {
   return v;
 }
 
-std::span<const std::byte> bytes_of(const std::vector<double>& v) { return std::as_bytes(std::span(v)); }
+std::span<const std::byte> bytes_of(const std::vector<double>& v) {
+  return std::as_bytes(std::span(v));
+}
 
 }  // namespace
 

@@ -28,8 +28,10 @@ TEST(Text, FormatHelpers) {
 TEST(Text, PrintableUtf8KeepsValidTextAndEscapesTheRest) {
   EXPECT_EQ(printable_utf8("plain"), "plain");
   EXPECT_EQ(printable_utf8("caf\xC3\xA9"), "caf\xC3\xA9");
-  EXPECT_EQ(printable_utf8("a\xFF" "b"), "a\\xFFb");
-  EXPECT_EQ(printable_utf8("\xC3"), "\\xC3");  // truncated sequence
+  EXPECT_EQ(printable_utf8("a\xFF"
+                           "b"),
+            "a\\xFFb");
+  EXPECT_EQ(printable_utf8("\xC3"), "\\xC3");           // truncated sequence
   EXPECT_EQ(printable_utf8("\xC0\xAF"), "\\xC0\\xAF");  // overlong
 }
 

@@ -12,7 +12,9 @@ using namespace blasscope::core;
 
 namespace {
 
-std::span<const std::byte> as_bytes(const std::string& s) { return std::as_bytes(std::span(s.data(), s.size())); }
+std::span<const std::byte> as_bytes(const std::string& s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
 
 std::string raw_deflate(const std::string& input) {
   z_stream z{};

@@ -39,8 +39,9 @@ class UiTests : public QObject {
     qRegisterMetaType<core::InspectReport>();
     qRegisterMetaType<core::TensorReport>();
     QVERIFY(m_dir.isValid());
-    const QString command = QStringLiteral("%1 %2 %3 > /dev/null")
-                                .arg(QStringLiteral(BLASSCOPE_PYTHON), QStringLiteral(BLASSCOPE_DEMO_SCRIPT), m_dir.path());
+    const QString command =
+        QStringLiteral("%1 %2 %3 > /dev/null")
+            .arg(QStringLiteral(BLASSCOPE_PYTHON), QStringLiteral(BLASSCOPE_DEMO_SCRIPT), m_dir.path());
     QCOMPARE(std::system(command.toLocal8Bit().constData()), 0);
     QFile bad(m_dir.filePath(QStringLiteral("broken.npy")));
     QVERIFY(bad.open(QIODevice::WriteOnly));
