@@ -48,11 +48,16 @@ DType dtype_from_code(const std::string& code, const std::string& tensor) {
   fail_unsupported("tensor '" + tensor + "': dtype '" + code + "' is not a safetensors dtype");
 }
 
+constexpr int kMaxHeaderDepth = 8;
+
 // Parses JSON and rejects duplicate keys at any depth (nlohmann would keep the last one).
 json parse_without_duplicates(std::string_view text) {
   std::vector<std::set<std::string>> keys_per_object;
   std::string duplicate;
-  auto callback = [&](int, json::parse_event_t event, json& parsed) {
+  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
+    // A valid header nests three levels deep; refusing deeper input early keeps a small
+    // malicious header from building a huge document in memory.
+    if (depth > kMaxHeaderDepth) fail_malformed("header: JSON nested deeper than " + std::to_string(kMaxHeaderDepth));
     if (event == json::parse_event_t::object_start) {
       keys_per_object.emplace_back();
     } else if (event == json::parse_event_t::object_end) {

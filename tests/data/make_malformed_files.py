@@ -164,6 +164,7 @@ def safetensors_cases():
          safetensors({"a": {"dtype": "F32", "shape": [4], "data_offsets": [16, 0]}}, data))
     case("st_metadata_not_string.safetensors", "__metadata__",
          safetensors({"__metadata__": {"epoch": 3}, "a": t}, data))
+    case("st_deep_nesting.safetensors", "nested deeper", safetensors(b'{"a":' + b"[" * 100000 + b"]" * 100000 + b"}"))
     case("st_short.safetensors", "unrecognised format", b"\x08\x00\x00")
 
 

@@ -155,6 +155,43 @@ class MalformedInputs(unittest.TestCase):
                 self.assertIn(case["expect"], error["message"])
 
 
+class MutatedFiles(unittest.TestCase):
+    """Random corruption of valid files (flipped bytes, truncation, insertion): every run
+    must end with exit 0 or 3, never a signal or a hang."""
+
+    def test_random_corruption_never_crashes(self):
+        import random
+        rng = random.Random(1121)
+        seeds = ["float32_le_C.npy", "complex128_be_F.npy", "version_3.npy", "stored.npz", "deflated.npz",
+                 "model.safetensors"]
+        outcomes = {0: 0, 3: 0}
+        for seed in seeds:
+            original = read_bytes(os.path.join(WORK, "good", seed))
+            for i in range(60):
+                data = bytearray(original)
+                kind = i % 3
+                if kind == 0:
+                    for _ in range(rng.randint(1, 8)):
+                        data[rng.randrange(min(len(data), 400))] = rng.randrange(256)
+                elif kind == 1:
+                    del data[rng.randrange(len(data)):]
+                else:
+                    pos = rng.randrange(len(data))
+                    data[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+                path = os.path.join(WORK, f"mutated_{i}_{seed}")
+                with open(path, "wb") as f:
+                    f.write(data)
+                with self.subTest(seed=seed, mutation=i):
+                    proc = run_cli("inspect", path, "--json", limit_memory=True, timeout=20)
+                    self.assertIn(proc.returncode, (0, 3), proc.err)
+                    self.assertLess(proc.elapsed, 10)
+                    body = json.loads(proc.out)
+                    self.assertTrue(("error" in body) == (proc.returncode == 3))
+                    outcomes[proc.returncode] += 1
+                os.remove(path)
+        self.assertGreater(outcomes[3], 100)  # most corruption must be caught
+
+
 class Usage(unittest.TestCase):
     def test_help_and_version(self):
         proc = run_cli("--help")
