@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli_inspect.h"
+#include "cli_run.h"
 #include "cli_usage.h"
 
 int main(int argc, char** argv) {
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "inspect") return run_inspect(rest);
+  if (command == "run") return run_run(rest);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kCliUsage;
   return kExitUsage;
 }

@@ -18,14 +18,25 @@ commands:
       --json              print one JSON object on stdout instead of the table
       --quiet             no progress on stderr
 
+  run WORKLOAD [OPTIONS]   run a workload file (tensors + gemm/dlascl/svd/lstsq/cast ops)
+                          through instrumented OpenBLAS/LAPACK kernels in an isolated worker
+                          process; a crash in a kernel is reported, never fatal
+      --json              print one JSON object (environment, ops, findings, crash)
+      --trace FILE        write a Chrome trace (Perfetto, chrome://tracing) of the kernels
+      --save-outputs DIR  write every op's output as DIR/NAME.npy
+      --device D          run every op on cpu, gpu or both
+      --session FILE      save the whole result for the GUI
+      --in-process        run without a worker (debugging, benchmarks; a crash ends the CLI)
+
 options:
   -h, --help              show this help
   --version               show the version
 
 exit status:
-  0  the input was read (findings may still be listed)
+  0  inspect: the input was read (findings may still be listed); run: no error finding
+  1  run: an error finding (illegal argument, shape/dtype mismatch, out of memory, crash...)
   2  usage error
-  3  the input was rejected (unreadable, malformed or unsupported); stderr says why
+  3  the input or workload was rejected (unreadable, malformed or unsupported); stderr says why
 )";
 
 }  // namespace blasscope::app

@@ -8,6 +8,7 @@
 
 #include "analysis/stats_kernels.h"
 #include "io/inflate_reader.h"
+#include "tensor/byte_swap.h"
 
 namespace blasscope::core {
 namespace {
@@ -17,12 +18,6 @@ constexpr std::uint64_t kParallelBytes = 32 << 20;  // smaller tensors use one t
 constexpr std::uint64_t kSwapBytes = 64 << 10;      // byte-swap buffer, stays in L2
 constexpr std::uint64_t kInflateBytes = 4 << 20;    // inflate buffer for deflated members
 
-// Item size of the unit that is byte-swapped: a complex value swaps per component.
-std::size_t swap_width(DType dtype) {
-  if (dtype == DType::Complex64) return 4;
-  if (dtype == DType::Complex128) return 8;
-  return item_size(dtype);
-}
 
 TensorStats scan_range(DType dtype, ByteOrder order, const std::byte* data, std::uint64_t count,
                        std::uint64_t first_index) {
@@ -35,9 +30,7 @@ TensorStats scan_range(DType dtype, ByteOrder order, const std::byte* data, std:
   for (std::uint64_t start = 0; start < count; start += per_buffer) {
     const std::uint64_t n = std::min(per_buffer, count - start);
     const std::byte* src = data + start * size;
-    for (std::uint64_t b = 0; b < n * size; b += width) {
-      std::reverse_copy(src + b, src + b + width, swapped.data() + b);
-    }
+    copy_swapped(src, swapped.data(), n * size, width);
     merge_stats(total, scan_values(dtype, swapped.data(), n, first_index + start));
   }
   return total;

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <vector>
 
 #include "io/input_error.h"
 #include "io/little_endian.h"
+#include "io/strict_json.h"
 
 namespace blasscope::core {
 namespace {
@@ -48,36 +48,8 @@ DType dtype_from_code(const std::string& code, const std::string& tensor) {
   fail_unsupported("tensor '" + tensor + "': dtype '" + code + "' is not a safetensors dtype");
 }
 
+// A valid header nests three levels deep.
 constexpr int kMaxHeaderDepth = 8;
-
-// Parses JSON and rejects duplicate keys at any depth (nlohmann would keep the last one).
-json parse_without_duplicates(std::string_view text) {
-  std::vector<std::set<std::string>> keys_per_object;
-  std::string duplicate;
-  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    // A valid header nests three levels deep; refusing deeper input early keeps a small
-    // malicious header from building a huge document in memory.
-    if (depth > kMaxHeaderDepth) fail_malformed("header: JSON nested deeper than " + std::to_string(kMaxHeaderDepth));
-    if (event == json::parse_event_t::object_start) {
-      keys_per_object.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      keys_per_object.pop_back();
-    } else if (event == json::parse_event_t::key && !keys_per_object.empty()) {
-      if (!keys_per_object.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
-        duplicate = parsed.get<std::string>();
-      }
-    }
-    return true;
-  };
-  json document;
-  try {
-    document = json::parse(text.begin(), text.end(), callback);
-  } catch (const json::exception& error) {
-    fail_malformed(std::string("header: not valid JSON: ") + error.what());
-  }
-  if (!duplicate.empty()) fail_malformed("header: duplicate key '" + duplicate + "'");
-  return document;
-}
 
 std::uint64_t read_uint(const json& value, const std::string& what) {
   if (!value.is_number_unsigned()) fail_malformed(what + " must be a non-negative integer");
@@ -163,7 +135,7 @@ TensorFile read_safetensors(std::shared_ptr<const MappedFile> mapping) {
                    std::to_string(bytes.size() - 8) + " after the length field (truncated header)");
   }
   const std::string_view text(reinterpret_cast<const char*>(bytes.data() + 8), header_length);
-  const json document = parse_without_duplicates(text);
+  const json document = parse_strict_json(text, "header", kMaxHeaderDepth);
   if (!document.is_object()) fail_malformed("header: must be a JSON object");
 
   TensorFile file;

@@ -1,5 +1,7 @@
 #include "report/inspect_text.h"
 
+#include "report/text_table.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -77,21 +79,6 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-void print_table(std::ostringstream& out, const std::vector<Row>& rows) {
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const Row& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  for (const Row& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
-    }
-    out << "  " << line << '\n';
-  }
-}
-
 Row tensor_row(const TensorReport& t) {
   Row row{t.info.name,
           std::string(name(t.info.dtype)),
@@ -121,7 +108,7 @@ std::string to_text(const InspectReport& report) {
     std::vector<Row> rows{{"NAME", "DTYPE", "SHAPE", "ORDER", "BYTES", "ALIGN", "NaN", "+Inf", "-Inf", "ZERO",
                            "SUBNORMAL", "MIN", "MAX"}};
     for (const TensorReport& t : report.tensors) rows.push_back(tensor_row(t));
-    print_table(out, rows);
+    append_table(out, rows);
   }
   if (report.findings.empty()) {
     out << "findings: none\n";

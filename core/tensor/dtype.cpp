@@ -78,6 +78,10 @@ bool is_scannable(DType dtype) {
   return item_size(dtype) != 0;
 }
 
+std::size_t swap_width(DType dtype) {
+  return kind(dtype) == DTypeKind::Complex ? item_size(dtype) / 2 : item_size(dtype);
+}
+
 std::string_view name(ByteOrder order) {
   switch (order) {
     case ByteOrder::Little: return "little";

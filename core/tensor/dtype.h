@@ -45,6 +45,9 @@ std::optional<DType> dtype_from_name(std::string_view name);
 // True for types whose values BLAScope scans (all but the packed sub-byte floats).
 bool is_scannable(DType dtype);
 
+// Bytes that are byte-swapped as one word: a complex value swaps each component.
+std::size_t swap_width(DType dtype);
+
 enum class ByteOrder : std::uint8_t { Little, Big, NotApplicable };
 std::string_view name(ByteOrder order);
 

@@ -1,0 +1,171 @@
+#include "cli_run.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "cli_usage.h"
+#include "exec/runner.h"
+#include "exec/session_file.h"
+#include "exec/tensor_factory.h"
+#include "exec/trace_writer.h"
+#include "exec/worker_client.h"
+#include "io/input_error.h"
+#include "report/inspect_json.h"
+#include "report/inspect_text.h"
+#include "report/run_text.h"
+#include "workload/workload_parser.h"
+
+namespace blasscope::app {
+namespace {
+
+using nlohmann::json;
+constexpr auto kJsonErrors = json::error_handler_t::replace;
+
+struct RunArgs {
+  std::string workload;
+  bool json = false;
+  bool in_process = false;
+  std::string trace, save_outputs, session;
+  std::optional<core::DeviceChoice> device;
+};
+
+// The worker sits next to this executable unless BLASSCOPE_WORKER names another.
+std::string worker_path() {
+  if (const char* overridden = std::getenv("BLASSCOPE_WORKER")) return overridden;
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return (self.parent_path() / "blasscope-worker").string();
+}
+
+std::optional<RunArgs> parse_args(const std::vector<std::string>& args) {
+  RunArgs r;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&](std::string& target) {
+      if (i + 1 >= args.size()) {
+        std::cerr << "error: run: " << arg << " needs a value\n";
+        return false;
+      }
+      target = args[++i];
+      return true;
+    };
+    if (arg == "--json") {
+      r.json = true;
+    } else if (arg == "--in-process") {
+      r.in_process = true;
+    } else if (arg == "--trace" || arg == "--save-outputs" || arg == "--session") {
+      if (!value(arg == "--trace" ? r.trace : arg == "--session" ? r.session : r.save_outputs)) return std::nullopt;
+    } else if (arg == "--device") {
+      std::string d;
+      if (!value(d)) return std::nullopt;
+      if (d != "cpu" && d != "gpu" && d != "both") {
+        std::cerr << "error: run: --device takes cpu, gpu or both, not '" << d << "'\n";
+        return std::nullopt;
+      }
+      r.device = d == "cpu" ? core::DeviceChoice::Cpu : d == "gpu" ? core::DeviceChoice::Gpu : core::DeviceChoice::Both;
+    } else if (arg.starts_with("-")) {
+      std::cerr << "error: run: unknown option '" << arg << "'\n";
+      return std::nullopt;
+    } else if (!r.workload.empty()) {
+      std::cerr << "error: run: takes one WORKLOAD, got '" << r.workload << "' and '" << arg << "'\n";
+      return std::nullopt;
+    } else {
+      r.workload = arg;
+    }
+  }
+  if (r.workload.empty()) {
+    std::cerr << "error: run: missing WORKLOAD\nusage: blasscope-cli run WORKLOAD [--json] [--trace FILE] "
+                 "[--save-outputs DIR] [--device cpu|gpu|both] [--session FILE] [--in-process]\n";
+    return std::nullopt;
+  }
+  return r;
+}
+
+int reject(const RunArgs& args, const core::InputError& error) {
+  std::cerr << "error: " << args.workload << ": " << core::printable_utf8(error.what()) << '\n';
+  if (args.json) std::cout << core::error_json(error).dump(2, ' ', false, kJsonErrors) << '\n';
+  return kExitRejected;
+}
+
+// Everything that can be checked before running: the file tensors' headers and keys.
+void check_inputs(const core::Workload& workload) {
+  for (const auto& spec : workload.tensors) {
+    if (std::holds_alternative<core::FileTensorSource>(spec.source)) core::requirement_of(spec);
+  }
+}
+
+core::RunResult execute(const RunArgs& args, const core::Workload& workload) {
+  core::RunCollector collector;
+  if (args.in_process) {
+    core::RunOptions options{args.device, args.save_outputs};
+    core::run_workload(workload, options, collector);
+    return collector.finish();
+  }
+  std::vector<std::string> worker_args{workload.source_path};
+  if (args.device) {
+    worker_args.insert(worker_args.end(), {"--device", *args.device == core::DeviceChoice::Cpu   ? "cpu"
+                                                       : *args.device == core::DeviceChoice::Gpu ? "gpu"
+                                                                                                 : "both"});
+  }
+  if (!args.save_outputs.empty()) worker_args.insert(worker_args.end(), {"--save-outputs", args.save_outputs});
+  std::string error;
+  if (!core::run_in_worker(worker_path(), worker_args, collector, error)) {
+    throw core::InputError(core::InputError::Kind::Unreadable, error);
+  }
+  return collector.finish();
+}
+
+void write_json_file(const std::string& path, const json& document, const char* what) {
+  std::ofstream out(path, std::ios::trunc);
+  out << document.dump(1, ' ', false, kJsonErrors) << '\n';
+  if (!out) std::cerr << "warning: could not write the " << what << " to " << path << '\n';
+}
+
+}  // namespace
+
+int run_run(const std::vector<std::string>& raw_args) {
+  const auto parsed = parse_args(raw_args);
+  if (!parsed) return kExitUsage;
+  const RunArgs& args = *parsed;
+  core::Workload workload;
+  try {
+    workload = core::parse_workload_file(args.workload);
+    check_inputs(workload);
+    if (!args.save_outputs.empty()) {
+      std::error_code error;
+      std::filesystem::create_directories(args.save_outputs, error);
+      if (error) {
+        throw core::InputError(core::InputError::Kind::Unreadable,
+                               "--save-outputs: cannot create " + args.save_outputs + ": " + error.message());
+      }
+    }
+  } catch (const core::InputError& error) {
+    return reject(args, error);
+  }
+  core::RunResult result;
+  try {
+    result = execute(args, workload);
+  } catch (const core::InputError& error) {
+    return reject(args, error);
+  }
+  if (args.json) {
+    std::cout << core::to_json(result).dump(2, ' ', false, kJsonErrors) << '\n';
+  } else {
+    std::cout << core::printable_utf8(core::to_text(result));
+  }
+  if (!args.trace.empty()) write_json_file(args.trace, core::chrome_trace(result), "trace");
+  if (!args.session.empty()) {
+    try {
+      core::write_session(args.session, workload.source_path, result);
+    } catch (const core::InputError& error) {
+      std::cerr << "warning: " << error.what() << '\n';
+    }
+  }
+  return result.has_errors() ? kExitFindings : kExitOk;
+}
+
+}  // namespace blasscope::app

@@ -1,0 +1,97 @@
+// blasscope-worker: runs one workload and streams its events, one JSON object per line, on
+// stdout. The caller (blasscope-cli, the GUI) survives whatever happens in here.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include "exec/runner.h"
+#include "io/input_error.h"
+#include "workload/workload_parser.h"
+
+namespace {
+
+using namespace blasscope::core;
+
+// Writes each event with one write(2) as it happens, so a crash loses nothing before it.
+class FdSink : public EventSink {
+ public:
+  explicit FdSink(int fd) : m_fd(fd) {}
+  void emit(const nlohmann::json& event) override {
+    std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line += '\n';
+    for (std::size_t done = 0; done < line.size();) {
+      const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  int m_fd;
+};
+
+std::uint64_t virtual_memory_size() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+// Backstop for the budget checks: an allocation that slips past them fails with ENOMEM
+// instead of waking the kernel's OOM killer. Headroom covers OpenBLAS's buffers and stacks.
+void limit_address_space(std::uint64_t budget) {
+  constexpr std::uint64_t kHeadroom = 2ull << 30;
+  const rlim_t limit = virtual_memory_size() + budget + kHeadroom;
+  const rlimit rl{limit, limit};
+  ::setrlimit(RLIMIT_AS, &rl);
+}
+
+int usage() {
+  std::cerr << "usage: blasscope-worker WORKLOAD [--device cpu|gpu|both] [--save-outputs DIR]\n"
+               "Runs a workload and writes its events as JSON lines on stdout (started by blasscope-cli).\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path;
+  RunOptions options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--device" && i + 1 < argc) {
+      const std::string d = argv[++i];
+      if (d != "cpu" && d != "gpu" && d != "both") return usage();
+      options.device = d == "cpu" ? DeviceChoice::Cpu : d == "gpu" ? DeviceChoice::Gpu : DeviceChoice::Both;
+    } else if (arg == "--save-outputs" && i + 1 < argc) {
+      options.save_outputs_dir = argv[++i];
+    } else if (path.empty() && !arg.starts_with("-")) {
+      path = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (path.empty()) return usage();
+  // Events go to a private copy of stdout; anything a library prints lands on stderr.
+  const int events_fd = ::dup(STDOUT_FILENO);
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  FdSink sink(events_fd);
+  try {
+    const Workload workload = parse_workload_file(path);
+    if (workload.memory_limit) limit_address_space(*workload.memory_limit);
+    run_workload(workload, options, sink);
+  } catch (const InputError& error) {
+    sink.emit({{"event", "rejected"}, {"message", error.what()}});
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "exec/kernel_record.h"
+#include "exec/run_state.h"
+#include "workload/workload.h"
+
+namespace blasscope::core {
+
+// Each runs one op on the CPU backend and returns its record. They throw OpRejected for
+// an op that cannot run (shape, dtype) and OutOfBudget when memory does not fit.
+KernelRecord run_gemm_op(const OpSpec& op, RunState& state);
+KernelRecord run_lascl_op(const OpSpec& op, RunState& state);
+KernelRecord run_svd_op(const OpSpec& op, RunState& state);
+KernelRecord run_lstsq_op(const OpSpec& op, RunState& state);
+KernelRecord run_cast_op(const OpSpec& op, RunState& state);
+
+}  // namespace blasscope::core

@@ -1,0 +1,37 @@
+#include "exec/memory_budget.h"
+
+#include <fstream>
+#include <string>
+
+namespace blasscope::core {
+namespace {
+
+std::uint64_t meminfo_field(const std::string& field) {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == field + ":") return kib * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::uint64_t host_memory_available() { return meminfo_field("MemAvailable"); }
+std::uint64_t host_memory_total() { return meminfo_field("MemTotal"); }
+
+MemoryBudget::MemoryBudget(std::optional<std::uint64_t> limit)
+    : m_limit(limit ? *limit : host_memory_available()) {}
+
+bool MemoryBudget::try_reserve(std::uint64_t bytes) {
+  if (bytes > available()) return false;
+  m_used += bytes;
+  if (m_used > m_peak) m_peak = m_used;
+  return true;
+}
+
+void MemoryBudget::release(std::uint64_t bytes) { m_used = bytes > m_used ? 0 : m_used - bytes; }
+
+}  // namespace blasscope::core

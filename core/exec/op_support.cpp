@@ -1,0 +1,104 @@
+#include "exec/op_support.h"
+
+#include <algorithm>
+
+#include "analysis/stats_kernels.h"
+#include "analysis/tensor_layout.h"
+#include "tensor/element_codec.h"
+
+namespace blasscope::core {
+
+std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& t) {
+  if (kind(t.dtype()) != DTypeKind::Float && kind(t.dtype()) != DTypeKind::Complex) return {0, 0};
+  TensorStats stats;
+  if (!t.is_padded()) {
+    stats = scan_values(t.dtype(), t.data(), t.element_count(), 0);
+  } else {
+    const bool c_order = t.order() == MemoryOrder::C;
+    const std::uint64_t outer = c_order ? t.rows() : t.cols(), inner = c_order ? t.cols() : t.rows();
+    for (std::uint64_t o = 0; o < outer; ++o) {
+      merge_stats(stats, scan_values(t.dtype(), t.data() + o * t.leading_dim() * item_size(t.dtype()), inner, 0));
+    }
+  }
+  return {stats.nan, stats.posinf + stats.neginf};
+}
+
+OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld) {
+  const auto [nan, inf] = count_nonfinite(tensor);
+  return {role,
+          tensor.name(),
+          dtype_name(tensor.dtype()),
+          tensor.shape(),
+          order_name(tensor.order()),
+          ld,
+          alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data())),
+          nan,
+          inf};
+}
+
+HostTensor& input_tensor(RunState& state, const std::string& name) {
+  if (HostTensor* t = state.find(name)) return *t;
+  throw OpRejected("missing-input", "input '" + name + "' was never made (it did not fit in memory, or the op that makes it failed)");
+}
+
+void time_repeats(KernelRecord& record, int repeat, const std::function<void()>& kernel,
+                  const std::function<void()>& restore) {
+  using Clock = std::chrono::steady_clock;
+  for (int r = 0; r < repeat; ++r) {
+    if (r > 0 && restore) restore();
+    const auto start = Clock::now();
+    kernel();
+    record.seconds_each.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::vector<double> sorted = record.seconds_each;
+  std::sort(sorted.begin(), sorted.end());
+  record.seconds = sorted[sorted.size() / 2];
+}
+
+void emit_kernel_started(RunState& state, const KernelRecord& record) {
+  state.emit({{"event", "kernel_started"},
+              {"op", record.op},
+              {"op_kind", record.op_kind},
+              {"kernel", record.kernel},
+              {"device", record.device}});
+}
+
+void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
+                            const std::function<std::string(int)>& meaning) {
+  for (const XerblaCall& call : calls) {
+    XerblaRecord x{call.routine, call.parameter, meaning(call.parameter)};
+    state.emit({{"event", "xerbla"},
+                {"op", record.op},
+                {"routine", x.routine},
+                {"parameter", x.parameter},
+                {"meaning", x.meaning}});
+    record.xerbla.push_back(std::move(x));
+  }
+  if (!calls.empty()) {
+    record.status = "failed";
+    record.error_kind = "illegal-argument";
+    record.error = "On entry to " + calls.front().routine + " parameter number " +
+                   std::to_string(calls.front().parameter) + " had an illegal value (" + record.xerbla.front().meaning +
+                   ")";
+  }
+}
+
+void copy_converted(const HostTensor& src, HostTensor& dst) {
+  const std::uint64_t count = src.element_count();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    store_element(dst.dtype(), dst.data() + dst.offset_of_flat(i),
+                  load_element(src.dtype(), src.data() + src.offset_of_flat(i)));
+  }
+}
+
+HostTensor& converted_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& source, DType dtype,
+                           const std::string& name) {
+  HostTensor& copy = state.create(temporaries.add(name), dtype, source.shape(), source.order());
+  copy_converted(source, copy);
+  return copy;
+}
+
+std::string dtype_name(DType dtype) { return std::string(name(dtype)); }
+std::string order_name(MemoryOrder order) { return std::string(name(order)); }
+
+}  // namespace blasscope::core

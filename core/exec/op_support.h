@@ -1,0 +1,55 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exec/kernel_record.h"
+#include "exec/run_state.h"
+#include "kernels/xerbla_capture.h"
+#include "workload/workload.h"
+
+namespace blasscope::core {
+
+// An op that cannot run, with the finding id that explains it.
+struct OpRejected : std::runtime_error {
+  OpRejected(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
+  std::string kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype
+};
+
+// NaN and +/-Inf among a tensor's logical values (padding is skipped).
+std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& tensor);
+
+// Describes an operand for the record; `ld` is what the kernel was given.
+OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld);
+
+// The tensor an op reads; throws OpRejected when it is missing (an earlier op failed).
+HostTensor& input_tensor(RunState& state, const std::string& name);
+
+// Runs `kernel` `repeat` times and records each duration. When `restore` is given it runs
+// before every repetition after the first, outside the timed region (ops that update their
+// output in place start each repetition from the same values).
+void time_repeats(KernelRecord& record, int repeat, const std::function<void()>& kernel,
+                  const std::function<void()>& restore = {});
+
+void emit_kernel_started(RunState& state, const KernelRecord& record);
+
+// Copies the argument errors a kernel reported into the record and the event stream;
+// `meaning` explains a parameter number in the user's terms. Marks the record failed.
+void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
+                            const std::function<std::string(int)>& meaning);
+
+// Copies every logical element of src into dst (same shape), converting the dtype.
+void copy_converted(const HostTensor& src, HostTensor& dst);
+
+// A dense copy of `source` converted to `dtype` (a promotion), charged to the budget and
+// freed with `temporaries`.
+HostTensor& converted_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& source, DType dtype,
+                           const std::string& name);
+
+std::string dtype_name(DType dtype);
+std::string order_name(MemoryOrder order);
+
+}  // namespace blasscope::core

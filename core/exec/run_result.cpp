@@ -1,0 +1,101 @@
+#include "exec/run_result.h"
+
+#include <algorithm>
+
+#include "exec/run_findings.h"
+
+namespace blasscope::core {
+
+using nlohmann::json;
+
+bool RunResult::has_errors() const {
+  for (const auto& f : findings) {
+    if (f.severity == Severity::Error) return true;
+  }
+  return false;
+}
+
+void RunCollector::emit(const json& event) {
+  m_result.events.push_back(event);
+  const std::string type = event.value("event", "");
+  if (type == "run_started") {
+    m_result.workload = event.value("workload", "");
+    m_result.environment = event.value("environment", json::object());
+  } else if (type == "kernel_started") {
+    m_running = event;
+  } else if (type == "kernel_finished") {
+    m_running.reset();
+    m_result.ops.push_back(kernel_record_from_json(event.at("record")));
+  } else if (type == "memory") {
+    // Kept up to date from the counters, so a crashed run still reports its peak.
+    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("host_bytes", std::uint64_t{0}));
+  } else if (type == "done") {
+    m_result.completed = true;
+    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("peak_host_bytes", std::uint64_t{0}));
+  }
+}
+
+void RunCollector::crashed(const std::string& signal) {
+  CrashInfo crash{signal, std::nullopt, ""};
+  if (m_running) {
+    crash.op = m_running->value("op", std::size_t{0});
+    crash.kernel = m_running->value("kernel", "");
+    // The op that was running gets a record of its own, so tables show where it stopped.
+    KernelRecord record;
+    record.op = *crash.op;
+    record.op_kind = m_running->value("op_kind", "");
+    record.kernel = crash.kernel;
+    record.device = m_running->value("device", "cpu");
+    record.status = "crashed";
+    record.error_kind = "worker-crashed";
+    record.error = "the worker died with " + signal + " inside " + crash.kernel;
+    m_result.ops.push_back(record);
+    m_running.reset();
+  }
+  m_result.crash = crash;
+}
+
+RunResult RunCollector::finish() {
+  m_result.findings = derive_run_findings(m_result);
+  return std::move(m_result);
+}
+
+json to_json(const RunResult& result) {
+  json ops = json::array();
+  for (const auto& r : result.ops) {
+    json entry = {{"index", r.op},     {"op", r.op_kind},   {"device", r.device}, {"kernel", r.kernel},
+                  {"dtype", r.dtype},  {"m", nullptr},      {"n", nullptr},       {"k", nullptr},
+                  {"status", r.status}, {"seconds", nullptr}, {"gflops", nullptr}, {"info", nullptr},
+                  {"error", nullptr},  {"record", to_json(r)}};
+    if (r.m) entry["m"] = *r.m;
+    if (r.n) entry["n"] = *r.n;
+    if (r.k) entry["k"] = *r.k;
+    if (r.seconds) entry["seconds"] = *r.seconds;
+    if (r.gflops) entry["gflops"] = *r.gflops;
+    if (r.info) entry["info"] = *r.info;
+    if (r.error) entry["error"] = *r.error;
+    ops.push_back(std::move(entry));
+  }
+  json findings = json::array();
+  for (const auto& f : result.findings) {
+    findings.push_back({{"id", f.id},
+                        {"severity", std::string(name(f.severity))},
+                        {"op", f.op ? json(*f.op) : json()},
+                        {"tensor", f.tensor ? json(*f.tensor) : json()},
+                        {"message", f.message}});
+  }
+  json crash = nullptr;
+  if (result.crash) {
+    crash = {{"signal", result.crash->signal},
+             {"op", result.crash->op ? json(*result.crash->op) : json()},
+             {"kernel", result.crash->kernel}};
+  }
+  return {{"workload", result.workload},
+          {"environment", result.environment},
+          {"ops", ops},
+          {"findings", findings},
+          {"crash", crash},
+          {"peak_host_bytes", result.peak_host_bytes}};
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/finding.h"
+#include "exec/kernel_record.h"
+#include "exec/run_state.h"
+
+namespace blasscope::core {
+
+struct RunFinding {
+  std::string id;
+  Severity severity = Severity::Info;
+  std::optional<std::size_t> op;
+  std::optional<std::string> tensor;
+  std::string message;
+};
+
+struct CrashInfo {
+  std::string signal;  // "SIGSEGV", or "exit 3" when the worker ended without a signal
+  std::optional<std::size_t> op;
+  std::string kernel;
+};
+
+// Everything a run produced, rebuilt from its events wherever it ran.
+struct RunResult {
+  std::string workload;
+  nlohmann::json environment = nlohmann::json::object();
+  std::vector<KernelRecord> ops;
+  std::vector<RunFinding> findings;
+  std::optional<CrashInfo> crash;
+  std::vector<nlohmann::json> events;
+  std::uint64_t peak_host_bytes = 0;
+  bool completed = false;  // the done event arrived
+
+  bool has_errors() const;
+};
+
+// Collects a run's events (from the worker's stream or an in-process run) into a RunResult.
+class RunCollector : public EventSink {
+ public:
+  void emit(const nlohmann::json& event) override;
+  // Marks the run as crashed while `running` (the op whose kernel had started).
+  void crashed(const std::string& signal);
+  // Derives the findings; call once when the stream has ended.
+  RunResult finish();
+
+ private:
+  RunResult m_result;
+  std::optional<nlohmann::json> m_running;  // kernel_started without its kernel_finished
+};
+
+// The `--json` object of `blasscope-cli run`.
+nlohmann::json to_json(const RunResult& result);
+
+}  // namespace blasscope::core

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "exec/run_result.h"
+
+namespace blasscope::core {
+
+// A Chrome Trace Event document (Perfetto and chrome://tracing open it): one complete
+// ("X") event per kernel on a track per device, host-memory counters ("C"), and an
+// instant event where the worker crashed.
+nlohmann::json chrome_trace(const RunResult& result);
+
+}  // namespace blasscope::core

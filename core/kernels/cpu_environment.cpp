@@ -1,0 +1,144 @@
+#include "kernels/cpu_environment.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "exec/memory_budget.h"
+
+namespace blasscope::core {
+namespace {
+
+std::string cpuinfo_field(const std::string& field) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(field, 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> simd_features() {
+  std::vector<std::string> found;
+  __builtin_cpu_init();
+  const std::pair<const char*, bool> features[] = {
+      {"sse4_2", __builtin_cpu_supports("sse4.2")},       {"avx", __builtin_cpu_supports("avx")},
+      {"avx2", __builtin_cpu_supports("avx2")},           {"fma", __builtin_cpu_supports("fma")},
+      {"avx512f", __builtin_cpu_supports("avx512f")},     {"avx512bw", __builtin_cpu_supports("avx512bw")},
+      {"avx512vl", __builtin_cpu_supports("avx512vl")},   {"avx512bf16", __builtin_cpu_supports("avx512bf16")}};
+  for (const auto& [name, present] : features) {
+    if (present) found.emplace_back(name);
+  }
+  return found;
+}
+
+int cpu_simd_level(const std::vector<std::string>& simd) {
+  auto has = [&](const char* f) { return std::find(simd.begin(), simd.end(), f) != simd.end(); };
+  if (has("avx512f")) return 3;
+  if (has("avx2") && has("fma")) return 2;
+  if (has("avx")) return 1;
+  return 0;
+}
+
+double nominal_clock_ghz(const std::string& model) {
+  std::smatch match;
+  static const std::regex ghz(R"(@\s*([0-9.]+)\s*GHz)");
+  if (std::regex_search(model, match, ghz)) return std::atof(match[1].str().c_str());
+  return std::atof(cpuinfo_field("cpu MHz").c_str()) / 1000.0;
+}
+
+std::string parallel_mode(int mode) {
+  switch (mode) {
+    case 0: return "sequential";
+    case 1: return "pthreads";
+    case 2: return "OpenMP";
+    default: return "unknown";
+  }
+}
+
+const char* level_name(int level) {
+  static const char* const kNames[] = {"SSE", "AVX", "AVX2", "AVX-512"};
+  return level >= 0 && level < 4 ? kNames[level] : "unknown";
+}
+
+}  // namespace
+
+int corename_simd_level(const std::string& corename) {
+  std::string c = corename;
+  std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  for (const char* name : {"skylakex", "cooperlake", "sapphirerapids"}) {
+    if (c == name) return 3;
+  }
+  for (const char* name : {"haswell", "zen", "excavator"}) {
+    if (c == name) return 2;
+  }
+  for (const char* name : {"sandybridge", "bulldozer", "piledriver", "steamroller"}) {
+    if (c == name) return 1;
+  }
+  for (const char* name : {"nehalem", "core2", "penryn", "dunnington", "prescott", "katmai", "coppermine",
+                           "northwood", "opteron", "barcelona", "atom", "nano", "bobcat"}) {
+    if (c == name) return 0;
+  }
+  return -1;
+}
+
+CpuEnvironment probe_cpu_environment() {
+  CpuEnvironment env;
+  env.openblas_config = openblas_get_config();
+  env.openblas_corename = openblas_get_corename();
+  if (const char* coretype = std::getenv("OPENBLAS_CORETYPE")) env.openblas_coretype_env = coretype;
+  env.openblas_threads = openblas_get_num_threads();
+  env.openblas_parallel = parallel_mode(openblas_get_parallel());
+  env.has_sbgemm = ::dlsym(RTLD_DEFAULT, "cblas_sbgemm") != nullptr;
+  env.cpu_model = cpuinfo_field("model name");
+  env.logical_cpus = std::max(1u, std::thread::hardware_concurrency());
+  env.simd = simd_features();
+  env.nominal_ghz = nominal_clock_ghz(env.cpu_model);
+  const int level = cpu_simd_level(env.simd);
+  // Two FMA units per core: FP64 lanes x 2 (multiply + add) x 2 units.
+  static constexpr double kFp64FlopsPerCycle[] = {4, 8, 16, 32};
+  env.peak_gflops_fp64 = env.logical_cpus * env.nominal_ghz * kFp64FlopsPerCycle[level];
+  env.peak_gflops_fp32 = 2 * env.peak_gflops_fp64;
+  env.peak_assumption = std::string("logical CPUs x nominal clock x ") + level_name(level) +
+                        " FMA width x 2 FMA units (an upper bound: SMT siblings share units)";
+  env.memory_total = host_memory_total();
+  env.memory_available = host_memory_available();
+  const int kernel_level = corename_simd_level(env.openblas_corename);
+  if (kernel_level >= 0 && kernel_level < level) {
+    env.kernel_mismatch = "OpenBLAS runs " + env.openblas_corename + " kernels (" + level_name(kernel_level) +
+                          ") on a CPU with " + level_name(level);
+    if (!env.openblas_coretype_env.empty()) {
+      env.kernel_mismatch += ", because OPENBLAS_CORETYPE=" + env.openblas_coretype_env;
+    }
+  }
+  return env;
+}
+
+nlohmann::json to_json(const CpuEnvironment& env) {
+  return {{"openblas_config", env.openblas_config},
+          {"openblas_corename", env.openblas_corename},
+          {"openblas_coretype_env", env.openblas_coretype_env.empty() ? nlohmann::json() : nlohmann::json(env.openblas_coretype_env)},
+          {"openblas_threads", env.openblas_threads},
+          {"openblas_parallel", env.openblas_parallel},
+          {"has_sbgemm", env.has_sbgemm},
+          {"cpu_model", env.cpu_model},
+          {"logical_cpus", env.logical_cpus},
+          {"simd", env.simd},
+          {"nominal_ghz", env.nominal_ghz},
+          {"peak_gflops_fp64", env.peak_gflops_fp64},
+          {"peak_gflops_fp32", env.peak_gflops_fp32},
+          {"peak_assumption", env.peak_assumption},
+          {"memory_total", env.memory_total},
+          {"memory_available", env.memory_available},
+          {"kernel_mismatch", env.kernel_mismatch.empty() ? nlohmann::json() : nlohmann::json(env.kernel_mismatch)}};
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace blasscope::core {
+
+// What the CPU side of a run executes on: the BLAS library and the processor.
+struct CpuEnvironment {
+  std::string openblas_config;    // openblas_get_config(): version and build options
+  std::string openblas_corename;  // openblas_get_corename(): the kernel set in use
+  std::string openblas_coretype_env;  // OPENBLAS_CORETYPE, when set
+  int openblas_threads = 0;
+  std::string openblas_parallel;  // "sequential", "pthreads", "OpenMP"
+  bool has_sbgemm = false;
+  std::string cpu_model;
+  unsigned logical_cpus = 0;
+  std::vector<std::string> simd;  // sse4_2, avx, avx2, fma, avx512f, ...
+  double nominal_ghz = 0;
+  double peak_gflops_fp64 = 0;  // estimate: logical CPUs x clock x FLOPs/cycle of the widest FMA
+  double peak_gflops_fp32 = 0;
+  std::string peak_assumption;
+  std::uint64_t memory_total = 0;
+  std::uint64_t memory_available = 0;
+  // Set when the kernels OpenBLAS uses are older than what the CPU supports (for example
+  // Haswell kernels on an AVX-512 CPU, often because OPENBLAS_CORETYPE forces them).
+  std::string kernel_mismatch;
+};
+
+CpuEnvironment probe_cpu_environment();
+nlohmann::json to_json(const CpuEnvironment& env);
+
+// SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
+int corename_simd_level(const std::string& corename);
+
+}  // namespace blasscope::core

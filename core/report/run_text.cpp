@@ -1,0 +1,62 @@
+#include "report/run_text.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "report/inspect_text.h"
+#include "report/text_table.h"
+
+namespace blasscope::core {
+namespace {
+
+std::string fixed(double value, const char* format) {
+  char text[32];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string optional_int(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+}  // namespace
+
+std::string to_text(const RunResult& result) {
+  std::ostringstream out;
+  out << "workload: " << result.workload << '\n';
+  const auto& cpu = result.environment.value("cpu", nlohmann::json::object());
+  if (!cpu.empty()) {
+    out << "cpu: " << cpu.value("cpu_model", "?") << ", " << cpu.value("logical_cpus", 0) << " logical CPUs; OpenBLAS "
+        << cpu.value("openblas_corename", "?") << " kernels, " << cpu.value("openblas_threads", 0) << " threads ("
+        << cpu.value("openblas_parallel", "?") << ")\n";
+    if (cpu.contains("kernel_mismatch") && cpu["kernel_mismatch"].is_string()) {
+      out << "note: " << cpu["kernel_mismatch"].get<std::string>() << '\n';
+    }
+  }
+  if (!result.ops.empty()) {
+    std::vector<std::vector<std::string>> rows{
+        {"#", "OP", "DEVICE", "KERNEL", "DTYPE", "M", "N", "K", "STATUS", "TIME", "GFLOP/s", "GB/s", "INFO"}};
+    for (const auto& r : result.ops) {
+      rows.push_back({std::to_string(r.op), r.op_kind, r.device, r.kernel.empty() ? "-" : r.kernel,
+                      r.dtype.empty() ? "-" : r.dtype, optional_int(r.m), optional_int(r.n), optional_int(r.k),
+                      r.status, r.seconds ? fixed(*r.seconds * 1e3, "%.3f ms") : "-",
+                      r.gflops ? fixed(*r.gflops, "%.2f") : "-",
+                      r.gbytes_per_second ? fixed(*r.gbytes_per_second, "%.2f") : "-",
+                      r.info ? std::to_string(*r.info) : "-"});
+    }
+    append_table(out, rows);
+  }
+  out << "peak host memory: " << format_bytes(result.peak_host_bytes) << '\n';
+  if (result.findings.empty()) {
+    out << "findings: none\n";
+  } else {
+    out << "findings:\n";
+    for (const auto& f : result.findings) out << "  " << name(f.severity) << " [" << f.id << "] " << f.message << '\n';
+  }
+  if (result.crash) {
+    out << "crash: worker died with " << result.crash->signal;
+    if (result.crash->op) out << " in op " << *result.crash->op << " (" << result.crash->kernel << ")";
+    out << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tensor/dtype.h"
+
+namespace blasscope::core {
+
+// A tensor read from a .npy file, an .npz member or a safetensors tensor.
+struct FileTensorSource {
+  std::string path;  // absolute, resolved against the workload file's folder
+  std::string key;   // member / tensor name; empty for .npy or single-tensor files
+};
+
+enum class FillKind { Random, Uniform, Zeros, Ones, Range, Constant };
+
+// A tensor BLAScope makes: seeded values, injected NaN/Inf, chosen alignment and padding.
+struct SyntheticTensorSource {
+  std::vector<std::uint64_t> shape;
+  DType dtype = DType::Float64;
+  MemoryOrder order = MemoryOrder::C;
+  std::uint64_t seed = 0;
+  FillKind fill = FillKind::Random;
+  double constant = 0;
+  std::uint64_t nan = 0;
+  std::uint64_t inf = 0;
+  std::uint64_t misalign = 0;  // bytes from a 64-byte boundary
+  std::uint64_t ld = 0;        // 0: dense
+};
+
+struct TensorSpec {
+  std::string name;
+  std::variant<FileTensorSource, SyntheticTensorSource> source;
+};
+
+enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast };
+enum class Device { Cpu, Gpu };
+enum class DeviceChoice { Cpu, Gpu, Both };
+
+std::string_view name(OpKind kind);
+std::string_view name(Device device);
+
+struct OpSpec {
+  OpKind kind = OpKind::Gemm;
+  std::size_t index = 0;
+  std::string a, b, c;  // operands (b and c where the op takes them)
+  std::string out;      // name of the result tensor
+  bool trans_a = false, trans_b = false;
+  double alpha = 1, beta = 0;
+  std::optional<std::int64_t> lda, ldb, ldc;  // explicit overrides: may be illegal on purpose
+  bool promote = false;
+  DeviceChoice device = DeviceChoice::Cpu;
+  int repeat = 1;
+  char scale_type = 'G';  // dlascl: G, L, U, H
+  bool cfrom_norm = false;  // dlascl: cfrom is the max-abs norm of A, as gesdd/gelsd compute it
+  double cfrom = 1, cto = 1;
+  DType cast_to = DType::Float32;
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::optional<std::uint64_t> memory_limit;  // bytes of host memory for tensors and workspaces
+  std::vector<TensorSpec> tensors;
+  std::vector<OpSpec> ops;
+  std::string source_path;  // the workload file, empty when parsed from text
+};
+
+}  // namespace blasscope::core
