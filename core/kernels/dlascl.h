@@ -19,7 +19,8 @@ std::vector<T> lascl_multipliers(T cfrom, T cto);
 
 // BLAScope's ?LASCL: the same checks and INFO codes (reported through xerbla as LAPACK
 // does, routine "DLASCL"/"SLASCL"), the same multipliers applied in the same order to each
-// element, so results are bit-identical; one pass over memory, vectorized, on `threads`
+// element, so results are bit-identical (a NaN may differ in sign or payload, as between
+// LAPACK builds); one pass over memory, vectorized, on `threads`
 // threads for large matrices. Returns INFO.
 template <typename T>
 int blasscope_lascl(char type, T cfrom, T cto, std::int64_t m, std::int64_t n, T* a, std::int64_t lda,

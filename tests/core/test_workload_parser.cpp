@@ -1,0 +1,116 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "io/input_error.h"
+#include "workload/byte_size.h"
+#include "workload/workload_parser.h"
+
+using namespace blasscope::core;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_workload_text(text, "/base");
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+const char* kTensors = R"("tensors": {"a": {"shape": [4, 3], "dtype": "float64"}, "b": {"shape": [3, 2], "dtype": "float64"}})";
+
+std::string with_ops(const std::string& ops) { return std::string(R"({"name": "t", )") + kTensors + R"(, "ops": )" + ops + "}"; }
+
+}  // namespace
+
+TEST(WorkloadParser, ReadsEveryFieldOfTheSchema) {
+  const Workload w = parse_workload_text(R"({
+    "name": "demo", "description": "all fields", "memory_limit": "512MiB",
+    "tensors": {
+      "w": {"file": "weights.npz", "key": "layer0"},
+      "x": {"shape": [8, 4], "dtype": "float32", "order": "F", "seed": 7, "fill": {"constant": 2.5},
+            "nan": 2, "inf": 1, "misalign": 8, "ld": 10}
+    },
+    "ops": [
+      {"op": "gemm", "a": "x", "b": "x", "trans_a": true, "alpha": 0.1, "beta": 0, "lda": 10, "ldb": 10, "ldc": 4,
+       "promote": true, "device": "both", "repeat": 3, "out": "y"},
+      {"op": "dlascl", "a": "y", "type": "U", "cfrom": "norm", "cto": "Infinity"},
+      {"op": "dlascl", "a": "y", "cfrom": "NaN", "cto": 1e-300, "lda": -1, "out": "z"},
+      {"op": "svd", "a": "z"},
+      {"op": "lstsq", "a": "z", "b": "x"},
+      {"op": "cast", "a": "op3_svd", "dtype": "float16", "out": "s16"}
+    ]})",
+                                         "/data");
+  EXPECT_EQ(w.name, "demo");
+  EXPECT_EQ(*w.memory_limit, 512ull << 20);
+  ASSERT_EQ(w.tensors.size(), 2u);
+  const auto& file = std::get<FileTensorSource>(w.tensors[0].source);
+  EXPECT_EQ(file.path, "/data/weights.npz");
+  EXPECT_EQ(file.key, "layer0");
+  const auto& x = std::get<SyntheticTensorSource>(w.tensors[1].source);
+  EXPECT_EQ(x.order, MemoryOrder::Fortran);
+  EXPECT_EQ(x.fill, FillKind::Constant);
+  EXPECT_EQ(x.constant, 2.5);
+  EXPECT_EQ(x.nan, 2u);
+  EXPECT_EQ(x.ld, 10u);
+  ASSERT_EQ(w.ops.size(), 6u);
+  EXPECT_TRUE(w.ops[0].trans_a);
+  EXPECT_EQ(w.ops[0].alpha, 0.1);  // parsed exactly, as strtod rounds it
+  EXPECT_EQ(w.ops[0].device, DeviceChoice::Both);
+  EXPECT_EQ(*w.ops[0].ldc, 4);
+  EXPECT_TRUE(w.ops[1].cfrom_norm);
+  EXPECT_TRUE(std::isinf(w.ops[1].cto));
+  EXPECT_EQ(w.ops[1].out, "y");  // in place
+  EXPECT_TRUE(std::isnan(w.ops[2].cfrom));
+  EXPECT_EQ(*w.ops[2].lda, -1);  // illegal on purpose: allowed
+  EXPECT_EQ(w.ops[3].out, "op3_svd");
+  EXPECT_EQ(w.ops[5].cast_to, DType::Float16);
+}
+
+TEST(WorkloadParser, ErrorsNameTheField) {
+  const std::pair<std::string, const char*> cases[] = {
+      {R"({"name": "t", "tensors": {}, "ops": [], "extra": 1})", "workload: unknown key 'extra'"},
+      {R"({"tensors": {}, "ops": []})", "missing required key 'name'"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "q"}])"), "ops[0].b: unknown tensor 'q'"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "alpah": 1}])"), "ops[0]: unknown key 'alpah'"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "lda": 2.5}])"), "ops[0].lda: must be an integer"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "lda": 9999999999}])"), "32-bit BLAS integer"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "repeat": 0}])"), "ops[0].repeat: must be at least 1"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "device": "tpu"}])"), "ops[0].device"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "out": "a"}])"), "ops[0].out: 'a' already names a tensor"},
+      {with_ops(R"([{"op": "dlascl", "a": "a", "cto": 1}])"), "missing required key 'cfrom'"},
+      {with_ops(R"([{"op": "dlascl", "a": "a", "cfrom": "big", "cto": 1}])"), "ops[0].cfrom: must be a number"},
+      {with_ops(R"([{"op": "dlascl", "a": "a", "cfrom": 1, "cto": 1, "type": "B"}])"), "ops[0].type"},
+      {with_ops(R"([{"op": "fft", "a": "a"}])"), "ops[0].op: unknown op 'fft'"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float128"}}, "ops": []})", "unknown dtype 'float128'"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2, 3], "dtype": "float32", "ld": 2}}, "ops": []})",
+       "tensors.a.ld: 2 is smaller than the row length 3"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float32", "nan": 5}}, "ops": []})",
+       "tensors.a.nan: 5 is above the limit of 4"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "int32", "nan": 1}}, "ops": []})",
+       "only floating-point tensors"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [-2], "dtype": "float32"}}, "ops": []})", "must not be negative"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2], "dtype": "float32", "misalign": 64}}, "ops": []})",
+       "tensors.a.misalign"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2], "dtype": "float32", "fill": "gaussian"}}, "ops": []})",
+       "tensors.a.fill"},
+      {R"({"name": "t", "memory_limit": "lots", "tensors": {}, "ops": []})", "memory_limit"},
+      {R"({"name": "t", "name": "u", "tensors": {}, "ops": []})", "duplicate key 'name'"},
+      {R"({"name": "t", "tensors": {}, "ops": [})", "not valid JSON"},
+  };
+  for (const auto& [text, expected] : cases) {
+    EXPECT_NE(error_of(text).find(expected), std::string::npos) << "expected: " << expected << "\n got: " << error_of(text);
+  }
+}
+
+TEST(ByteSize, UnitsAndErrors) {
+  EXPECT_EQ(*parse_byte_size("4GiB"), 4ull << 30);
+  EXPECT_EQ(*parse_byte_size("512 MiB"), 512ull << 20);
+  EXPECT_EQ(*parse_byte_size("1.5GB"), 1500000000ull);
+  EXPECT_EQ(*parse_byte_size("100"), 100ull);
+  EXPECT_FALSE(parse_byte_size("4 GB please").has_value());
+  EXPECT_FALSE(parse_byte_size("-1MiB").has_value());
+  EXPECT_FALSE(parse_byte_size("1e30TiB").has_value());
+}
