@@ -107,8 +107,10 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state) {
   }
   const GemmCall call = plan_gemm(view_of(*a), op.trans_a, view_of(*b), op.trans_b, view_of(*out),
                                   {op.lda, op.ldb, op.ldc});
-  record.operands = {operand_record("a", *a, call.lda), operand_record("b", *b, call.ldb),
-                     operand_record("out", *out, call.ldc)};
+  record.operands = {operand_record("a", *a, call.lda), operand_record("b", *b, call.ldb)};
+  // BLAS does not read C when beta is 0, so only then are its old values no input.
+  if (op.beta != 0) record.operands.push_back(operand_record("c", *out, call.ldc));
+  record.operands.push_back(operand_record("out", *out, call.ldc, false));
   const std::size_t size = item_size(dtype);
   record.bytes_touched = (m * k + k * n) * size + m * n * item_size(out_dtype) * (op.beta != 0 ? 2 : 1);
   emit_kernel_started(state, record);
@@ -130,8 +132,8 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state) {
                          (kind(dtype) == DTypeKind::Complex ? 4.0 : 1.0);
     if (*record.seconds > 0) record.gflops = flops / *record.seconds / 1e9;
     const auto [nan, inf] = count_nonfinite(*out);
-    record.output_nan = nan;
-    record.output_inf = inf;
+    record.output_nan = record.operands.back().nan = nan;
+    record.output_inf = record.operands.back().inf = inf;
   }
   return record;
 }

@@ -23,8 +23,8 @@ std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& t) {
   return {stats.nan, stats.posinf + stats.neginf};
 }
 
-OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld) {
-  const auto [nan, inf] = count_nonfinite(tensor);
+OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld, bool scan) {
+  const auto [nan, inf] = scan ? count_nonfinite(tensor) : std::pair<std::uint64_t, std::uint64_t>{0, 0};
   return {role,
           tensor.name(),
           dtype_name(tensor.dtype()),

@@ -22,8 +22,9 @@ struct OpRejected : std::runtime_error {
 // NaN and +/-Inf among a tensor's logical values (padding is skipped).
 std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& tensor);
 
-// Describes an operand for the record; `ld` is what the kernel was given.
-OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld);
+// Describes an operand for the record; `ld` is what the kernel was given. Inputs are
+// scanned for NaN/Inf (`scan`); an output's counts are filled in after the kernel ran.
+OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld, bool scan = true);
 
 // The tensor an op reads; throws OpRejected when it is missing (an earlier op failed).
 HostTensor& input_tensor(RunState& state, const std::string& name);

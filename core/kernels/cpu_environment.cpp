@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
@@ -71,6 +72,25 @@ const char* level_name(int level) {
 
 }  // namespace
 
+double measure_clock_ghz() {
+#if defined(__x86_64__)
+  // dec + jnz fuse into one micro-op that retires once per cycle on every x86-64 core
+  // BLAScope targets, so iterations per second is the clock (turbo included).
+  constexpr std::uint64_t kIterations = 20'000'000;
+  double best = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::uint64_t n = kIterations;
+    const auto start = std::chrono::steady_clock::now();
+    asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    best = std::max(best, kIterations / seconds / 1e9);
+  }
+  return best;
+#else
+  return 0;
+#endif
+}
+
 int corename_simd_level(const std::string& corename) {
   std::string c = corename;
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -102,12 +122,14 @@ CpuEnvironment probe_cpu_environment() {
   env.logical_cpus = std::max(1u, std::thread::hardware_concurrency());
   env.simd = simd_features();
   env.nominal_ghz = nominal_clock_ghz(env.cpu_model);
+  env.measured_ghz = measure_clock_ghz();
+  const double clock = env.measured_ghz > 0 ? env.measured_ghz : env.nominal_ghz;
   const int level = cpu_simd_level(env.simd);
   // Two FMA units per core: FP64 lanes x 2 (multiply + add) x 2 units.
   static constexpr double kFp64FlopsPerCycle[] = {4, 8, 16, 32};
-  env.peak_gflops_fp64 = env.logical_cpus * env.nominal_ghz * kFp64FlopsPerCycle[level];
+  env.peak_gflops_fp64 = env.logical_cpus * clock * kFp64FlopsPerCycle[level];
   env.peak_gflops_fp32 = 2 * env.peak_gflops_fp64;
-  env.peak_assumption = std::string("logical CPUs x nominal clock x ") + level_name(level) +
+  env.peak_assumption = std::string("logical CPUs x measured clock x ") + level_name(level) +
                         " FMA width x 2 FMA units (an upper bound: SMT siblings share units)";
   env.memory_total = host_memory_total();
   env.memory_available = host_memory_available();
@@ -133,6 +155,7 @@ nlohmann::json to_json(const CpuEnvironment& env) {
           {"logical_cpus", env.logical_cpus},
           {"simd", env.simd},
           {"nominal_ghz", env.nominal_ghz},
+          {"measured_ghz", env.measured_ghz},
           {"peak_gflops_fp64", env.peak_gflops_fp64},
           {"peak_gflops_fp32", env.peak_gflops_fp32},
           {"peak_assumption", env.peak_assumption},

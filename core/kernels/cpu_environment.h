@@ -18,8 +18,9 @@ struct CpuEnvironment {
   std::string cpu_model;
   unsigned logical_cpus = 0;
   std::vector<std::string> simd;  // sse4_2, avx, avx2, fma, avx512f, ...
-  double nominal_ghz = 0;
-  double peak_gflops_fp64 = 0;  // estimate: logical CPUs x clock x FLOPs/cycle of the widest FMA
+  double nominal_ghz = 0;   // from the model name ("@ 2.30GHz")
+  double measured_ghz = 0;  // timed on a dependent instruction loop: the clock actually running
+  double peak_gflops_fp64 = 0;  // estimate: logical CPUs x measured clock x FLOPs/cycle of the widest FMA
   double peak_gflops_fp32 = 0;
   std::string peak_assumption;
   std::uint64_t memory_total = 0;
@@ -31,6 +32,9 @@ struct CpuEnvironment {
 
 CpuEnvironment probe_cpu_environment();
 nlohmann::json to_json(const CpuEnvironment& env);
+
+// Cycles per second of one core, timed on a loop of one-cycle iterations (about 20 ms).
+double measure_clock_ghz();
 
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
 int corename_simd_level(const std::string& corename);

@@ -1,0 +1,192 @@
+// The runner in-process: records, findings and events for each kind of op and failure.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "exec/run_result.h"
+#include "exec/runner.h"
+#include "exec/session_file.h"
+#include "exec/trace_writer.h"
+#include "io/input_error.h"
+#include "test_files.h"
+#include "workload/workload_parser.h"
+
+using namespace blasscope::core;
+
+namespace {
+
+RunResult run(const std::string& text, RunOptions options = {}) {
+  RunCollector collector;
+  run_workload(parse_workload_text(text, "/"), options, collector);
+  return collector.finish();
+}
+
+bool has_finding(const RunResult& r, const std::string& id, std::optional<std::size_t> op = std::nullopt) {
+  for (const auto& f : r.findings) {
+    if (f.id == id && (!op || f.op == op)) return true;
+  }
+  return false;
+}
+
+std::size_t count_events(const RunResult& r, const std::string& type) {
+  std::size_t n = 0;
+  for (const auto& e : r.events) n += e.value("event", "") == type;
+  return n;
+}
+
+}  // namespace
+
+TEST(Runner, GemmRecordHasShapeTimingAlignmentAndThroughput) {
+  const RunResult r = run(R"({"name": "g", "tensors": {
+      "a": {"shape": [64, 48], "dtype": "float64", "misalign": 8},
+      "b": {"shape": [48, 32], "dtype": "float64", "order": "F"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "b", "repeat": 3}]})");
+  ASSERT_TRUE(r.completed);
+  ASSERT_EQ(r.ops.size(), 1u);
+  const KernelRecord& g = r.ops[0];
+  EXPECT_EQ(g.status, "ok");
+  EXPECT_EQ(g.kernel, "cblas_dgemm");
+  EXPECT_EQ(*g.m, 64);
+  EXPECT_EQ(*g.n, 32);
+  EXPECT_EQ(*g.k, 48);
+  EXPECT_EQ(g.seconds_each.size(), 3u);
+  EXPECT_GT(*g.gflops, 0);
+  EXPECT_EQ(g.operands[0].alignment, 8u);
+  EXPECT_EQ(g.operands[1].order, "F");
+  EXPECT_EQ(g.bytes_touched, (64u * 48 + 48 * 32 + 64 * 32) * 8);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_FALSE(r.has_errors());
+  EXPECT_EQ(count_events(r, "kernel_started"), 1u);
+  EXPECT_GE(count_events(r, "tensor_allocated"), 3u);
+  EXPECT_EQ(count_events(r, "tensor_allocated"), count_events(r, "tensor_freed"));
+  EXPECT_TRUE(r.environment["cpu"].contains("openblas_corename"));
+}
+
+TEST(Runner, RejectedOpsBecomeFindings) {
+  const RunResult r = run(R"({"name": "bad", "tensors": {
+      "a": {"shape": [4, 3], "dtype": "float64"}, "f": {"shape": [3, 2], "dtype": "float32"},
+      "h": {"shape": [3, 3], "dtype": "float16"}, "i": {"shape": [3, 3], "dtype": "int32"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a"},
+            {"op": "gemm", "a": "a", "b": "f"},
+            {"op": "gemm", "a": "h", "b": "h"},
+            {"op": "gemm", "a": "i", "b": "i"},
+            {"op": "gemm", "a": "a", "b": "f", "promote": true},
+            {"op": "gemm", "a": "h", "b": "h", "promote": true, "out": "hh"}]})");
+  ASSERT_EQ(r.ops.size(), 6u);
+  EXPECT_TRUE(has_finding(r, "shape-mismatch", 0));
+  EXPECT_TRUE(has_finding(r, "dtype-mismatch", 1));
+  EXPECT_TRUE(has_finding(r, "unsupported-dtype", 2));
+  EXPECT_TRUE(has_finding(r, "unsupported-dtype", 3));
+  EXPECT_EQ(r.ops[4].status, "ok");
+  EXPECT_EQ(r.ops[4].dtype, "float64");
+  EXPECT_EQ(r.ops[4].casts, std::vector<std::string>{"b: float32 -> float64"});
+  EXPECT_EQ(r.ops[5].dtype, "float32");
+  EXPECT_EQ(r.ops[5].casts.size(), 2u);
+  EXPECT_TRUE(r.has_errors());
+}
+
+TEST(Runner, IllegalLeadingDimensionIsCapturedWithItsMeaning) {
+  const RunResult r = run(R"({"name": "ld", "tensors": {
+      "a": {"shape": [4, 6], "dtype": "float64"}, "b": {"shape": [6, 5], "dtype": "float64"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "b", "lda": 3}]})");
+  ASSERT_EQ(r.ops[0].xerbla.size(), 1u);
+  EXPECT_EQ(r.ops[0].xerbla[0].routine, "DGEMM");
+  EXPECT_EQ(r.ops[0].xerbla[0].parameter, 10);  // row-major: the user's lda is the swapped call's LDB
+  EXPECT_NE(r.ops[0].xerbla[0].meaning.find("(lda)"), std::string::npos);
+  EXPECT_EQ(r.ops[0].status, "failed");
+  EXPECT_TRUE(has_finding(r, "illegal-argument", 0));
+  EXPECT_EQ(count_events(r, "xerbla"), 1u);
+}
+
+TEST(Runner, NaNReachesLapackAsItDoesInNumPy) {
+  const RunResult r = run(R"({"name": "svd", "tensors": {"x": {"shape": [10, 5], "dtype": "float64", "nan": 1}},
+    "ops": [{"op": "svd", "a": "x"}, {"op": "dlascl", "a": "x", "cfrom": "norm", "cto": 1},
+            {"op": "lstsq", "a": "x", "b": "x"}]})");
+  ASSERT_EQ(r.ops.size(), 3u);
+  // gesdd refuses a NaN norm with INFO=-4 (or, in LAPACK builds without that check, DLASCL's xerbla).
+  EXPECT_TRUE(r.ops[0].info.value_or(0) < 0 || !r.ops[0].xerbla.empty());
+  EXPECT_EQ(r.ops[1].info, -4);
+  ASSERT_EQ(r.ops[1].xerbla.size(), 1u);
+  EXPECT_EQ(r.ops[1].xerbla[0].routine, "DLASCL");
+  EXPECT_EQ(r.ops[1].xerbla[0].parameter, 4);
+  EXPECT_TRUE(has_finding(r, "non-finite-input", 0));
+  EXPECT_TRUE(has_finding(r, "illegal-argument", 1));
+}
+
+// The values themselves are compared with NumPy's in the end-to-end suite.
+TEST(Runner, LapackDriversRunInBothPrecisions) {
+  const std::string text = R"({"name": "la", "tensors": {
+      "a": {"shape": [3, 2], "dtype": "float64", "fill": "zeros"},
+      "b": {"shape": [3], "dtype": "float64", "fill": "zeros"}},
+    "ops": [{"op": "svd", "a": "a"}]})";
+  const RunResult zeros = run(text);
+  EXPECT_EQ(zeros.ops[0].status, "ok");
+  EXPECT_EQ(zeros.ops[0].info, 0);
+  const RunResult r = run(R"({"name": "la", "tensors": {"a": {"shape": [40, 30], "dtype": "float32", "seed": 3},
+      "b": {"shape": [40, 2], "dtype": "float32", "seed": 4}},
+    "ops": [{"op": "svd", "a": "a"}, {"op": "lstsq", "a": "a", "b": "b", "out": "x"}]})");
+  EXPECT_EQ(r.ops[0].kernel, "sgesdd");
+  EXPECT_EQ(r.ops[1].kernel, "sgelsd");
+  EXPECT_EQ(r.ops[1].info, 0);
+  EXPECT_EQ(r.ops[1].status, "ok");
+}
+
+TEST(Runner, OutOfMemoryIsReportedNotFatal) {
+  const RunResult r = run(R"({"name": "oom", "memory_limit": "1MiB", "tensors": {
+      "big": {"shape": [1000, 1000], "dtype": "float64"}, "s": {"shape": [100, 100], "dtype": "float64"}},
+    "ops": [{"op": "gemm", "a": "big", "b": "big"}, {"op": "gemm", "a": "s", "b": "s"},
+            {"op": "svd", "a": "s"}]})");
+  EXPECT_TRUE(r.completed);
+  EXPECT_TRUE(has_finding(r, "out-of-memory"));
+  EXPECT_EQ(r.ops[0].status, "skipped");
+  EXPECT_EQ(r.ops[1].status, "ok");
+  EXPECT_EQ(count_events(r, "out_of_memory"), 1u);
+  EXPECT_LE(r.peak_host_bytes, 1u << 20);
+}
+
+TEST(Runner, OverflowAndCastFindings) {
+  const RunResult r = run(R"({"name": "ov", "tensors": {
+      "a": {"shape": [8, 8], "dtype": "float32", "fill": {"constant": 1e20}},
+      "w": {"shape": [4], "dtype": "float32", "fill": {"constant": 70000}}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a"}, {"op": "cast", "a": "w", "dtype": "float16", "out": "w16"}]})");
+  EXPECT_TRUE(has_finding(r, "non-finite-output", 0));
+  EXPECT_EQ(r.ops[0].output_inf, 64u);
+  EXPECT_EQ(r.ops[1].cast_overflow, 4u);
+  EXPECT_TRUE(has_finding(r, "cast-overflow", 1));
+}
+
+TEST(Runner, GpuRequestsAreSkippedWithTheReason) {
+  RunOptions options;
+  options.device = DeviceChoice::Both;
+  const RunResult r = run(R"({"name": "g", "tensors": {"a": {"shape": [4, 4], "dtype": "float32"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a"}]})",
+                          options);
+  ASSERT_EQ(r.ops.size(), 2u);
+  EXPECT_EQ(r.ops[0].device, "cpu");
+  EXPECT_EQ(r.ops[1].device, "gpu");
+  EXPECT_EQ(r.ops[1].status, "skipped");
+  EXPECT_TRUE(has_finding(r, "no-gpu"));
+  EXPECT_FALSE(r.has_errors());
+}
+
+TEST(Runner, SessionRoundTripAndTrace) {
+  const RunResult r = run(R"({"name": "s", "tensors": {"a": {"shape": [16, 16], "dtype": "float64", "nan": 1}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a"}, {"op": "gemm", "a": "a", "b": "a", "ldb": 2}]})");
+  blasscope::test::TempDir dir;
+  write_session(dir.file("s.json"), "/w.json", r);
+  const RunResult back = read_session(dir.file("s.json"));
+  EXPECT_EQ(back.workload, "s");
+  ASSERT_EQ(back.ops.size(), r.ops.size());
+  EXPECT_EQ(back.findings.size(), r.findings.size());
+  EXPECT_EQ(to_json(back), to_json(r));
+  const auto trace = chrome_trace(r);
+  std::size_t complete = 0, counters = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    complete += e["ph"] == "X";
+    counters += e["ph"] == "C";
+  }
+  EXPECT_EQ(complete, 2u);
+  EXPECT_GT(counters, 0u);
+  blasscope::test::write_file(dir.file("bad.json"), R"({"format": "blasscope-session", "version": 99, "events": []})");
+  EXPECT_THROW(read_session(dir.file("bad.json")), InputError);
+}

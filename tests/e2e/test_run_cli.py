@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `blasscope-cli run`: outputs against NumPy, failures reported, the
+worker isolated from the CLI.
+
+usage: test_run_cli.py CLI
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+CLI = None
+WORK = None
+
+
+def run_cli(*args, timeout=120):
+    proc = subprocess.run([CLI, *args], capture_output=True, timeout=timeout)
+    proc.out = proc.stdout.decode("utf-8")
+    proc.err = proc.stderr.decode("utf-8")
+    return proc
+
+
+def write_workload(name, document):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        json.dump(document, f)
+    return path
+
+
+def run_json(workload, *extra):
+    proc = run_cli("run", workload, "--json", *extra)
+    return proc, (json.loads(proc.out) if proc.out.strip() else None)
+
+
+def finding_ids(report):
+    return {f["id"] for f in report["findings"]}
+
+
+def setUpModule():
+    global WORK
+    WORK = tempfile.mkdtemp(prefix="blasscope-run-")
+    rng = np.random.default_rng(7)
+    np.save(os.path.join(WORK, "a32.npy"), rng.standard_normal((37, 23)).astype(np.float32))
+    np.save(os.path.join(WORK, "b32_f.npy"), np.asfortranarray(rng.standard_normal((23, 19)).astype(np.float32)))
+    np.save(os.path.join(WORK, "a64_be.npy"), rng.standard_normal((31, 17)).astype(">f8"))
+    np.save(os.path.join(WORK, "b64.npy"), rng.standard_normal((31, 12)))
+    np.save(os.path.join(WORK, "b23.npy"), rng.standard_normal((23, 8)))
+    np.savez_compressed(os.path.join(WORK, "complex.npz"),
+                        x=(rng.standard_normal((9, 6)) + 1j * rng.standard_normal((9, 6))).astype(np.complex64),
+                        y=(rng.standard_normal((6, 5)) + 1j * rng.standard_normal((6, 5))).astype(np.complex64))
+    m = rng.standard_normal((10, 5))
+    m[3, 2] = np.nan
+    np.save(os.path.join(WORK, "nan_matrix.npy"), m)
+    np.save(os.path.join(WORK, "lsq_a.npy"), rng.standard_normal((20, 6)))
+    np.save(os.path.join(WORK, "lsq_b.npy"), rng.standard_normal(20))
+
+
+def tearDownModule():
+    shutil.rmtree(WORK, ignore_errors=True)
+
+
+class OutputsMatchNumPy(unittest.TestCase):
+    def test_saved_outputs_equal_numpy(self):
+        workload = write_workload("gemm.json", {
+            "name": "gemm vs numpy",
+            "tensors": {"a32": {"file": "a32.npy"}, "b32": {"file": "b32_f.npy"}, "a64": {"file": "a64_be.npy"},
+                        "b64": {"file": "b64.npy"}, "x": {"file": "complex.npz", "key": "x"},
+                        "y": {"file": "complex.npz", "key": "y"}, "lsq_a": {"file": "lsq_a.npy"},
+                        "lsq_b": {"file": "lsq_b.npy"}, "b23": {"file": "b23.npy"}},
+            "ops": [{"op": "gemm", "a": "a32", "b": "b32", "out": "c32"},
+                    {"op": "gemm", "a": "a64", "b": "b64", "trans_a": True, "out": "c64", "alpha": 2.0},
+                    {"op": "gemm", "a": "x", "b": "y", "out": "cxy"},
+                    {"op": "gemm", "a": "a32", "b": "b23", "promote": True, "out": "mixed"},
+                    {"op": "svd", "a": "a64", "out": "s"},
+                    {"op": "lstsq", "a": "lsq_a", "b": "lsq_b", "out": "x_ls"},
+                    {"op": "cast", "a": "a64", "dtype": "float16", "out": "a16"}]})
+        outdir = os.path.join(WORK, "outputs")
+        proc, report = run_json(workload, "--save-outputs", outdir)
+        self.assertEqual(proc.returncode, 0, proc.err + proc.out)
+        self.assertEqual([op["status"] for op in report["ops"]], ["ok"] * 7)
+        load = lambda name: np.load(os.path.join(WORK, name))  # noqa: E731
+        out = lambda name: np.load(os.path.join(outdir, name + ".npy"))  # noqa: E731
+        np.testing.assert_allclose(out("c32"), load("a32.npy") @ load("b32_f.npy"), rtol=1e-5, atol=1e-5)
+        self.assertEqual(out("c32").dtype, np.float32)
+        np.testing.assert_allclose(out("c64"), 2.0 * load("a64_be.npy").T @ load("b64.npy"), rtol=1e-12, atol=1e-12)
+        z = np.load(os.path.join(WORK, "complex.npz"))
+        np.testing.assert_allclose(out("cxy"), z["x"] @ z["y"], rtol=1e-5, atol=1e-5)
+        self.assertEqual(out("cxy").dtype, np.complex64)
+        # float32 @ float64 with "promote": NumPy's promotion, computed in float64.
+        self.assertEqual(out("mixed").dtype, np.float64)
+        np.testing.assert_allclose(out("mixed"), load("a32.npy") @ load("b23.npy"), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(out("s"), np.linalg.svd(load("a64_be.npy"), compute_uv=False), rtol=1e-12)
+        expected_x = np.linalg.lstsq(load("lsq_a.npy"), load("lsq_b.npy"), rcond=None)[0]
+        np.testing.assert_allclose(out("x_ls"), expected_x, rtol=1e-10, atol=1e-12)
+        np.testing.assert_array_equal(out("a16"), load("a64_be.npy").astype(np.float16))
+
+    def test_report_fields(self):
+        workload = write_workload("fields.json", {
+            "name": "fields", "tensors": {"a": {"shape": [128, 64], "dtype": "float64"},
+                                          "b": {"shape": [64, 32], "dtype": "float64", "order": "F"}},
+            "ops": [{"op": "gemm", "a": "a", "b": "b", "repeat": 2}]})
+        proc, report = run_json(workload)
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(report["workload"], "fields")
+        op = report["ops"][0]
+        for key in ("index", "op", "device", "kernel", "dtype", "m", "n", "k", "status", "seconds", "gflops", "info",
+                    "error"):
+            self.assertIn(key, op)
+        self.assertEqual((op["m"], op["n"], op["k"]), (128, 32, 64))
+        self.assertEqual(op["kernel"], "cblas_dgemm")
+        self.assertGreater(op["gflops"], 0)
+        self.assertIsNone(report["crash"])
+        env = report["environment"]["cpu"]
+        for key in ("openblas_corename", "openblas_config", "openblas_threads", "openblas_parallel", "cpu_model",
+                    "simd", "peak_gflops_fp64", "memory_total", "memory_available"):
+            self.assertIn(key, env)
+
+
+class FailuresAreReported(unittest.TestCase):
+    def test_nan_into_svd_gives_the_info_event(self):
+        workload = write_workload("svd_nan.json", {
+            "name": "svd nan", "tensors": {"m": {"file": "nan_matrix.npy"}},
+            "ops": [{"op": "svd", "a": "m"}, {"op": "dlascl", "a": "m", "cfrom": "norm", "cto": 1.0}]})
+        session = os.path.join(WORK, "svd_nan.session.json")
+        proc, report = run_json(workload, "--session", session)
+        self.assertEqual(proc.returncode, 1)
+        svd, lascl = report["ops"]
+        self.assertTrue(svd["info"] < 0 or svd["record"]["xerbla"], svd)
+        self.assertEqual(lascl["info"], -4)
+        self.assertEqual(lascl["record"]["xerbla"][0]["routine"], "DLASCL")
+        self.assertEqual(lascl["record"]["xerbla"][0]["parameter"], 4)
+        self.assertIn("non-finite-input", finding_ids(report))
+        self.assertIn("illegal-argument", finding_ids(report))
+        with open(session) as f:
+            saved = json.load(f)
+        self.assertEqual(saved["format"], "blasscope-session")
+        self.assertEqual(saved["version"], 1)
+        self.assertTrue(any(e["event"] == "xerbla" and e["routine"] == "DLASCL" for e in saved["events"]))
+
+    def test_leading_dimension_past_the_buffer_crashes_only_the_worker(self):
+        workload = write_workload("crash.json", {
+            "name": "crash", "tensors": {"a": {"shape": [64, 64], "dtype": "float64"}},
+            "ops": [{"op": "gemm", "a": "a", "b": "a", "out": "first"},
+                    {"op": "gemm", "a": "a", "b": "a", "lda": 1000000},
+                    {"op": "gemm", "a": "a", "b": "a", "out": "never"}]})
+        trace = os.path.join(WORK, "crash.trace.json")
+        proc, report = run_json(workload, "--trace", trace)
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(report["crash"]["signal"], "SIGSEGV")
+        self.assertEqual(report["crash"]["op"], 1)
+        self.assertEqual(report["ops"][0]["status"], "ok")  # events before the crash are kept
+        self.assertEqual(report["ops"][1]["status"], "crashed")
+        self.assertEqual(len(report["ops"]), 2)
+        self.assertIn("worker-crashed", finding_ids(report))
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        self.assertTrue(any(e["ph"] == "i" and "SIGSEGV" in e["name"] for e in events))
+        human = run_cli("run", workload)
+        self.assertEqual(human.returncode, 1)
+        self.assertIn("crash: worker died with SIGSEGV in op 1", human.out)
+
+    def test_memory_limit_gives_out_of_memory_without_a_kill(self):
+        workload = write_workload("oom.json", {
+            "name": "oom", "memory_limit": "16MiB",
+            "tensors": {"big": {"shape": [2048, 2048], "dtype": "float64"},
+                        "small": {"shape": [256, 256], "dtype": "float64"}},
+            "ops": [{"op": "gemm", "a": "small", "b": "small", "out": "ok"},
+                    {"op": "gemm", "a": "big", "b": "big"},
+                    {"op": "gemm", "a": "small", "b": "small", "out": "grows"}]})
+        proc, report = run_json(workload)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIsNone(report["crash"])
+        self.assertIn("out-of-memory", finding_ids(report))
+        self.assertEqual([op["status"] for op in report["ops"]], ["ok", "skipped", "ok"])
+        self.assertLessEqual(report["peak_host_bytes"], 16 << 20)
+
+    def test_gpu_requests_are_skipped_with_a_reason(self):
+        workload = write_workload("gpu.json", {"name": "gpu", "tensors": {"a": {"shape": [8, 8], "dtype": "float32"}},
+                                               "ops": [{"op": "gemm", "a": "a", "b": "a"}]})
+        proc, report = run_json(workload, "--device", "both")
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual([(op["device"], op["status"]) for op in report["ops"]], [("cpu", "ok"), ("gpu", "skipped")])
+        self.assertIn("no-gpu", finding_ids(report))
+
+    def test_in_process_gives_the_same_statuses(self):
+        workload = write_workload("same.json", {
+            "name": "same", "tensors": {"a": {"shape": [8, 6], "dtype": "float64", "nan": 2},
+                                        "h": {"shape": [4, 4], "dtype": "float16"}},
+            "ops": [{"op": "gemm", "a": "a", "b": "a", "trans_b": True}, {"op": "gemm", "a": "h", "b": "h"},
+                    {"op": "gemm", "a": "a", "b": "a", "ldb": 1}]})
+        _, isolated = run_json(workload)
+        _, in_process = run_json(workload, "--in-process")
+        strip = lambda r: [(o["status"], o["kernel"], o["info"]) for o in r["ops"]]  # noqa: E731
+        self.assertEqual(strip(isolated), strip(in_process))
+        self.assertEqual(finding_ids(isolated), finding_ids(in_process))
+
+
+class Rejections(unittest.TestCase):
+    def test_bad_workloads_exit_3_naming_the_field(self):
+        cases = [
+            ({"name": "x", "tensors": {}, "ops": [{"op": "gemm", "a": "p", "b": "q"}]}, "ops[0].a: unknown tensor 'p'"),
+            ({"name": "x", "tensors": {"a": {"file": "missing.npy"}}, "ops": []}, "missing.npy"),
+            ({"name": "x", "tensors": {"a": {"file": "complex.npz", "key": "zz"}}, "ops": []}, "has no tensor 'zz'"),
+            ({"name": "x", "tensors": {"a": {"file": "complex.npz"}}, "ops": []}, "name one with \"key\""),
+            ({"name": "x", "tensors": {}, "ops": [], "color": "red"}, "unknown key 'color'"),
+        ]
+        for document, expected in cases:
+            with self.subTest(expected=expected):
+                workload = write_workload("bad.json", document)
+                proc = run_cli("run", workload)
+                self.assertEqual(proc.returncode, 3, proc.err)
+                self.assertTrue(proc.err.startswith(f"error: {workload}: "), proc.err)
+                self.assertIn(expected, proc.err)
+                proc, report = run_json(workload)
+                self.assertEqual(proc.returncode, 3)
+                self.assertIn(expected, report["error"]["message"])
+
+    def test_usage_errors_exit_2(self):
+        for args in (("run",), ("run", "w.json", "--device", "tpu"), ("run", "w.json", "--trace"),
+                     ("run", "a.json", "b.json"), ("run", "--frobnicate", "w.json")):
+            with self.subTest(args=args):
+                self.assertEqual(run_cli(*args).returncode, 2)
+
+
+if __name__ == "__main__":
+    CLI = sys.argv[1]
+    unittest.main(argv=sys.argv[:1], verbosity=2)
