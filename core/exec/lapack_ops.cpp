@@ -93,6 +93,24 @@ std::string lapack_name(DType dtype, const char* driver) {
   return name;
 }
 
+void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& capture, int info,
+                   const char* argument_names[], int argument_count) {
+  record.info = info;
+  record_argument_errors(state, record, capture.calls(), [](int p) { return "parameter " + std::to_string(p); });
+  if (info < 0 && record.xerbla.empty()) {
+    record.status = "failed";
+    record.error_kind = "illegal-argument";
+    const int p = -info;
+    record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": argument " + std::to_string(p) +
+                   (p <= argument_count ? " (" + std::string(argument_names[p - 1]) + ")" : std::string()) +
+                   " had an illegal value";
+  } else if (info > 0) {
+    record.status = "failed";
+    record.error_kind = "lapack-failed";
+    record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": the SVD did not converge";
+  }
+}
+
 }  // namespace
 
 KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
