@@ -1,4 +1,5 @@
 // blasscope-cli: the headless front end (scripts, CI, GPU servers without a display).
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -10,6 +11,8 @@
 
 int main(int argc, char** argv) {
   using namespace blasscope::app;
+  // Output piped into a closed reader (| head) must not kill the CLI.
+  std::signal(SIGPIPE, SIG_IGN);
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kCliUsage;

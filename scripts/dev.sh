@@ -73,6 +73,10 @@ run_demo() {
       echo "== blasscope-cli inspect $f"
       "$BUILD/bin/blasscope-cli" inspect "$f" || true
     done
+    for f in "$ROOT"/resources/workloads/*.json; do
+      echo "== blasscope-cli run $f"
+      "$BUILD/bin/blasscope-cli" run "$f" || true
+    done
     return
   fi
   if ! has_display; then

@@ -18,7 +18,6 @@ constexpr std::uint64_t kParallelBytes = 32 << 20;  // smaller tensors use one t
 constexpr std::uint64_t kSwapBytes = 64 << 10;      // byte-swap buffer, stays in L2
 constexpr std::uint64_t kInflateBytes = 4 << 20;    // inflate buffer for deflated members
 
-
 TensorStats scan_range(DType dtype, ByteOrder order, const std::byte* data, std::uint64_t count,
                        std::uint64_t first_index) {
   const std::size_t size = item_size(dtype);

@@ -5,8 +5,12 @@
 namespace blasscope::core {
 namespace {
 
-bool is_float(DType d) { return kind(d) == DTypeKind::Float; }
-bool is_integer(DType d) { return kind(d) == DTypeKind::SignedInt || kind(d) == DTypeKind::UnsignedInt; }
+bool is_float(DType d) {
+  return kind(d) == DTypeKind::Float;
+}
+bool is_integer(DType d) {
+  return kind(d) == DTypeKind::SignedInt || kind(d) == DTypeKind::UnsignedInt;
+}
 
 DType float_of_size(std::size_t bytes) {
   return bytes >= 8 ? DType::Float64 : bytes == 4 ? DType::Float32 : DType::Float16;

@@ -16,8 +16,8 @@ MatrixView view_of(const HostTensor& t) {
 
 void require_matrix(const HostTensor& t, const char* role) {
   if (!t.is_matrix()) {
-    throw OpRejected("shape-mismatch", std::string("gemm needs 2-D operands; ") + role + " '" + t.name() + "' has shape " +
-                                           format_shape(t.shape()));
+    throw OpRejected("shape-mismatch", std::string("gemm needs 2-D operands; ") + role + " '" + t.name() +
+                                           "' has shape " + format_shape(t.shape()));
   }
 }
 
@@ -26,8 +26,7 @@ std::string shape_with_op(const HostTensor& t, bool transposed) {
 }
 
 // The dtype the kernel computes in, after NumPy promotion when the op allows it.
-DType choose_dtype(const OpSpec& op, const HostTensor& a, const HostTensor& b, const HostTensor* c,
-                   bool has_sbgemm) {
+DType choose_dtype(const OpSpec& op, const HostTensor& a, const HostTensor& b, const HostTensor* c, bool has_sbgemm) {
   DType promoted = promote_types(a.dtype(), b.dtype());
   if (c) promoted = promote_types(promoted, c->dtype());
   const bool mixed = a.dtype() != b.dtype() || (c && c->dtype() != a.dtype());
@@ -105,8 +104,8 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state) {
     out = &state.create(op.out, out_dtype, shape, c ? c->order() : MemoryOrder::C);
     if (c) copy_converted(*c, *out);
   }
-  const GemmCall call = plan_gemm(view_of(*a), op.trans_a, view_of(*b), op.trans_b, view_of(*out),
-                                  {op.lda, op.ldb, op.ldc});
+  const GemmCall call =
+      plan_gemm(view_of(*a), op.trans_a, view_of(*b), op.trans_b, view_of(*out), {op.lda, op.ldb, op.ldc});
   record.operands = {operand_record("a", *a, call.lda), operand_record("b", *b, call.ldb)};
   // BLAS does not read C when beta is 0, so only then are its old values no input.
   if (op.beta != 0) record.operands.push_back(operand_record("c", *out, call.ldc));

@@ -14,9 +14,9 @@ struct OperandRecord {
   std::string tensor;  // workload tensor name
   std::string dtype;
   std::vector<std::uint64_t> shape;
-  std::string order;             // "C" or "F"
-  std::int64_t ld = 0;           // leading dimension passed to the kernel (0: not a matrix argument)
-  std::uint64_t alignment = 0;   // largest power of two dividing the pointer (capped at 4096)
+  std::string order;               // "C" or "F"
+  std::int64_t ld = 0;             // leading dimension passed to the kernel (0: not a matrix argument)
+  std::uint64_t alignment = 0;     // largest power of two dividing the pointer (capped at 4096)
   std::uint64_t nan = 0, inf = 0;  // NaN and +/-Inf among its values when the kernel ran
 };
 
@@ -31,8 +31,8 @@ struct KernelRecord {
   std::size_t op = 0;
   std::string op_kind;  // gemm, dlascl, svd, lstsq, cast
   std::string device = "cpu";
-  std::string kernel;   // cblas_dgemm, blasscope_dlascl, dgesdd, ...
-  std::string dtype;    // the dtype the kernel computed in
+  std::string kernel;  // cblas_dgemm, blasscope_dlascl, dgesdd, ...
+  std::string dtype;   // the dtype the kernel computed in
   std::optional<std::int64_t> m, n, k;
   std::vector<OperandRecord> operands;
   std::vector<std::string> casts;  // promotions made before the call ("a: float16 -> float32")

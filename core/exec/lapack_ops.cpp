@@ -24,8 +24,8 @@ void require_real_matrix(const HostTensor& t, const char* op) {
 // A dense column-major working copy (LAPACK overwrites its input), `rows` x `cols`.
 HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& src,
                               std::uint64_t rows, const std::string& name) {
-  HostTensor& work = state.create(temporaries.add(name), src.dtype(), {rows, src.is_matrix() ? src.cols() : 1},
-                                  MemoryOrder::Fortran);
+  HostTensor& work =
+      state.create(temporaries.add(name), src.dtype(), {rows, src.is_matrix() ? src.cols() : 1}, MemoryOrder::Fortran);
   const std::size_t size = item_size(src.dtype());
   for (std::uint64_t i = 0; i < src.rows(); ++i) {
     for (std::uint64_t j = 0; j < (src.is_matrix() ? src.cols() : 1); ++j) {
@@ -72,8 +72,8 @@ int run_gesdd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& 
 }
 
 template <typename T>
-int run_gelsd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& b,
-              std::int64_t nrhs, HostTensor& s, int& rank) {
+int run_gelsd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& b, std::int64_t nrhs, HostTensor& s,
+              int& rank) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   const auto sizes = gelsd_workspace<T>(m, n, nrhs);
   Workspace workspace(state);
@@ -132,7 +132,8 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   XerblaCapture capture;
   const int info = a.dtype() == DType::Float64 ? run_gesdd<double>(state, record, work, s)
                                                : run_gesdd<float>(state, record, work, s);
-  static const char* kNames[] = {"JOBZ", "M", "N", "A", "LDA", "S", "U", "LDU", "VT", "LDVT", "WORK", "LWORK", "IWORK", "INFO"};
+  static const char* kNames[] = {"JOBZ", "M",  "N",    "A",    "LDA",   "S",     "U",
+                                 "LDU",  "VT", "LDVT", "WORK", "LWORK", "IWORK", "INFO"};
   finish_lapack(state, record, capture, info, kNames, 14);
   if (info == 0) {
     const auto [nan, inf] = count_nonfinite(s);
@@ -174,7 +175,8 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
   int rank = 0;
   const int info = a.dtype() == DType::Float64 ? run_gelsd<double>(state, record, work_a, work_b, nrhs, s, rank)
                                                : run_gelsd<float>(state, record, work_a, work_b, nrhs, s, rank);
-  static const char* kNames[] = {"M", "N", "NRHS", "A", "LDA", "B", "LDB", "S", "RCOND", "RANK", "WORK", "LWORK", "IWORK", "INFO"};
+  static const char* kNames[] = {"M", "N",     "NRHS", "A",    "LDA",   "B",     "LDB",
+                                 "S", "RCOND", "RANK", "WORK", "LWORK", "IWORK", "INFO"};
   finish_lapack(state, record, capture, info, kNames, 14);
   if (info == 0) {
     // X is the first n rows of the working B.
@@ -184,7 +186,8 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
     const std::size_t size = item_size(a.dtype());
     for (std::uint64_t j = 0; j < static_cast<std::uint64_t>(nrhs); ++j) {
       for (std::uint64_t i = 0; i < a.cols(); ++i) {
-        std::memcpy(x.data() + (b.is_matrix() ? x.offset_of(i, j) : i * size), work_b.data() + work_b.offset_of(i, j), size);
+        std::memcpy(x.data() + (b.is_matrix() ? x.offset_of(i, j) : i * size), work_b.data() + work_b.offset_of(i, j),
+                    size);
       }
     }
     const auto [nan, inf] = count_nonfinite(x);

@@ -48,8 +48,8 @@ KernelRecord run_lascl_op(const OpSpec& op, RunState& state) {
   char type = op.scale_type;
   const bool c_order = a->order() == MemoryOrder::C && a->is_matrix();
   if (c_order && type == 'H') {
-    throw OpRejected("shape-mismatch", "type H (upper Hessenberg) needs a Fortran-order matrix; '" + op.a +
-                                           "' is C-order");
+    throw OpRejected("shape-mismatch",
+                     "type H (upper Hessenberg) needs a Fortran-order matrix; '" + op.a + "' is C-order");
   }
   if (c_order && (type == 'L' || type == 'U')) type = type == 'L' ? 'U' : 'L';
   const std::int64_t m = static_cast<std::int64_t>(c_order ? a->cols() : a->rows());
@@ -67,26 +67,33 @@ KernelRecord run_lascl_op(const OpSpec& op, RunState& state) {
   record.m = m;
   record.n = n;
   record.operands = {operand_record("a", *a, lda)};
+  record.operands[0].tensor = op.a;  // the values are op.a's, even when scaled in a copy
   record.bytes_touched = 2 * a->element_count() * item_size(a->dtype());
   emit_kernel_started(state, record);
   ScopedTemporaries temporaries(state);
   HostTensor* saved = nullptr;
   if (op.repeat > 1) {
-    saved = &state.create(temporaries.add("op" + std::to_string(op.index) + ".saved"), a->dtype(), a->shape(), a->order());
+    saved =
+        &state.create(temporaries.add("op" + std::to_string(op.index) + ".saved"), a->dtype(), a->shape(), a->order());
     std::memcpy(saved->data(), a->data(), a->storage_bytes());
   }
   XerblaCapture capture;
   int info = 0;
   time_repeats(
       record, op.repeat,
-      [&] { info = is_double ? scale<double>(type, cfrom, op.cto, m, n, *a, lda) : scale<float>(type, cfrom, op.cto, m, n, *a, lda); },
+      [&] {
+        info = is_double ? scale<double>(type, cfrom, op.cto, m, n, *a, lda)
+                         : scale<float>(type, cfrom, op.cto, m, n, *a, lda);
+      },
       saved ? std::function<void()>([&] { std::memcpy(a->data(), saved->data(), a->storage_bytes()); })
             : std::function<void()>());
   record.info = info;
   record_argument_errors(state, record, capture.calls(), [&](int p) {
     std::string meaning = p >= 1 && p <= 10 ? kLasclParameters[p] : "?";
     if (p == 4) meaning += " = " + format_scalar(Scalar::from_float(cfrom)) + " (must be nonzero and not NaN)";
-    if (p == 9) meaning += " = " + std::to_string(lda) + " (must be at least max(1, M) = " + std::to_string(std::max<std::int64_t>(1, m)) + ")";
+    if (p == 9)
+      meaning += " = " + std::to_string(lda) +
+                 " (must be at least max(1, M) = " + std::to_string(std::max<std::int64_t>(1, m)) + ")";
     return meaning;
   });
   if (info == 0 && *record.seconds > 0) {

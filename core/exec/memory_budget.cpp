@@ -19,11 +19,14 @@ std::uint64_t meminfo_field(const std::string& field) {
 
 }  // namespace
 
-std::uint64_t host_memory_available() { return meminfo_field("MemAvailable"); }
-std::uint64_t host_memory_total() { return meminfo_field("MemTotal"); }
+std::uint64_t host_memory_available() {
+  return meminfo_field("MemAvailable");
+}
+std::uint64_t host_memory_total() {
+  return meminfo_field("MemTotal");
+}
 
-MemoryBudget::MemoryBudget(std::optional<std::uint64_t> limit)
-    : m_limit(limit ? *limit : host_memory_available()) {}
+MemoryBudget::MemoryBudget(std::optional<std::uint64_t> limit) : m_limit(limit ? *limit : host_memory_available()) {}
 
 bool MemoryBudget::try_reserve(std::uint64_t bytes) {
   if (bytes > available()) return false;
@@ -32,6 +35,8 @@ bool MemoryBudget::try_reserve(std::uint64_t bytes) {
   return true;
 }
 
-void MemoryBudget::release(std::uint64_t bytes) { m_used = bytes > m_used ? 0 : m_used - bytes; }
+void MemoryBudget::release(std::uint64_t bytes) {
+  m_used = bytes > m_used ? 0 : m_used - bytes;
+}
 
 }  // namespace blasscope::core

@@ -38,7 +38,8 @@ OperandRecord operand_record(const std::string& role, const HostTensor& tensor, 
 
 HostTensor& input_tensor(RunState& state, const std::string& name) {
   if (HostTensor* t = state.find(name)) return *t;
-  throw OpRejected("missing-input", "input '" + name + "' was never made (it did not fit in memory, or the op that makes it failed)");
+  throw OpRejected("missing-input",
+                   "input '" + name + "' was never made (it did not fit in memory, or the op that makes it failed)");
 }
 
 void time_repeats(KernelRecord& record, int repeat, const std::function<void()>& kernel,
@@ -98,7 +99,11 @@ HostTensor& converted_copy(RunState& state, ScopedTemporaries& temporaries, cons
   return copy;
 }
 
-std::string dtype_name(DType dtype) { return std::string(name(dtype)); }
-std::string order_name(MemoryOrder order) { return std::string(name(order)); }
+std::string dtype_name(DType dtype) {
+  return std::string(name(dtype));
+}
+std::string order_name(MemoryOrder order) {
+  return std::string(name(order));
+}
 
 }  // namespace blasscope::core

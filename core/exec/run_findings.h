@@ -1,14 +1,25 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <vector>
 
+#include "exec/kernel_record.h"
 #include "exec/run_result.h"
 
 namespace blasscope::core {
 
-// Findings that follow from the records and events of a run: illegal-argument,
-// non-finite-input, non-finite-output, out-of-memory, shape-mismatch, dtype-mismatch,
-// unsupported-dtype, worker-crashed (and no-gpu, lapack-failed, cast-overflow).
-std::vector<RunFinding> derive_run_findings(const RunResult& result);
+// The findings one op's record implies: shape-mismatch, dtype-mismatch, unsupported-dtype,
+// out-of-memory, illegal-argument, lapack-failed, no-gpu, non-finite-input,
+// non-finite-output, cast-overflow. The worker emits them as "finding" events.
+std::vector<RunFinding> findings_for_record(const KernelRecord& record);
+
+// An input tensor that did not fit the memory budget.
+RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message);
+
+// The worker died: worker-crashed, with the op that was running.
+RunFinding finding_for_crash(const CrashInfo& crash);
+
+nlohmann::json to_json(const RunFinding& finding);
+RunFinding run_finding_from_json(const nlohmann::json& j);
 
 }  // namespace blasscope::core

@@ -29,6 +29,10 @@ void RunCollector::emit(const json& event) {
   } else if (type == "memory") {
     // Kept up to date from the counters, so a crashed run still reports its peak.
     m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("host_bytes", std::uint64_t{0}));
+  } else if (type == "finding") {
+    m_result.findings.push_back(run_finding_from_json(event));
+  } else if (type == "crashed") {
+    record_crash(event.value("signal", "unknown signal"));
   } else if (type == "done") {
     m_result.completed = true;
     m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("peak_host_bytes", std::uint64_t{0}));
@@ -36,6 +40,11 @@ void RunCollector::emit(const json& event) {
 }
 
 void RunCollector::crashed(const std::string& signal) {
+  // Kept as an event too, so a saved session replays to the same result.
+  emit({{"event", "crashed"}, {"signal", signal}});
+}
+
+void RunCollector::record_crash(const std::string& signal) {
   CrashInfo crash{signal, std::nullopt, ""};
   if (m_running) {
     crash.op = m_running->value("op", std::size_t{0});
@@ -53,20 +62,20 @@ void RunCollector::crashed(const std::string& signal) {
     m_running.reset();
   }
   m_result.crash = crash;
+  m_result.findings.push_back(finding_for_crash(crash));
 }
 
 RunResult RunCollector::finish() {
-  m_result.findings = derive_run_findings(m_result);
   return std::move(m_result);
 }
 
 json to_json(const RunResult& result) {
   json ops = json::array();
   for (const auto& r : result.ops) {
-    json entry = {{"index", r.op},     {"op", r.op_kind},   {"device", r.device}, {"kernel", r.kernel},
-                  {"dtype", r.dtype},  {"m", nullptr},      {"n", nullptr},       {"k", nullptr},
-                  {"status", r.status}, {"seconds", nullptr}, {"gflops", nullptr}, {"info", nullptr},
-                  {"error", nullptr},  {"record", to_json(r)}};
+    json entry = {{"index", r.op},      {"op", r.op_kind},     {"device", r.device}, {"kernel", r.kernel},
+                  {"dtype", r.dtype},   {"m", nullptr},        {"n", nullptr},       {"k", nullptr},
+                  {"status", r.status}, {"seconds", nullptr},  {"gflops", nullptr},  {"info", nullptr},
+                  {"error", nullptr},   {"record", to_json(r)}};
     if (r.m) entry["m"] = *r.m;
     if (r.n) entry["n"] = *r.n;
     if (r.k) entry["k"] = *r.k;
@@ -77,13 +86,7 @@ json to_json(const RunResult& result) {
     ops.push_back(std::move(entry));
   }
   json findings = json::array();
-  for (const auto& f : result.findings) {
-    findings.push_back({{"id", f.id},
-                        {"severity", std::string(name(f.severity))},
-                        {"op", f.op ? json(*f.op) : json()},
-                        {"tensor", f.tensor ? json(*f.tensor) : json()},
-                        {"message", f.message}});
-  }
+  for (const auto& f : result.findings) findings.push_back(to_json(f));
   json crash = nullptr;
   if (result.crash) {
     crash = {{"signal", result.crash->signal},

@@ -45,10 +45,12 @@ class RunCollector : public EventSink {
   void emit(const nlohmann::json& event) override;
   // Marks the run as crashed while `running` (the op whose kernel had started).
   void crashed(const std::string& signal);
-  // Derives the findings; call once when the stream has ended.
+  // Hands over the result; call once when the stream has ended.
   RunResult finish();
 
  private:
+  void record_crash(const std::string& signal);
+
   RunResult m_result;
   std::optional<nlohmann::json> m_running;  // kernel_started without its kernel_finished
 };

@@ -5,8 +5,7 @@
 
 namespace blasscope::core {
 
-RunState::RunState(EventSink& sink, std::optional<std::uint64_t> memory_limit)
-    : m_sink(sink), m_budget(memory_limit) {}
+RunState::RunState(EventSink& sink, std::optional<std::uint64_t> memory_limit) : m_sink(sink), m_budget(memory_limit) {}
 
 void RunState::emit(nlohmann::json event) {
   event["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
@@ -25,7 +24,9 @@ void RunState::reserve(std::uint64_t bytes, const std::string& what) {
                     bytes, m_budget.available(), m_budget.limit());
 }
 
-void RunState::release(std::uint64_t bytes) { m_budget.release(bytes); }
+void RunState::release(std::uint64_t bytes) {
+  m_budget.release(bytes);
+}
 
 HostTensor& RunState::adopt(HostTensor tensor, std::uint64_t charged, const std::string& source) {
   const std::string name = tensor.name();

@@ -43,8 +43,7 @@ class RunState {
   // Adds a tensor whose storage has been reserved already (`charged` bytes).
   HostTensor& adopt(HostTensor tensor, std::uint64_t charged, const std::string& source);
   // Reserves, allocates (zeroed) and adopts a new tensor.
-  HostTensor& create(const std::string& name, DType dtype, const std::vector<std::uint64_t>& shape,
-                     MemoryOrder order);
+  HostTensor& create(const std::string& name, DType dtype, const std::vector<std::uint64_t>& shape, MemoryOrder order);
   void free(const std::string& name);
   void free_all();
   const MemoryBudget& budget() const { return m_budget; }

@@ -4,6 +4,7 @@
 
 #include "exec/cpu_ops.h"
 #include "exec/op_support.h"
+#include "exec/run_findings.h"
 #include "exec/tensor_factory.h"
 #include "io/input_error.h"
 #include "io/npy_writer.h"
@@ -45,6 +46,12 @@ void emit_out_of_memory(RunState& state, const OutOfBudget& error, const std::st
               {"message", error.what()}});
 }
 
+void emit_finding(RunState& state, const RunFinding& finding) {
+  json event = to_json(finding);
+  event["event"] = "finding";
+  state.emit(event);
+}
+
 void allocate_inputs(const Workload& workload, RunState& state) {
   for (const TensorSpec& spec : workload.tensors) {
     try {
@@ -59,12 +66,15 @@ void allocate_inputs(const Workload& workload, RunState& state) {
       }
     } catch (const OutOfBudget& error) {
       emit_out_of_memory(state, error, spec.name, std::nullopt);
+      emit_finding(state, finding_for_unallocated_input(spec.name, error.what()));
     } catch (const std::bad_alloc&) {
-      emit_out_of_memory(state, OutOfBudget("tensor '" + spec.name + "': the system refused the allocation", 0, 0,
-                                            state.budget().limit()),
-                         spec.name, std::nullopt);
+      const OutOfBudget error("tensor '" + spec.name + "': the system refused the allocation", 0, 0,
+                              state.budget().limit());
+      emit_out_of_memory(state, error, spec.name, std::nullopt);
+      emit_finding(state, finding_for_unallocated_input(spec.name, error.what()));
     } catch (const InputError& error) {
       state.emit({{"event", "tensor_error"}, {"tensor", spec.name}, {"message", error.what()}});
+      emit_finding(state, {"unreadable-input", Severity::Error, std::nullopt, spec.name, error.what()});
     }
   }
 }
@@ -94,7 +104,8 @@ KernelRecord run_on_cpu(const OpSpec& op, RunState& state) {
 
 std::string output_file_name(const std::string& tensor) {
   std::string safe;
-  for (char c : tensor) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+  for (char c : tensor)
+    safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
   return safe + ".npy";
 }
 
@@ -139,9 +150,11 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
         record.error = gpu_unavailable_reason();
       } else {
         record = run_on_cpu(op, state);
-        if (record.status == "ok" && !options.save_outputs_dir.empty()) save_output(op, state, options.save_outputs_dir);
+        if (record.status == "ok" && !options.save_outputs_dir.empty())
+          save_output(op, state, options.save_outputs_dir);
       }
       state.emit({{"event", "kernel_finished"}, {"op", op.index}, {"record", to_json(record)}});
+      for (const RunFinding& finding : findings_for_record(record)) emit_finding(state, finding);
     }
   }
   const std::uint64_t peak = state.budget().peak();

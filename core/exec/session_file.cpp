@@ -12,13 +12,10 @@ namespace blasscope::core {
 using nlohmann::json;
 
 void write_session(const std::string& path, const std::string& workload_file, const RunResult& result) {
-  json crash = nullptr;
-  if (result.crash) crash = {{"signal", result.crash->signal}};
   const json session = {{"format", "blasscope-session"},
                         {"version", kSessionFormatVersion},
                         {"workload", result.workload},
                         {"workload_file", workload_file},
-                        {"crash", crash},
                         {"events", result.events}};
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(errno));
@@ -47,7 +44,6 @@ RunResult read_session(const std::string& path) {
   RunCollector collector;
   try {
     for (const json& event : session.at("events")) collector.emit(event);
-    if (session.contains("crash") && !session["crash"].is_null()) collector.crashed(session["crash"].at("signal"));
   } catch (const json::exception& error) {
     fail_malformed(std::string("damaged session events: ") + error.what());
   }

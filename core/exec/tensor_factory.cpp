@@ -63,7 +63,8 @@ const TensorInfo& find_file_tensor(const TensorFile& file, const FileTensorSourc
     fail_malformed("tensors." + name + ": " + source.path + " holds " + std::to_string(file.tensors.size()) +
                    " tensors; name one with \"key\" (" + names + ")");
   }
-  fail_malformed("tensors." + name + ": " + source.path + " has no tensor '" + source.key + "' (it has: " + names + ")");
+  fail_malformed("tensors." + name + ": " + source.path + " has no tensor '" + source.key + "' (it has: " + names +
+                 ")");
 }
 
 TensorRequirement requirement_of(const TensorSpec& spec) {
@@ -104,7 +105,8 @@ void fill_synthetic(HostTensor& tensor, const SyntheticTensorSource& spec) {
   }
   const auto positions = pick_positions(count, spec.nan + spec.inf, rng);
   for (std::size_t p = 0; p < positions.size(); ++p) {
-    const double special = p < spec.nan ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+    const double special =
+        p < spec.nan ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
     store_element(dtype, tensor.data() + tensor.offset_of_flat(positions[p]), special);
   }
 }

@@ -10,17 +10,24 @@ namespace {
 
 constexpr int kPid = 1;
 
-int track_of(const std::string& device) { return device == "gpu" ? 2 : 1; }
+int track_of(const std::string& device) {
+  return device == "gpu" ? 2 : 1;
+}
 
-double micros(const json& event) { return event.value("t", 0.0) * 1e6; }
+double micros(const json& event) {
+  return event.value("t", 0.0) * 1e6;
+}
 
 }  // namespace
 
 json chrome_trace(const RunResult& result) {
   json events = json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", kPid}, {"args", {{"name", "BLAScope: " + result.workload}}}});
-  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 1}, {"args", {{"name", "CPU kernels"}}}});
-  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 2}, {"args", {{"name", "GPU kernels"}}}});
+  events.push_back(
+      {{"name", "process_name"}, {"ph", "M"}, {"pid", kPid}, {"args", {{"name", "BLAScope: " + result.workload}}}});
+  events.push_back(
+      {{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 1}, {"args", {{"name", "CPU kernels"}}}});
+  events.push_back(
+      {{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 2}, {"args", {{"name", "GPU kernels"}}}});
   std::map<std::pair<std::size_t, std::string>, json> started;
   double last_t = 0;
   for (const json& e : result.events) {
@@ -33,8 +40,8 @@ json chrome_trace(const RunResult& result) {
       const auto key = std::make_pair(r.value("op", std::size_t{0}), r.value("device", "cpu"));
       const auto it = started.find(key);
       const double begin = it != started.end() ? micros(it->second) : micros(e);
-      json args = {{"op", r["op"]},         {"dtype", r["dtype"]}, {"status", r["status"]}, {"m", r["m"]},
-                   {"n", r["n"]},           {"k", r["k"]},         {"gflops", r["gflops"]}, {"seconds", r["seconds"]},
+      json args = {{"op", r["op"]},      {"dtype", r["dtype"]}, {"status", r["status"]}, {"m", r["m"]},
+                   {"n", r["n"]},        {"k", r["k"]},         {"gflops", r["gflops"]}, {"seconds", r["seconds"]},
                    {"error", r["error"]}};
       events.push_back({{"name", r.value("kernel", "") + (r.value("kernel", "").empty() ? r.value("op_kind", "") : "")},
                         {"cat", r.value("op_kind", "op")},

@@ -37,8 +37,8 @@ void write_npy(const std::string& path, const HostTensor& tensor) {
   if (tensor.shape().size() == 1) shape += ",";
   shape += ")";
   const bool fortran = tensor.order() == MemoryOrder::Fortran && tensor.shape().size() > 1;
-  std::string header = "{'descr': '" + npy_descr(tensor.dtype()) + "', 'fortran_order': " +
-                       (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
+  std::string header = "{'descr': '" + npy_descr(tensor.dtype()) +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -4,8 +4,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -31,10 +31,10 @@ std::vector<std::string> simd_features() {
   std::vector<std::string> found;
   __builtin_cpu_init();
   const std::pair<const char*, bool> features[] = {
-      {"sse4_2", __builtin_cpu_supports("sse4.2")},       {"avx", __builtin_cpu_supports("avx")},
-      {"avx2", __builtin_cpu_supports("avx2")},           {"fma", __builtin_cpu_supports("fma")},
-      {"avx512f", __builtin_cpu_supports("avx512f")},     {"avx512bw", __builtin_cpu_supports("avx512bw")},
-      {"avx512vl", __builtin_cpu_supports("avx512vl")},   {"avx512bf16", __builtin_cpu_supports("avx512bf16")}};
+      {"sse4_2", __builtin_cpu_supports("sse4.2")},     {"avx", __builtin_cpu_supports("avx")},
+      {"avx2", __builtin_cpu_supports("avx2")},         {"fma", __builtin_cpu_supports("fma")},
+      {"avx512f", __builtin_cpu_supports("avx512f")},   {"avx512bw", __builtin_cpu_supports("avx512bw")},
+      {"avx512vl", __builtin_cpu_supports("avx512vl")}, {"avx512bf16", __builtin_cpu_supports("avx512bf16")}};
   for (const auto& [name, present] : features) {
     if (present) found.emplace_back(name);
   }
@@ -103,8 +103,8 @@ int corename_simd_level(const std::string& corename) {
   for (const char* name : {"sandybridge", "bulldozer", "piledriver", "steamroller"}) {
     if (c == name) return 1;
   }
-  for (const char* name : {"nehalem", "core2", "penryn", "dunnington", "prescott", "katmai", "coppermine",
-                           "northwood", "opteron", "barcelona", "atom", "nano", "bobcat"}) {
+  for (const char* name : {"nehalem", "core2", "penryn", "dunnington", "prescott", "katmai", "coppermine", "northwood",
+                           "opteron", "barcelona", "atom", "nano", "bobcat"}) {
     if (c == name) return 0;
   }
   return -1;
@@ -147,7 +147,8 @@ CpuEnvironment probe_cpu_environment() {
 nlohmann::json to_json(const CpuEnvironment& env) {
   return {{"openblas_config", env.openblas_config},
           {"openblas_corename", env.openblas_corename},
-          {"openblas_coretype_env", env.openblas_coretype_env.empty() ? nlohmann::json() : nlohmann::json(env.openblas_coretype_env)},
+          {"openblas_coretype_env",
+           env.openblas_coretype_env.empty() ? nlohmann::json() : nlohmann::json(env.openblas_coretype_env)},
           {"openblas_threads", env.openblas_threads},
           {"openblas_parallel", env.openblas_parallel},
           {"has_sbgemm", env.has_sbgemm},

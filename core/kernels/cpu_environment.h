@@ -9,8 +9,8 @@ namespace blasscope::core {
 
 // What the CPU side of a run executes on: the BLAS library and the processor.
 struct CpuEnvironment {
-  std::string openblas_config;    // openblas_get_config(): version and build options
-  std::string openblas_corename;  // openblas_get_corename(): the kernel set in use
+  std::string openblas_config;        // openblas_get_config(): version and build options
+  std::string openblas_corename;      // openblas_get_corename(): the kernel set in use
   std::string openblas_coretype_env;  // OPENBLAS_CORETYPE, when set
   int openblas_threads = 0;
   std::string openblas_parallel;  // "sequential", "pthreads", "OpenMP"
@@ -18,9 +18,9 @@ struct CpuEnvironment {
   std::string cpu_model;
   unsigned logical_cpus = 0;
   std::vector<std::string> simd;  // sse4_2, avx, avx2, fma, avx512f, ...
-  double nominal_ghz = 0;   // from the model name ("@ 2.30GHz")
-  double measured_ghz = 0;  // timed on a dependent instruction loop: the clock actually running
-  double peak_gflops_fp64 = 0;  // estimate: logical CPUs x measured clock x FLOPs/cycle of the widest FMA
+  double nominal_ghz = 0;         // from the model name ("@ 2.30GHz")
+  double measured_ghz = 0;        // timed on a dependent instruction loop: the clock actually running
+  double peak_gflops_fp64 = 0;    // estimate: logical CPUs x measured clock x FLOPs/cycle of the widest FMA
   double peak_gflops_fp32 = 0;
   std::string peak_assumption;
   std::uint64_t memory_total = 0;

@@ -18,7 +18,7 @@ void slascl_(const char* type, const int* kl, const int* ku, const float* cfrom,
 namespace blasscope::core {
 namespace {
 
-constexpr std::int64_t kRowBlock = 2048;               // rows scaled through all factors while in cache
+constexpr std::int64_t kRowBlock = 2048;              // rows scaled through all factors while in cache
 constexpr std::uint64_t kParallelElements = 1 << 20;  // smaller matrices use one thread
 
 template <typename T>
@@ -54,7 +54,9 @@ void scale_columns(char type, const std::vector<T>& muls, std::int64_t m, std::i
   }
 }
 
-char upper(char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); }
+char upper(char c) {
+  return static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+}
 
 }  // namespace
 
@@ -139,8 +141,7 @@ template int lascl_check<double>(char, double, double, std::int64_t, std::int64_
 template std::vector<float> lascl_multipliers<float>(float, float);
 template std::vector<double> lascl_multipliers<double>(double, double);
 template int blasscope_lascl<float>(char, float, float, std::int64_t, std::int64_t, float*, std::int64_t, unsigned);
-template int blasscope_lascl<double>(char, double, double, std::int64_t, std::int64_t, double*, std::int64_t,
-                                     unsigned);
+template int blasscope_lascl<double>(char, double, double, std::int64_t, std::int64_t, double*, std::int64_t, unsigned);
 
 int lapack_lascl(char type, double cfrom, double cto, std::int64_t m, std::int64_t n, double* a, std::int64_t lda) {
   const int kl = 0, ku = 0, im = static_cast<int>(m), in = static_cast<int>(n), ilda = static_cast<int>(lda);

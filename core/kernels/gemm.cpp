@@ -17,7 +17,9 @@ SbgemmFn find_sbgemm() {
   return fn;
 }
 
-CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
+CBLAS_TRANSPOSE trans(bool t) {
+  return t ? CblasTrans : CblasNoTrans;
+}
 
 }  // namespace
 

@@ -20,9 +20,9 @@ inline std::uint64_t element_offset(const MatrixView& v, std::uint64_t i, std::u
   return (v.order == MemoryOrder::C ? i * v.ld + j : j * v.ld + i) * item_size(v.dtype);
 }
 
-inline ReferenceGemmElement reference_gemm_element(const MatrixView& a, bool trans_a, const MatrixView& b,
-                                                   bool trans_b, const MatrixView& c, double alpha, double beta,
-                                                   std::uint64_t i, std::uint64_t j) {
+inline ReferenceGemmElement reference_gemm_element(const MatrixView& a, bool trans_a, const MatrixView& b, bool trans_b,
+                                                   const MatrixView& c, double alpha, double beta, std::uint64_t i,
+                                                   std::uint64_t j) {
   const std::uint64_t k = trans_a ? a.rows : a.cols;
   std::complex<long double> sum = 0;
   long double magnitude = 0;

@@ -7,8 +7,8 @@ void dgesdd_(const char*, const int*, const int*, double*, const int*, double*, 
              const int*, double*, const int*, int*, int*, std::size_t);
 void sgesdd_(const char*, const int*, const int*, float*, const int*, float*, float*, const int*, float*, const int*,
              float*, const int*, int*, int*, std::size_t);
-void dgelsd_(const int*, const int*, const int*, double*, const int*, double*, const int*, double*, const double*,
-             int*, double*, const int*, int*, int*);
+void dgelsd_(const int*, const int*, const int*, double*, const int*, double*, const int*, double*, const double*, int*,
+             double*, const int*, int*, int*);
 void sgelsd_(const int*, const int*, const int*, float*, const int*, float*, const int*, float*, const float*, int*,
              float*, const int*, int*, int*);
 }
@@ -16,8 +16,8 @@ void sgelsd_(const int*, const int*, const int*, float*, const int*, float*, con
 namespace blasscope::core {
 namespace {
 
-void gesdd(const int* m, const int* n, double* a, const int* lda, double* s, double* work, const int* lwork,
-           int* iwork, int* info) {
+void gesdd(const int* m, const int* n, double* a, const int* lda, double* s, double* work, const int* lwork, int* iwork,
+           int* info) {
   const int one = 1;
   double unused = 0;
   dgesdd_("N", m, n, a, lda, s, &unused, &one, &unused, &one, work, lwork, iwork, info, 1);
@@ -30,8 +30,8 @@ void gesdd(const int* m, const int* n, float* a, const int* lda, float* s, float
   sgesdd_("N", m, n, a, lda, s, &unused, &one, &unused, &one, work, lwork, iwork, info, 1);
 }
 
-void gelsd(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
-           double* s, const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info) {
+void gelsd(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb, double* s,
+           const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info) {
   dgelsd_(m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info);
 }
 

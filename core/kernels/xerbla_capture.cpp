@@ -20,9 +20,13 @@ std::string routine_name(const char* name, int length) {
 
 }  // namespace
 
-XerblaCapture::XerblaCapture() : m_outer(t_active) { t_active = this; }
+XerblaCapture::XerblaCapture() : m_outer(t_active) {
+  t_active = this;
+}
 
-XerblaCapture::~XerblaCapture() { t_active = m_outer; }
+XerblaCapture::~XerblaCapture() {
+  t_active = m_outer;
+}
 
 void report_argument_error(const char* routine, int parameter) {
   if (t_active != nullptr) {

@@ -1,11 +1,11 @@
 #include "report/inspect_text.h"
 
-#include "report/text_table.h"
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <sstream>
+
+#include "report/text_table.h"
 
 namespace blasscope::core {
 

@@ -15,7 +15,9 @@ std::string fixed(double value, const char* format) {
   return text;
 }
 
-std::string optional_int(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+std::string optional_int(const std::optional<std::int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
 
 }  // namespace
 
@@ -35,12 +37,11 @@ std::string to_text(const RunResult& result) {
     std::vector<std::vector<std::string>> rows{
         {"#", "OP", "DEVICE", "KERNEL", "DTYPE", "M", "N", "K", "STATUS", "TIME", "GFLOP/s", "GB/s", "INFO"}};
     for (const auto& r : result.ops) {
-      rows.push_back({std::to_string(r.op), r.op_kind, r.device, r.kernel.empty() ? "-" : r.kernel,
-                      r.dtype.empty() ? "-" : r.dtype, optional_int(r.m), optional_int(r.n), optional_int(r.k),
-                      r.status, r.seconds ? fixed(*r.seconds * 1e3, "%.3f ms") : "-",
-                      r.gflops ? fixed(*r.gflops, "%.2f") : "-",
-                      r.gbytes_per_second ? fixed(*r.gbytes_per_second, "%.2f") : "-",
-                      r.info ? std::to_string(*r.info) : "-"});
+      rows.push_back(
+          {std::to_string(r.op), r.op_kind, r.device, r.kernel.empty() ? "-" : r.kernel,
+           r.dtype.empty() ? "-" : r.dtype, optional_int(r.m), optional_int(r.n), optional_int(r.k), r.status,
+           r.seconds ? fixed(*r.seconds * 1e3, "%.3f ms") : "-", r.gflops ? fixed(*r.gflops, "%.2f") : "-",
+           r.gbytes_per_second ? fixed(*r.gbytes_per_second, "%.2f") : "-", r.info ? std::to_string(*r.info) : "-"});
     }
     append_table(out, rows);
   }

@@ -17,5 +17,4 @@ inline void copy_swapped(const std::byte* src, std::byte* dst, std::size_t bytes
   }
 }
 
-
 }  // namespace blasscope::core

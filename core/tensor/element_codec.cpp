@@ -48,7 +48,9 @@ std::uint16_t float_to_half(float value) {
   return static_cast<std::uint16_t>(sign | (rounded >> 13));
 }
 
-float half_to_float(std::uint16_t bits) { return decode_float16(bits).value; }
+float half_to_float(std::uint16_t bits) {
+  return decode_float16(bits).value;
+}
 
 std::uint16_t float_to_bfloat16(float value) {
   const std::uint32_t f = std::bit_cast<std::uint32_t>(value);
@@ -57,7 +59,9 @@ std::uint16_t float_to_bfloat16(float value) {
   return static_cast<std::uint16_t>(rounded >> 16);
 }
 
-float bfloat16_to_float(std::uint16_t bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16); }
+float bfloat16_to_float(std::uint16_t bits) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
 
 std::complex<double> load_element(DType dtype, const std::byte* p) {
   switch (dtype) {

@@ -37,7 +37,9 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t misalign) : m_size(b
   m_data = reinterpret_cast<std::byte*>(start);
 }
 
-GuardedBuffer::~GuardedBuffer() { release(); }
+GuardedBuffer::~GuardedBuffer() {
+  release();
+}
 
 GuardedBuffer::GuardedBuffer(GuardedBuffer&& other) noexcept
     : m_mapping(std::exchange(other.m_mapping, nullptr)),

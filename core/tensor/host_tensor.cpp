@@ -34,7 +34,9 @@ std::uint64_t HostTensor::element_count() const {
   return count;
 }
 
-bool HostTensor::is_padded() const { return is_matrix() && m_ld != dense_leading_dim(m_shape, m_order); }
+bool HostTensor::is_padded() const {
+  return is_matrix() && m_ld != dense_leading_dim(m_shape, m_order);
+}
 
 std::uint64_t HostTensor::offset_of(std::uint64_t i, std::uint64_t j) const {
   const std::uint64_t element = m_order == MemoryOrder::C ? i * m_ld + j : j * m_ld + i;

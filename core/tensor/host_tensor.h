@@ -15,8 +15,8 @@ class HostTensor {
  public:
   HostTensor() = default;
   // Allocates zeroed storage; `ld` 0 means dense. Throws std::bad_alloc.
-  HostTensor(std::string name, DType dtype, std::vector<std::uint64_t> shape, MemoryOrder order,
-             std::uint64_t ld = 0, std::size_t misalign = 0);
+  HostTensor(std::string name, DType dtype, std::vector<std::uint64_t> shape, MemoryOrder order, std::uint64_t ld = 0,
+             std::size_t misalign = 0);
 
   const std::string& name() const { return m_name; }
   DType dtype() const { return m_dtype; }

@@ -13,6 +13,8 @@ std::string_view name(OpKind kind) {
   return "cast";
 }
 
-std::string_view name(Device device) { return device == Device::Cpu ? "cpu" : "gpu"; }
+std::string_view name(Device device) {
+  return device == Device::Cpu ? "cpu" : "gpu";
+}
 
 }  // namespace blasscope::core

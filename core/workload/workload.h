@@ -55,7 +55,7 @@ struct OpSpec {
   bool promote = false;
   DeviceChoice device = DeviceChoice::Cpu;
   int repeat = 1;
-  char scale_type = 'G';  // dlascl: G, L, U, H
+  char scale_type = 'G';    // dlascl: G, L, U, H
   bool cfrom_norm = false;  // dlascl: cfrom is the max-abs norm of A, as gesdd/gelsd compute it
   double cfrom = 1, cto = 1;
   DType cast_to = DType::Float32;

@@ -20,7 +20,9 @@ using nlohmann::json;
 constexpr std::uint64_t kMaxWorkloadBytes = 16 << 20;
 constexpr int kMaxRepeat = 100000;
 
-[[noreturn]] void fail_field(const std::string& field, const std::string& what) { fail_malformed(field + ": " + what); }
+[[noreturn]] void fail_field(const std::string& field, const std::string& what) {
+  fail_malformed(field + ": " + what);
+}
 
 void check_keys(const json& object, const std::string& where, std::initializer_list<const char*> allowed) {
   if (!object.is_object()) fail_field(where, "must be an object");
@@ -95,8 +97,10 @@ FillKind get_fill(const json& value, const std::string& field, double& constant)
     constant = get_real(value["constant"], field + ".constant");
     return FillKind::Constant;
   }
-  const std::pair<const char*, FillKind> kinds[] = {{"random", FillKind::Random}, {"uniform", FillKind::Uniform},
-                                                    {"zeros", FillKind::Zeros},   {"ones", FillKind::Ones},
+  const std::pair<const char*, FillKind> kinds[] = {{"random", FillKind::Random},
+                                                    {"uniform", FillKind::Uniform},
+                                                    {"zeros", FillKind::Zeros},
+                                                    {"ones", FillKind::Ones},
                                                     {"range", FillKind::Range}};
   if (value.is_string()) {
     for (const auto& [text, kind] : kinds) {
@@ -127,7 +131,8 @@ SyntheticTensorSource parse_synthetic(const json& spec, const std::string& where
     if (order != "C" && order != "F") fail_field(where + ".order", "must be \"C\" or \"F\"");
     s.order = order == "C" ? MemoryOrder::C : MemoryOrder::Fortran;
   }
-  if (spec.contains("seed")) s.seed = get_uint(spec["seed"], where + ".seed", std::numeric_limits<std::uint64_t>::max());
+  if (spec.contains("seed"))
+    s.seed = get_uint(spec["seed"], where + ".seed", std::numeric_limits<std::uint64_t>::max());
   if (spec.contains("fill")) s.fill = get_fill(spec["fill"], where + ".fill", s.constant);
   const bool floating = kind(s.dtype) == DTypeKind::Float || kind(s.dtype) == DTypeKind::Complex;
   for (const char* key : {"nan", "inf"}) {
@@ -136,7 +141,8 @@ SyntheticTensorSource parse_synthetic(const json& spec, const std::string& where
     if (n > 0 && !floating) fail_field(where + "." + key, "only floating-point tensors can hold NaN/Inf");
     (std::string(key) == "nan" ? s.nan : s.inf) = n;
   }
-  if (s.nan + s.inf > count) fail_field(where, "nan + inf is more than the tensor's " + std::to_string(count) + " values");
+  if (s.nan + s.inf > count)
+    fail_field(where, "nan + inf is more than the tensor's " + std::to_string(count) + " values");
   if (spec.contains("misalign")) s.misalign = get_uint(spec["misalign"], where + ".misalign", 63);
   if (spec.contains("ld")) {
     if (s.shape.size() != 2) fail_field(where + ".ld", "padding applies to 2-D tensors only");
@@ -185,8 +191,9 @@ class OpParser {
     op.index = index;
     const std::string kind = get_string(spec, "op", m_where);
     if (kind == "gemm") {
-      check_keys(spec, m_where, {"op", "a", "b", "c", "out", "trans_a", "trans_b", "alpha", "beta", "lda", "ldb",
-                                 "ldc", "promote", "device", "repeat"});
+      check_keys(spec, m_where,
+                 {"op", "a", "b", "c", "out", "trans_a", "trans_b", "alpha", "beta", "lda", "ldb", "ldc", "promote",
+                  "device", "repeat"});
       op.kind = OpKind::Gemm;
       op.a = input(spec, "a");
       op.b = input(spec, "b");
@@ -208,7 +215,8 @@ class OpParser {
       op.a = input(spec, "a");
       if (spec.contains("type")) {
         const std::string t = spec["type"].is_string() ? spec["type"].get<std::string>() : "";
-        if (t != "G" && t != "L" && t != "U" && t != "H") fail_field(m_where + ".type", "must be \"G\", \"L\", \"U\" or \"H\"");
+        if (t != "G" && t != "L" && t != "U" && t != "H")
+          fail_field(m_where + ".type", "must be \"G\", \"L\", \"U\" or \"H\"");
         op.scale_type = t[0];
       }
       if (!spec.contains("cfrom")) fail_field(m_where, "missing required key 'cfrom'");
@@ -244,7 +252,8 @@ class OpParser {
       fail_field(m_where + ".op", "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cast)");
     }
     if (spec.contains("device")) op.device = get_device(spec["device"], m_where + ".device");
-    if (spec.contains("repeat")) op.repeat = static_cast<int>(get_uint(spec["repeat"], m_where + ".repeat", kMaxRepeat));
+    if (spec.contains("repeat"))
+      op.repeat = static_cast<int>(get_uint(spec["repeat"], m_where + ".repeat", kMaxRepeat));
     if (op.repeat < 1) fail_field(m_where + ".repeat", "must be at least 1");
     return op;
   }
@@ -264,7 +273,8 @@ class OpParser {
   // The result's name: "out" when given (a new name), else `fallback` (in place, or ops[i]).
   std::string output(const json& spec, const std::string& fallback, bool in_place_ok) {
     if (!spec.contains("out")) {
-      if (!in_place_ok && !m_names.insert(fallback).second) fail_field(m_where, "'" + fallback + "' already names a tensor; give \"out\"");
+      if (!in_place_ok && !m_names.insert(fallback).second)
+        fail_field(m_where, "'" + fallback + "' already names a tensor; give \"out\"");
       return fallback;
     }
     const std::string name = get_string(spec, "out", m_where);

@@ -21,9 +21,15 @@ std::vector<T> test_matrix(std::size_t count, std::uint32_t seed) {
   std::vector<T> v(count);
   for (auto& x : v) x = static_cast<T>(normal(rng) * std::pow(10.0, exponent(rng) / 4.0));
   // Special values LAPACK must treat the same way we do.
-  const T specials[] = {T(0), -T(0), std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
-                        std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::denorm_min(),
-                        std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), -std::numeric_limits<T>::max()};
+  const T specials[] = {T(0),
+                        -T(0),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        std::numeric_limits<T>::quiet_NaN(),
+                        std::numeric_limits<T>::denorm_min(),
+                        std::numeric_limits<T>::min(),
+                        std::numeric_limits<T>::max(),
+                        -std::numeric_limits<T>::max()};
   for (std::size_t i = 0; i < std::size(specials) && i * 7 < count; ++i) v[i * 7] = specials[i];
   return v;
 }
@@ -43,10 +49,23 @@ bool same_bits_or_both_nan(const std::vector<T>& a, const std::vector<T>& b) {
 template <typename T>
 std::vector<T> interesting_scales() {
   using L = std::numeric_limits<T>;
-  return {T(1),        T(2),          T(0.5),       T(-3),       T(1e-20),       T(1e20),
-          L::min(),    L::denorm_min(), L::max(),   -L::max(),   L::min() * 16, L::max() / 3,
-          L::infinity(), -L::infinity(), static_cast<T>(sizeof(T) == 8 ? 1e-300 : 1e-37),
-          static_cast<T>(sizeof(T) == 8 ? 1e300 : 1e37), static_cast<T>(sizeof(T) == 8 ? 1e-310 : 1e-40)};
+  return {T(1),
+          T(2),
+          T(0.5),
+          T(-3),
+          T(1e-20),
+          T(1e20),
+          L::min(),
+          L::denorm_min(),
+          L::max(),
+          -L::max(),
+          L::min() * 16,
+          L::max() / 3,
+          L::infinity(),
+          -L::infinity(),
+          static_cast<T>(sizeof(T) == 8 ? 1e-300 : 1e-37),
+          static_cast<T>(sizeof(T) == 8 ? 1e300 : 1e37),
+          static_cast<T>(sizeof(T) == 8 ? 1e-310 : 1e-40)};
 }
 
 template <typename T>
@@ -74,9 +93,13 @@ void expect_bit_identical_to_lapack(std::int64_t m, std::int64_t n, std::int64_t
 
 }  // namespace
 
-TEST(Dlascl, BitIdenticalToLapackForExtremeScalesDouble) { expect_bit_identical_to_lapack<double>(9, 7, 11, 1); }
+TEST(Dlascl, BitIdenticalToLapackForExtremeScalesDouble) {
+  expect_bit_identical_to_lapack<double>(9, 7, 11, 1);
+}
 
-TEST(Dlascl, BitIdenticalToLapackForExtremeScalesFloat) { expect_bit_identical_to_lapack<float>(6, 9, 8, 1); }
+TEST(Dlascl, BitIdenticalToLapackForExtremeScalesFloat) {
+  expect_bit_identical_to_lapack<float>(6, 9, 8, 1);
+}
 
 TEST(Dlascl, MultiThreadedLargeMatrixIsBitIdentical) {
   const std::int64_t m = 1500, n = 900, lda = 1503;
@@ -98,7 +121,7 @@ TEST(Dlascl, ArgumentErrorsMatchLapackIncludingXerbla) {
     std::int64_t m, n, lda;
     int info;
   };
-  const Case cases[] = {{'X', 1, 1, 2, 2, 2, -1}, {'G', 0, 1, 2, 2, 2, -4},  {'G', nan, 1, 2, 2, 2, -4},
+  const Case cases[] = {{'X', 1, 1, 2, 2, 2, -1},   {'G', 0, 1, 2, 2, 2, -4},  {'G', nan, 1, 2, 2, 2, -4},
                         {'G', 1, nan, 2, 2, 2, -5}, {'G', 1, 1, -1, 2, 2, -6}, {'G', 1, 1, 2, -1, 2, -7},
                         {'G', 1, 1, 4, 2, 3, -9}};
   for (const Case& c : cases) {

@@ -1,6 +1,5 @@
-#include <gtest/gtest.h>
-
 #include <cblas.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
@@ -25,9 +24,13 @@ HostTensor random_matrix(DType dtype, std::uint64_t rows, std::uint64_t cols, Me
   return t;
 }
 
-MatrixView view(const HostTensor& t) { return {t.data(), t.dtype(), t.rows(), t.cols(), t.order(), t.leading_dim()}; }
+MatrixView view(const HostTensor& t) {
+  return {t.data(), t.dtype(), t.rows(), t.cols(), t.order(), t.leading_dim()};
+}
 
-double tolerance(DType dtype) { return item_size(dtype) == 4 || dtype == DType::Complex64 ? 2e-6 : 1e-14; }
+double tolerance(DType dtype) {
+  return item_size(dtype) == 4 || dtype == DType::Complex64 ? 2e-6 : 1e-14;
+}
 
 // Runs the CBLAS path for one configuration and checks every element of C.
 void check_configuration(DType dtype, bool ta, bool tb, MemoryOrder oa, MemoryOrder ob, MemoryOrder oc,
@@ -86,8 +89,8 @@ TEST(GemmKernel, MatchesReferenceForEveryDtypeTransposeOrderPaddingAndAlignment)
 TEST(GemmKernel, LargerShapesUseTheBlockedKernels) {
   check_configuration(DType::Float64, false, true, MemoryOrder::C, MemoryOrder::Fortran, MemoryOrder::C, 5, 0, 131, 67,
                       90);
-  check_configuration(DType::Float32, true, false, MemoryOrder::Fortran, MemoryOrder::C, MemoryOrder::Fortran, 0, 4,
-                      97, 129, 64);
+  check_configuration(DType::Float32, true, false, MemoryOrder::Fortran, MemoryOrder::C, MemoryOrder::Fortran, 0, 4, 97,
+                      129, 64);
 }
 
 TEST(GemmKernel, PlanPassesOtherOrderOperandsAsTransposesWithoutCopies) {
@@ -110,7 +113,9 @@ TEST(GemmKernel, BFloat16NeedsSbgemmAndFloat16IsRefused) {
   EXPECT_NE(reason.find("float16"), std::string::npos);
   EXPECT_FALSE(gemm_supported(DType::Int32, reason));
   const bool sbgemm = gemm_supported(DType::BFloat16, reason);
-  if (!sbgemm) EXPECT_NE(reason.find("cblas_sbgemm"), std::string::npos);
+  if (!sbgemm) {
+    EXPECT_NE(reason.find("cblas_sbgemm"), std::string::npos);
+  }
 }
 
 TEST(XerblaCapture, EveryGemmParameterNumberIsCapturedNotPrinted) {

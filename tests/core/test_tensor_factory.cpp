@@ -12,7 +12,9 @@ using namespace blasscope::core;
 
 namespace {
 
-TensorSpec synthetic(SyntheticTensorSource s) { return {"t", s}; }
+TensorSpec synthetic(SyntheticTensorSource s) {
+  return {"t", s};
+}
 
 }  // namespace
 
@@ -84,7 +86,7 @@ TEST(ElementCodec, HalfRoundTripsEveryFiniteValueAndRoundsToNearestEven) {
   EXPECT_EQ(float_to_half(65504.0f), 0x7BFF);
   EXPECT_EQ(float_to_half(65520.0f), 0x7C00);  // halfway to 65536 rounds to even: infinity
   EXPECT_EQ(float_to_half(65519.0f), 0x7BFF);
-  EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048), 0x3C00);  // tie to even
+  EXPECT_EQ(float_to_half(1.0f + 1.0f / 2048), 0x3C00);     // tie to even
   EXPECT_EQ(float_to_half(std::ldexp(1.0f, -25)), 0x0000);  // half the smallest subnormal: ties to zero
   EXPECT_EQ(float_to_bfloat16(1.0f + 1.0f / 256), 0x3F80);
   EXPECT_EQ(bfloat16_to_float(float_to_bfloat16(3.0f)), 3.0f);

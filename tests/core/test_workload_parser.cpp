@@ -19,9 +19,12 @@ std::string error_of(const std::string& text) {
   return "no error";
 }
 
-const char* kTensors = R"("tensors": {"a": {"shape": [4, 3], "dtype": "float64"}, "b": {"shape": [3, 2], "dtype": "float64"}})";
+const char* kTensors =
+    R"("tensors": {"a": {"shape": [4, 3], "dtype": "float64"}, "b": {"shape": [3, 2], "dtype": "float64"}})";
 
-std::string with_ops(const std::string& ops) { return std::string(R"({"name": "t", )") + kTensors + R"(, "ops": )" + ops + "}"; }
+std::string with_ops(const std::string& ops) {
+  return std::string(R"({"name": "t", )") + kTensors + R"(, "ops": )" + ops + "}";
+}
 
 }  // namespace
 
@@ -84,7 +87,8 @@ TEST(WorkloadParser, ErrorsNameTheField) {
       {with_ops(R"([{"op": "dlascl", "a": "a", "cfrom": "big", "cto": 1}])"), "ops[0].cfrom: must be a number"},
       {with_ops(R"([{"op": "dlascl", "a": "a", "cfrom": 1, "cto": 1, "type": "B"}])"), "ops[0].type"},
       {with_ops(R"([{"op": "fft", "a": "a"}])"), "ops[0].op: unknown op 'fft'"},
-      {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float128"}}, "ops": []})", "unknown dtype 'float128'"},
+      {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float128"}}, "ops": []})",
+       "unknown dtype 'float128'"},
       {R"({"name": "t", "tensors": {"a": {"shape": [2, 3], "dtype": "float32", "ld": 2}}, "ops": []})",
        "tensors.a.ld: 2 is smaller than the row length 3"},
       {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float32", "nan": 5}}, "ops": []})",
@@ -101,7 +105,8 @@ TEST(WorkloadParser, ErrorsNameTheField) {
       {R"({"name": "t", "tensors": {}, "ops": [})", "not valid JSON"},
   };
   for (const auto& [text, expected] : cases) {
-    EXPECT_NE(error_of(text).find(expected), std::string::npos) << "expected: " << expected << "\n got: " << error_of(text);
+    EXPECT_NE(error_of(text).find(expected), std::string::npos)
+        << "expected: " << expected << "\n got: " << error_of(text);
   }
 }
 

@@ -2,7 +2,7 @@
 """End-to-end tests of `blasscope-cli run`: outputs against NumPy, failures reported, the
 worker isolated from the CLI.
 
-usage: test_run_cli.py CLI
+usage: test_run_cli.py CLI RESOURCES_DIR
 """
 import json
 import os
@@ -15,6 +15,7 @@ import unittest
 import numpy as np
 
 CLI = None
+RESOURCES = None
 WORK = None
 
 
@@ -200,6 +201,19 @@ class FailuresAreReported(unittest.TestCase):
         self.assertEqual(finding_ids(isolated), finding_ids(in_process))
 
 
+class ShippedWorkloads(unittest.TestCase):
+    def test_every_shipped_workload_runs_without_crashing(self):
+        folder = os.path.join(RESOURCES, "workloads")
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        self.assertTrue(names)
+        for name in names:
+            with self.subTest(workload=name):
+                proc, report = run_json(os.path.join(folder, name))
+                self.assertIn(proc.returncode, (0, 1), proc.err)
+                self.assertIsNone(report["crash"])
+                self.assertTrue(report["ops"])
+
+
 class Rejections(unittest.TestCase):
     def test_bad_workloads_exit_3_naming_the_field(self):
         cases = [
@@ -228,5 +242,5 @@ class Rejections(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    CLI = sys.argv[1]
+    CLI, RESOURCES = sys.argv[1], sys.argv[2]
     unittest.main(argv=sys.argv[:1], verbosity=2)
