@@ -8,9 +8,7 @@
 namespace blasscope::core {
 
 KernelRecord run_cast_op(const OpSpec& op, RunState& state) {
-  KernelRecord record;
-  record.op = op.index;
-  record.op_kind = "cast";
+  KernelRecord record = record_for(op);
   record.kernel = "cast";
   const HostTensor& a = input_tensor(state, op.a);
   record.dtype = dtype_name(op.cast_to);

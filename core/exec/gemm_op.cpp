@@ -50,9 +50,7 @@ DType choose_dtype(const OpSpec& op, const HostTensor& a, const HostTensor& b, c
 }  // namespace
 
 KernelRecord run_gemm_op(const OpSpec& op, RunState& state) {
-  KernelRecord record;
-  record.op = op.index;
-  record.op_kind = "gemm";
+  KernelRecord record = record_for(op);
   HostTensor* a = &input_tensor(state, op.a);
   HostTensor* b = &input_tensor(state, op.b);
   HostTensor* c = op.c.empty() ? nullptr : &input_tensor(state, op.c);

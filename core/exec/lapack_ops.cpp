@@ -114,9 +114,7 @@ void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& c
 }  // namespace
 
 KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
-  KernelRecord record;
-  record.op = op.index;
-  record.op_kind = "svd";
+  KernelRecord record = record_for(op);
   const HostTensor& a = input_tensor(state, op.a);
   require_real_matrix(a, "svd");
   record.kernel = lapack_name(a.dtype(), "gesdd");
@@ -144,9 +142,7 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
 }
 
 KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
-  KernelRecord record;
-  record.op = op.index;
-  record.op_kind = "lstsq";
+  KernelRecord record = record_for(op);
   const HostTensor& a = input_tensor(state, op.a);
   const HostTensor& b = input_tensor(state, op.b);
   require_real_matrix(a, "lstsq");

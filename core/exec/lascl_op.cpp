@@ -32,9 +32,7 @@ int scale(char type, double cfrom, double cto, std::int64_t m, std::int64_t n, H
 }  // namespace
 
 KernelRecord run_lascl_op(const OpSpec& op, RunState& state) {
-  KernelRecord record;
-  record.op = op.index;
-  record.op_kind = "dlascl";
+  KernelRecord record = record_for(op);
   HostTensor* a = &input_tensor(state, op.a);
   if (a->dtype() != DType::Float64 && a->dtype() != DType::Float32) {
     throw OpRejected("unsupported-dtype", "dlascl scales float64 (DLASCL) or float32 (SLASCL) matrices; '" + op.a +

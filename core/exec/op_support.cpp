@@ -8,6 +8,13 @@
 
 namespace blasscope::core {
 
+KernelRecord record_for(const OpSpec& op) {
+  KernelRecord record;
+  record.op = op.index;
+  record.op_kind = std::string(name(op.kind));
+  return record;
+}
+
 std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& t) {
   if (kind(t.dtype()) != DTypeKind::Float && kind(t.dtype()) != DTypeKind::Complex) return {0, 0};
   TensorStats stats;

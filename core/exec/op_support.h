@@ -19,6 +19,9 @@ struct OpRejected : std::runtime_error {
   std::string kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype
 };
 
+// A fresh record for an op: its index and kind filled in.
+KernelRecord record_for(const OpSpec& op);
+
 // NaN and +/-Inf among a tensor's logical values (padding is skipped).
 std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& tensor);
 

@@ -83,18 +83,14 @@ KernelRecord run_on_cpu(const OpSpec& op, RunState& state) {
   try {
     return dispatch_cpu(op, state);
   } catch (const OpRejected& rejected) {
-    KernelRecord record;
-    record.op = op.index;
-    record.op_kind = std::string(name(op.kind));
+    KernelRecord record = record_for(op);
     record.status = rejected.kind == "missing-input" ? "skipped" : "failed";
     record.error_kind = rejected.kind;
     record.error = rejected.what();
     return record;
   } catch (const OutOfBudget& error) {
     emit_out_of_memory(state, error, op.out, op.index);
-    KernelRecord record;
-    record.op = op.index;
-    record.op_kind = std::string(name(op.kind));
+    KernelRecord record = record_for(op);
     record.status = "failed";
     record.error_kind = "out-of-memory";
     record.error = error.what();
@@ -142,8 +138,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
     for (Device device : devices_for(op, options)) {
       KernelRecord record;
       if (device == Device::Gpu) {
-        record.op = op.index;
-        record.op_kind = std::string(name(op.kind));
+        record = record_for(op);
         record.device = "gpu";
         record.status = "skipped";
         record.error_kind = "no-gpu";
