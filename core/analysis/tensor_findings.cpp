@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "analysis/tensor_layout.h"
+#include "report/inspect_text.h"
+
 namespace blasscope::core {
 namespace {
 
@@ -12,20 +15,7 @@ std::string value_word(const TensorInfo& tensor) {
 // Turns a flat storage-order index into a NumPy index tuple like (3, 1).
 std::string index_tuple(const TensorInfo& tensor, std::uint64_t flat) {
   if (kind(tensor.dtype) == DTypeKind::Complex) flat /= 2;
-  std::vector<std::uint64_t> index(tensor.shape.size());
-  const bool fortran = tensor.order == MemoryOrder::Fortran;
-  for (std::size_t d = 0; d < tensor.shape.size(); ++d) {
-    const std::size_t axis = fortran ? d : tensor.shape.size() - 1 - d;
-    const std::uint64_t dim = tensor.shape[axis] == 0 ? 1 : tensor.shape[axis];
-    index[axis] = flat % dim;
-    flat /= dim;
-  }
-  std::ostringstream out;
-  out << '(';
-  for (std::size_t d = 0; d < index.size(); ++d) out << (d ? ", " : "") << index[d];
-  if (index.size() == 1) out << ',';
-  out << ')';
-  return out.str();
+  return format_shape(unravel_storage_index(flat, tensor.shape, tensor.order));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "tensor/tensor_file.h"
 
@@ -21,6 +22,11 @@ struct TensorLayout {
   // no fixed address until a consumer copies them.
   std::optional<std::uint64_t> memory_alignment;
 };
+
+// The NumPy index (one entry per axis) of the element at position `flat` in storage
+// order: row-major for C order, column-major for Fortran order.
+std::vector<std::uint64_t> unravel_storage_index(std::uint64_t flat, const std::vector<std::uint64_t>& shape,
+                                                 MemoryOrder order);
 
 TensorLayout describe_layout(const TensorFile& file, const TensorInfo& tensor);
 

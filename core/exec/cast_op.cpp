@@ -1,4 +1,5 @@
 // The cast op: astype with the overflow a narrowing cast causes counted.
+#include <algorithm>
 #include <cmath>
 
 #include "exec/cpu_ops.h"
@@ -6,6 +7,23 @@
 #include "tensor/element_codec.h"
 
 namespace blasscope::core {
+namespace {
+
+// Largest relative error a correctly rounded cast into `dtype` makes on a normal value;
+// 0 for integer targets (their rounding is not relative).
+double unit_roundoff(DType dtype) {
+  switch (dtype) {
+    case DType::Float16: return std::ldexp(1.0, -11);
+    case DType::BFloat16: return std::ldexp(1.0, -8);
+    case DType::Float32:
+    case DType::Complex64: return std::ldexp(1.0, -24);
+    case DType::Float64:
+    case DType::Complex128: return std::ldexp(1.0, -53);
+    default: return 0;
+  }
+}
+
+}  // namespace
 
 KernelRecord run_cast_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
@@ -17,7 +35,9 @@ KernelRecord run_cast_op(const OpSpec& op, RunState& state) {
   HostTensor& out = state.create(op.out, op.cast_to, a.shape(), a.order());
   record.bytes_touched = a.element_count() * (item_size(a.dtype()) + item_size(op.cast_to));
   emit_kernel_started(state, record);
-  std::uint64_t overflow = 0;
+  const double roundoff = unit_roundoff(op.cast_to);
+  std::uint64_t overflow = 0, inexact = 0;
+  double overflow_max = 0, worst = 0;
   time_repeats(record, 1, [&] {
     const std::uint64_t count = a.element_count();
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -26,10 +46,27 @@ KernelRecord run_cast_op(const OpSpec& op, RunState& state) {
       store_element(op.cast_to, dst, v);
       const auto back = load_element(op.cast_to, dst);
       const bool was_finite = std::isfinite(v.real()) && std::isfinite(v.imag());
-      overflow += was_finite && !(std::isfinite(back.real()) && std::isfinite(back.imag()));
+      if (!was_finite) continue;
+      if (!(std::isfinite(back.real()) && std::isfinite(back.imag()))) {
+        ++overflow;
+        overflow_max = std::max(overflow_max, std::abs(v));
+        continue;
+      }
+      // Beyond rounding: more relative change than the target's unit roundoff allows
+      // (values that fell into the target's subnormal range, or to zero).
+      if (roundoff > 0 && std::abs(v) > 0) {
+        const double relative = std::abs(back - v) / std::abs(v);
+        if (relative > roundoff * (1 + 1e-12)) {
+          ++inexact;
+          worst = std::max(worst, relative);
+        }
+      }
     }
   });
   record.cast_overflow = overflow;
+  if (overflow > 0) record.cast_overflow_max = overflow_max;
+  record.cast_inexact = inexact;
+  if (inexact > 0) record.cast_max_relative_error = worst;
   const auto [nan, inf] = count_nonfinite(out);
   record.output_nan = nan;
   record.output_inf = inf;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "exec/json_optional.h"
+
 namespace blasscope::core {
 
 // One operand as the kernel saw it.
@@ -14,16 +16,27 @@ struct OperandRecord {
   std::string tensor;  // workload tensor name
   std::string dtype;
   std::vector<std::uint64_t> shape;
-  std::string order;               // "C" or "F"
-  std::int64_t ld = 0;             // leading dimension passed to the kernel (0: not a matrix argument)
-  std::uint64_t alignment = 0;     // largest power of two dividing the pointer (capped at 4096)
-  std::uint64_t nan = 0, inf = 0;  // NaN and +/-Inf among its values when the kernel ran
+  std::string order;            // "C" or "F"
+  std::int64_t ld = 0;          // leading dimension passed to the kernel (0: not a matrix argument)
+  bool padded = false;          // rows (C) or columns (F) are further apart than their length
+  std::uint64_t alignment = 0;  // largest power of two dividing the pointer (capped at 4096)
+  // Its values when the kernel ran (inputs before, outputs after):
+  std::uint64_t nan = 0, inf = 0, subnormal = 0;
+  std::optional<double> max_abs;                      // largest finite magnitude
+  std::optional<std::vector<std::uint64_t>> first_nonfinite;  // NumPy index of the first NaN/Inf
 };
 
 struct XerblaRecord {
   std::string routine;
   int parameter = 0;
   std::string meaning;  // what that parameter is in the user's call
+};
+
+// The arguments as passed to a BLAS call (GEMM): what explains an argument error.
+struct BlasCallRecord {
+  bool row_major = true;
+  bool trans_a = false, trans_b = false;
+  std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
 };
 
 // Everything recorded about one op on one device.
@@ -35,6 +48,7 @@ struct KernelRecord {
   std::string dtype;   // the dtype the kernel computed in
   std::optional<std::int64_t> m, n, k;
   std::vector<OperandRecord> operands;
+  std::optional<BlasCallRecord> call;
   std::vector<std::string> casts;  // promotions made before the call ("a: float16 -> float32")
   std::uint64_t bytes_touched = 0;
   std::vector<double> seconds_each;  // one per repeat
@@ -47,12 +61,22 @@ struct KernelRecord {
   std::string error_kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype, out-of-memory, no-gpu, ...
   std::optional<std::string> error;
   std::uint64_t output_nan = 0, output_inf = 0;
-  std::uint64_t cast_overflow = 0;  // cast: finite values that became infinite
+  std::uint64_t cast_overflow = 0;        // cast: finite values that became infinite
+  std::optional<double> cast_overflow_max;  // cast: the largest such value
+  std::uint64_t cast_inexact = 0;           // cast: values changed by more than the target's rounding
+  std::optional<double> cast_max_relative_error;
 
   std::uint64_t input_nonfinite() const;
 };
 
-nlohmann::json to_json(const KernelRecord& record);
-KernelRecord kernel_record_from_json(const nlohmann::json& j);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperandRecord, role, tensor, dtype, shape, order, ld, padded,
+                                                alignment, nan, inf, subnormal, max_abs, first_nonfinite)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(XerblaRecord, routine, parameter, meaning)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasCallRecord, row_major, trans_a, trans_b, m, n, k, lda, ldb, ldc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelRecord, op, op_kind, device, kernel, dtype, m, n, k, operands,
+                                                call, casts, bytes_touched, seconds_each, seconds, gflops,
+                                                gbytes_per_second, status, info, xerbla, error_kind, error,
+                                                output_nan, output_inf, cast_overflow, cast_overflow_max,
+                                                cast_inexact, cast_max_relative_error)
 
 }  // namespace blasscope::core

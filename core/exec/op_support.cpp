@@ -1,6 +1,7 @@
 #include "exec/op_support.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/stats_kernels.h"
 #include "analysis/tensor_layout.h"
@@ -15,32 +16,48 @@ KernelRecord record_for(const OpSpec& op) {
   return record;
 }
 
+TensorStats summarize_values(const HostTensor& t) {
+  if (!t.is_padded()) return scan_values(t.dtype(), t.data(), t.element_count(), 0);
+  TensorStats stats;
+  const bool c_order = t.order() == MemoryOrder::C;
+  const std::uint64_t outer = c_order ? t.rows() : t.cols(), inner = c_order ? t.cols() : t.rows();
+  for (std::uint64_t o = 0; o < outer; ++o) {
+    merge_stats(stats, scan_values(t.dtype(), t.data() + o * t.leading_dim() * item_size(t.dtype()), inner, o * inner));
+  }
+  return stats;
+}
+
 std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& t) {
   if (kind(t.dtype()) != DTypeKind::Float && kind(t.dtype()) != DTypeKind::Complex) return {0, 0};
-  TensorStats stats;
-  if (!t.is_padded()) {
-    stats = scan_values(t.dtype(), t.data(), t.element_count(), 0);
-  } else {
-    const bool c_order = t.order() == MemoryOrder::C;
-    const std::uint64_t outer = c_order ? t.rows() : t.cols(), inner = c_order ? t.cols() : t.rows();
-    for (std::uint64_t o = 0; o < outer; ++o) {
-      merge_stats(stats, scan_values(t.dtype(), t.data() + o * t.leading_dim() * item_size(t.dtype()), inner, 0));
-    }
-  }
+  const TensorStats stats = summarize_values(t);
   return {stats.nan, stats.posinf + stats.neginf};
 }
 
 OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld, bool scan) {
-  const auto [nan, inf] = scan ? count_nonfinite(tensor) : std::pair<std::uint64_t, std::uint64_t>{0, 0};
-  return {role,
-          tensor.name(),
-          dtype_name(tensor.dtype()),
-          tensor.shape(),
-          order_name(tensor.order()),
-          ld,
-          alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data())),
-          nan,
-          inf};
+  OperandRecord r;
+  r.role = role;
+  r.tensor = tensor.name();
+  r.dtype = dtype_name(tensor.dtype());
+  r.shape = tensor.shape();
+  r.order = order_name(tensor.order());
+  r.ld = ld;
+  r.padded = tensor.is_padded();
+  r.alignment = alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data()));
+  if (scan) fill_value_summary(r, tensor);
+  return r;
+}
+
+void fill_value_summary(OperandRecord& record, const HostTensor& tensor) {
+  const TensorStats stats = summarize_values(tensor);
+  record.nan = stats.nan;
+  record.inf = stats.posinf + stats.neginf;
+  record.subnormal = stats.subnormal;
+  if (stats.min) record.max_abs = std::max(std::abs(stats.min->as_double()), std::abs(stats.max->as_double()));
+  if (stats.first_nonfinite) {
+    const bool complex = kind(tensor.dtype()) == DTypeKind::Complex;
+    record.first_nonfinite =
+        unravel_storage_index(*stats.first_nonfinite / (complex ? 2 : 1), tensor.shape(), tensor.order());
+  }
 }
 
 HostTensor& input_tensor(RunState& state, const std::string& name) {

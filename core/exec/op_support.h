@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/tensor_stats.h"
 #include "exec/kernel_record.h"
 #include "exec/run_state.h"
 #include "kernels/xerbla_capture.h"
@@ -22,12 +23,18 @@ struct OpRejected : std::runtime_error {
 // A fresh record for an op: its index and kind filled in.
 KernelRecord record_for(const OpSpec& op);
 
-// NaN and +/-Inf among a tensor's logical values (padding is skipped).
+// Stats of a tensor's logical values (padding is skipped); first_nonfinite is the
+// storage-order position (in components for complex tensors).
+TensorStats summarize_values(const HostTensor& tensor);
+
+// NaN and +/-Inf among a tensor's logical values.
 std::pair<std::uint64_t, std::uint64_t> count_nonfinite(const HostTensor& tensor);
 
 // Describes an operand for the record; `ld` is what the kernel was given. Inputs are
 // scanned for NaN/Inf (`scan`); an output's counts are filled in after the kernel ran.
 OperandRecord operand_record(const std::string& role, const HostTensor& tensor, std::int64_t ld, bool scan = true);
+// Sets an operand's NaN/Inf/subnormal counts, largest magnitude and first NaN/Inf index.
+void fill_value_summary(OperandRecord& record, const HostTensor& tensor);
 
 // The tensor an op reads; throws OpRejected when it is missing (an earlier op failed).
 HostTensor& input_tensor(RunState& state, const std::string& name);

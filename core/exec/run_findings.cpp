@@ -13,21 +13,57 @@ std::string op_label(const KernelRecord& r) {
 
 }  // namespace
 
+namespace {
+
+// DLASCL's parameter 4 (CFROM) rejected, directly or through a driver that checks the norm
+// itself (LAPACK >= 3.10 ?gesdd returns INFO = -4 for a NaN norm instead of calling DLASCL).
+bool is_invalid_cfrom(const KernelRecord& r) {
+  for (const auto& x : r.xerbla) {
+    if ((x.routine == "DLASCL" || x.routine == "SLASCL") && x.parameter == 4) return true;
+  }
+  const bool driver = r.op_kind == "svd" || r.op_kind == "lstsq";
+  return driver && r.info == -4 && r.input_nonfinite() > 0;
+}
+
+std::string nonfinite_summary(const OperandRecord& o) {
+  std::string text = std::to_string(o.nan) + " NaN and " + std::to_string(o.inf) + " Inf values";
+  if (o.first_nonfinite) {
+    text += ", the first at (";
+    for (std::size_t i = 0; i < o.first_nonfinite->size(); ++i) {
+      text += (i ? ", " : "") + std::to_string((*o.first_nonfinite)[i]);
+    }
+    text += o.first_nonfinite->size() == 1 ? ",)" : ")";
+  }
+  return text;
+}
+
+}  // namespace
+
 std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
   std::vector<RunFinding> out;
   static const std::set<std::string> kErrorKinds = {"shape-mismatch", "dtype-mismatch",   "unsupported-dtype",
                                                     "out-of-memory",  "illegal-argument", "lapack-failed"};
-  if (kErrorKinds.count(r.error_kind) && r.error) {
+  if (is_invalid_cfrom(r)) {
+    out.push_back({"dlascl-invalid-cfrom", Severity::Error, r.op, std::nullopt,
+                   op_label(r) + ": " + r.error.value_or("DLASCL rejected CFROM (parameter 4)")});
+  } else if (kErrorKinds.count(r.error_kind) && r.error) {
     out.push_back({r.error_kind, Severity::Error, r.op, std::nullopt, op_label(r) + ": " + *r.error});
   } else if (r.error_kind == "no-gpu") {
     out.push_back({"no-gpu", Severity::Warning, r.op, std::nullopt,
-                   op_label(r) + " was not run on the GPU: " + r.error.value_or("")});
+                   op_label(r) + " was not run on the GPU: " + r.error.value_or(""),
+                   {{"reason", r.error.value_or("")}}});
   }
   for (const auto& operand : r.operands) {
-    if (operand.role == "out" || operand.nan + operand.inf == 0) continue;
-    out.push_back({"non-finite-input", Severity::Warning, r.op, operand.tensor,
-                   op_label(r) + ": input '" + operand.tensor + "' holds " + std::to_string(operand.nan) + " NaN and " +
-                       std::to_string(operand.inf) + " Inf values"});
+    if (operand.role == "out") continue;
+    if (operand.nan + operand.inf > 0) {
+      out.push_back({"non-finite-input", Severity::Warning, r.op, operand.tensor,
+                     op_label(r) + ": input '" + operand.tensor + "' holds " + nonfinite_summary(operand)});
+    }
+    if (operand.subnormal > 0) {
+      out.push_back({"subnormal-values", Severity::Warning, r.op, operand.tensor,
+                     op_label(r) + ": input '" + operand.tensor + "' holds " + std::to_string(operand.subnormal) +
+                         " subnormal values"});
+    }
   }
   if (r.status == "ok" && r.input_nonfinite() == 0 && r.output_nan + r.output_inf > 0) {
     out.push_back({"non-finite-output", Severity::Warning, r.op, std::nullopt,
@@ -35,15 +71,22 @@ std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
                        std::to_string(r.output_inf) + " Inf values (overflow in " + r.dtype + ")"});
   }
   if (r.cast_overflow > 0) {
-    out.push_back(
-        {"cast-overflow", Severity::Warning, r.op, std::nullopt,
-         op_label(r) + ": " + std::to_string(r.cast_overflow) + " finite values became infinite in " + r.dtype});
+    out.push_back({"cast-overflow", Severity::Warning, r.op, std::nullopt,
+                   op_label(r) + ": " + std::to_string(r.cast_overflow) + " finite values became infinite in " +
+                       r.dtype + " (the largest was " + std::to_string(r.cast_overflow_max.value_or(0)) + ")"});
+  }
+  if (r.cast_inexact > 0) {
+    out.push_back({"cast-precision-loss", Severity::Warning, r.op, std::nullopt,
+                   op_label(r) + ": " + std::to_string(r.cast_inexact) + " values changed by more than " + r.dtype +
+                       " rounding allows (worst relative error " +
+                       std::to_string(r.cast_max_relative_error.value_or(0)) + ")"});
   }
   return out;
 }
 
-RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message) {
-  return {"out-of-memory", Severity::Error, std::nullopt, tensor, "input " + message};
+RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message,
+                                         const nlohmann::json& facts) {
+  return {"out-of-memory", Severity::Error, std::nullopt, tensor, "input " + message, facts};
 }
 
 RunFinding finding_for_crash(const CrashInfo& crash) {
@@ -61,7 +104,8 @@ nlohmann::json to_json(const RunFinding& f) {
           {"severity", std::string(name(f.severity))},
           {"op", f.op ? nlohmann::json(*f.op) : nlohmann::json()},
           {"tensor", f.tensor ? nlohmann::json(*f.tensor) : nlohmann::json()},
-          {"message", f.message}};
+          {"message", f.message},
+          {"facts", f.facts}};
 }
 
 RunFinding run_finding_from_json(const nlohmann::json& j) {
@@ -72,6 +116,7 @@ RunFinding run_finding_from_json(const nlohmann::json& j) {
   if (j.contains("op") && !j["op"].is_null()) f.op = j["op"].get<std::size_t>();
   if (j.contains("tensor") && !j["tensor"].is_null()) f.tensor = j["tensor"].get<std::string>();
   f.message = j.at("message").get<std::string>();
+  f.facts = j.value("facts", nlohmann::json::object());
   return f;
 }
 

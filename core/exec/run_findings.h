@@ -8,13 +8,15 @@
 
 namespace blasscope::core {
 
-// The findings one op's record implies: shape-mismatch, dtype-mismatch, unsupported-dtype,
-// out-of-memory, illegal-argument, lapack-failed, no-gpu, non-finite-input,
-// non-finite-output, cast-overflow. The worker emits them as "finding" events.
+// The findings one op's record implies: dlascl-invalid-cfrom, illegal-argument,
+// shape-mismatch, dtype-mismatch, unsupported-dtype, out-of-memory, lapack-failed, no-gpu,
+// non-finite-input, subnormal-values, non-finite-output, cast-overflow, cast-precision-loss.
+// The worker emits them as "finding" events.
 std::vector<RunFinding> findings_for_record(const KernelRecord& record);
 
 // An input tensor that did not fit the memory budget.
-RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message);
+RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message,
+                                         const nlohmann::json& facts = nlohmann::json::object());
 
 // The worker died: worker-crashed, with the op that was running.
 RunFinding finding_for_crash(const CrashInfo& crash);

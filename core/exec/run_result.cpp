@@ -25,7 +25,7 @@ void RunCollector::emit(const json& event) {
     m_running = event;
   } else if (type == "kernel_finished") {
     m_running.reset();
-    m_result.ops.push_back(kernel_record_from_json(event.at("record")));
+    m_result.ops.push_back(event.at("record").get<KernelRecord>());
   } else if (type == "memory") {
     // Kept up to date from the counters, so a crashed run still reports its peak.
     m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("host_bytes", std::uint64_t{0}));
@@ -75,7 +75,7 @@ json to_json(const RunResult& result) {
     json entry = {{"index", r.op},      {"op", r.op_kind},     {"device", r.device}, {"kernel", r.kernel},
                   {"dtype", r.dtype},   {"m", nullptr},        {"n", nullptr},       {"k", nullptr},
                   {"status", r.status}, {"seconds", nullptr},  {"gflops", nullptr},  {"info", nullptr},
-                  {"error", nullptr},   {"record", to_json(r)}};
+                  {"error", nullptr},   {"record", json(r)}};
     if (r.m) entry["m"] = *r.m;
     if (r.n) entry["n"] = *r.n;
     if (r.k) entry["k"] = *r.k;

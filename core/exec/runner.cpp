@@ -1,7 +1,10 @@
 #include "exec/runner.h"
 
 #include <filesystem>
+#include <map>
+#include <set>
 
+#include "diagnose/workload_plan.h"
 #include "exec/cpu_ops.h"
 #include "exec/op_support.h"
 #include "exec/run_findings.h"
@@ -52,29 +55,61 @@ void emit_finding(RunState& state, const RunFinding& finding) {
   state.emit(event);
 }
 
-void allocate_inputs(const Workload& workload, RunState& state) {
-  for (const TensorSpec& spec : workload.tensors) {
+// Inputs are made when an op first needs them, so an op that is skipped (an index
+// overflow) never allocates its tensors, and the memory timeline follows the ops.
+class InputLoader {
+ public:
+  InputLoader(const Workload& workload, RunState& state) : m_state(state) {
+    for (const TensorSpec& spec : workload.tensors) m_specs.emplace(spec.name, &spec);
+  }
+
+  void ensure(const std::string& name) {
+    const auto it = m_specs.find(name);
+    if (it == m_specs.end() || m_state.find(name) || !m_tried.insert(name).second) return;
+    load(*it->second);
+  }
+
+ private:
+  void load(const TensorSpec& spec) {
     try {
       const TensorRequirement need = requirement_of(spec);
-      state.reserve(need.bytes, "tensor '" + spec.name + "'");
+      m_state.reserve(need.bytes, "tensor '" + spec.name + "'");
       try {
         const bool from_file = std::holds_alternative<FileTensorSource>(spec.source);
-        state.adopt(make_tensor(spec), need.bytes, from_file ? "file" : "synthetic");
+        m_state.adopt(make_tensor(spec), need.bytes, from_file ? "file" : "synthetic");
       } catch (...) {
-        state.release(need.bytes);
+        m_state.release(need.bytes);
         throw;
       }
     } catch (const OutOfBudget& error) {
-      emit_out_of_memory(state, error, spec.name, std::nullopt);
-      emit_finding(state, finding_for_unallocated_input(spec.name, error.what()));
+      emit_out_of_memory(m_state, error, spec.name, std::nullopt);
+      emit_finding(m_state, finding_for_unallocated_input(spec.name, error.what(),
+                                                          {{"requested", error.requested},
+                                                           {"available", error.available},
+                                                           {"limit", error.limit},
+                                                           {"in_use", m_state.budget().used()}}));
     } catch (const std::bad_alloc&) {
       const OutOfBudget error("tensor '" + spec.name + "': the system refused the allocation", 0, 0,
-                              state.budget().limit());
-      emit_out_of_memory(state, error, spec.name, std::nullopt);
-      emit_finding(state, finding_for_unallocated_input(spec.name, error.what()));
+                              m_state.budget().limit());
+      emit_out_of_memory(m_state, error, spec.name, std::nullopt);
+      emit_finding(m_state, finding_for_unallocated_input(spec.name, error.what()));
     } catch (const InputError& error) {
-      state.emit({{"event", "tensor_error"}, {"tensor", spec.name}, {"message", error.what()}});
-      emit_finding(state, {"unreadable-input", Severity::Error, std::nullopt, spec.name, error.what()});
+      m_state.emit({{"event", "tensor_error"}, {"tensor", spec.name}, {"message", error.what()}});
+      emit_finding(m_state, {"unreadable-input", Severity::Error, std::nullopt, spec.name, error.what()});
+    }
+  }
+
+  RunState& m_state;
+  std::map<std::string, const TensorSpec*> m_specs;
+  std::set<std::string> m_tried;
+};
+
+// The operands of an op that did not run, as far as they exist (for the diagnosis).
+void describe_operands(const OpSpec& op, RunState& state, KernelRecord& record) {
+  const std::pair<const char*, const std::string*> roles[] = {{"a", &op.a}, {"b", &op.b}, {"c", &op.c}};
+  for (const auto& [role, name] : roles) {
+    if (const HostTensor* t = name->empty() ? nullptr : state.find(*name)) {
+      record.operands.push_back(operand_record(role, *t, 0, false));
     }
   }
 }
@@ -84,6 +119,7 @@ KernelRecord run_on_cpu(const OpSpec& op, RunState& state) {
     return dispatch_cpu(op, state);
   } catch (const OpRejected& rejected) {
     KernelRecord record = record_for(op);
+    describe_operands(op, state, record);
     record.status = rejected.kind == "missing-input" ? "skipped" : "failed";
     record.error_kind = rejected.kind;
     record.error = rejected.what();
@@ -91,6 +127,7 @@ KernelRecord run_on_cpu(const OpSpec& op, RunState& state) {
   } catch (const OutOfBudget& error) {
     emit_out_of_memory(state, error, op.out, op.index);
     KernelRecord record = record_for(op);
+    describe_operands(op, state, record);
     record.status = "failed";
     record.error_kind = "out-of-memory";
     record.error = error.what();
@@ -125,30 +162,40 @@ std::string gpu_unavailable_reason() {
 
 void run_workload(const Workload& workload, const RunOptions& options, EventSink& sink) {
   RunState state(sink, workload.memory_limit);
+  const WorkloadPlan plan = plan_workload(workload);
   state.emit({{"event", "run_started"},
               {"workload", workload.name},
               {"description", workload.description},
               {"memory_limit", state.budget().limit()},
+              {"predicted_peak_bytes", plan.predicted_peak_bytes},
               {"ops", workload.ops.size()},
               {"environment",
                {{"cpu", to_json(probe_cpu_environment())},
                 {"gpu", {{"available", false}, {"reason", gpu_unavailable_reason()}}}}}});
-  allocate_inputs(workload, state);
+  InputLoader inputs(workload, state);
+  for (const RunFinding& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {
     for (Device device : devices_for(op, options)) {
       KernelRecord record;
-      if (device == Device::Gpu) {
+      if (plan.skip_ops.count(op.index)) {
+        record = record_for(op);
+        record.device = std::string(name(device));
+        record.status = "skipped";
+        record.error_kind = "index-overflow";
+        record.error = "not run: its sizes exceed what a 32-bit BLAS integer can address (nothing was allocated)";
+      } else if (device == Device::Gpu) {
         record = record_for(op);
         record.device = "gpu";
         record.status = "skipped";
         record.error_kind = "no-gpu";
         record.error = gpu_unavailable_reason();
       } else {
+        for (const std::string* input : {&op.a, &op.b, &op.c}) inputs.ensure(*input);
         record = run_on_cpu(op, state);
         if (record.status == "ok" && !options.save_outputs_dir.empty())
           save_output(op, state, options.save_outputs_dir);
       }
-      state.emit({{"event", "kernel_finished"}, {"op", op.index}, {"record", to_json(record)}});
+      state.emit({{"event", "kernel_finished"}, {"op", op.index}, {"record", nlohmann::json(record)}});
       for (const RunFinding& finding : findings_for_record(record)) emit_finding(state, finding);
     }
   }

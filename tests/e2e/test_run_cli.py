@@ -136,7 +136,8 @@ class FailuresAreReported(unittest.TestCase):
         self.assertEqual(lascl["record"]["xerbla"][0]["routine"], "DLASCL")
         self.assertEqual(lascl["record"]["xerbla"][0]["parameter"], 4)
         self.assertIn("non-finite-input", finding_ids(report))
-        self.assertIn("illegal-argument", finding_ids(report))
+        self.assertIn("dlascl-invalid-cfrom", finding_ids(report))
+        self.assertNotIn("illegal-argument", finding_ids(report))
         with open(session) as f:
             saved = json.load(f)
         self.assertEqual(saved["format"], "blasscope-session")

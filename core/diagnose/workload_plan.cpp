@@ -1,0 +1,189 @@
+#include "diagnose/workload_plan.h"
+
+#include <algorithm>
+
+#include "exec/dtype_promotion.h"
+#include "exec/tensor_factory.h"
+#include "kernels/gemm.h"
+#include "report/inspect_text.h"
+#include "tensor/host_tensor.h"
+
+namespace blasscope::core {
+namespace {
+
+constexpr std::uint64_t kAliasingBytes = 4096;
+constexpr std::uint64_t kAliasingMinOuter = 64;  // fewer rows than this rarely collide in cache
+
+std::uint64_t element_count(const TensorMeta& t) {
+  std::uint64_t n = 1;
+  for (auto d : t.shape) n *= d;
+  return n;
+}
+
+std::uint64_t outer_of(const TensorMeta& t) { return t.order == MemoryOrder::C ? t.shape[0] : t.shape[1]; }
+std::uint64_t inner_of(const TensorMeta& t) { return t.order == MemoryOrder::C ? t.shape[1] : t.shape[0]; }
+std::uint64_t ld_of(const TensorMeta& t) { return t.ld != 0 ? t.ld : dense_leading_dim(t.shape, t.order); }
+
+TensorMeta meta_of(DType dtype, std::vector<std::uint64_t> shape, MemoryOrder order) {
+  TensorMeta t{dtype, std::move(shape), order, 0, 0, true};
+  t.bytes = HostTensor::storage_bytes_for(dtype, t.shape, order, 0);
+  return t;
+}
+
+class Planner {
+ public:
+  explicit Planner(WorkloadPlan& plan) : m_plan(plan) {}
+
+  void add_input(const TensorSpec& spec) {
+    TensorMeta meta;
+    try {
+      const TensorRequirement r = requirement_of(spec);
+      meta = {r.dtype, r.shape, r.order, 0, r.bytes, true};
+      if (const auto* s = std::get_if<SyntheticTensorSource>(&spec.source)) meta.ld = s->ld;
+    } catch (const std::exception&) {
+      meta.known = false;  // the runner reports why when it tries to load it
+    }
+    m_plan.tensors[spec.name] = meta;
+  }
+
+  void add_op(const OpSpec& op) {
+    const TensorMeta* a = find(op.a);
+    if (!a) return unknown(op.out);
+    switch (op.kind) {
+      case OpKind::Gemm: return plan_gemm_op(op, *a);
+      case OpKind::Dlascl: return plan_lascl_op(op, *a);
+      case OpKind::Svd:
+        if (!check_index(op, op.a, *a) || a->shape.size() != 2) return unknown(op.out);
+        return output(op.out, meta_of(a->dtype, {std::min(a->shape[0], a->shape[1])}, MemoryOrder::C));
+      case OpKind::Lstsq: {
+        const TensorMeta* b = find(op.b);
+        if (!b || !check_index(op, op.a, *a) || !check_index(op, op.b, *b) || a->shape.size() != 2) {
+          return unknown(op.out);
+        }
+        std::vector<std::uint64_t> shape{a->shape[1]};
+        if (b->shape.size() == 2) shape.push_back(b->shape[1]);
+        return output(op.out, meta_of(a->dtype, shape, MemoryOrder::Fortran));
+      }
+      case OpKind::Cast: return output(op.out, meta_of(op.cast_to, a->shape, a->order));
+    }
+  }
+
+ private:
+  const TensorMeta* find(const std::string& name) const {
+    const auto it = m_plan.tensors.find(name);
+    return it != m_plan.tensors.end() && it->second.known ? &it->second : nullptr;
+  }
+
+  void unknown(const std::string& name) {
+    if (!m_plan.tensors.count(name)) m_plan.tensors[name].known = false;
+  }
+
+  void output(const std::string& name, TensorMeta meta) {
+    m_plan.predicted_peak_bytes += meta.bytes;
+    m_plan.tensors[name] = std::move(meta);
+  }
+
+  void predict(RunFinding finding) { m_plan.predictions.push_back(std::move(finding)); }
+
+  // index-overflow: a size a 32-bit BLAS integer cannot hold. The op is skipped.
+  bool check_index(const OpSpec& op, const std::string& name, const TensorMeta& t) {
+    std::uint64_t largest_dim = 0;
+    for (auto d : t.shape) largest_dim = std::max(largest_dim, d);
+    const std::uint64_t count = element_count(t);
+    if (largest_dim <= kBlasIntMax && count <= kBlasIntMax && (t.shape.size() != 2 || ld_of(t) <= kBlasIntMax)) {
+      return true;
+    }
+    const bool dimension = largest_dim > kBlasIntMax;
+    predict({"index-overflow", Severity::Error, op.index, name,
+             "op " + std::to_string(op.index) + " (" + std::string(core::name(op.kind)) + "): '" + name + "' " +
+                 format_shape(t.shape) + " has " + std::to_string(count) + " elements" +
+                 (dimension ? " and a dimension" : "") + " beyond 2^31 - 1, the largest 32-bit BLAS integer",
+             {{"shape", t.shape},
+              {"elements", count},
+              {"bytes", t.bytes},
+              {"limit", kBlasIntMax},
+              {"dimension_too_large", dimension}}});
+    m_plan.skip_ops.insert(op.index);
+    return false;
+  }
+
+  // buffer-overrun: a legal leading dimension that makes the kernel walk past the data.
+  void check_extent(const OpSpec& op, const char* role, const std::string& name, const TensorMeta& t,
+                    std::optional<std::int64_t> ld_override) {
+    if (t.shape.size() != 2 || outer_of(t) == 0 || inner_of(t) == 0) return;
+    const std::int64_t ld = ld_override.value_or(static_cast<std::int64_t>(ld_of(t)));
+    if (ld < static_cast<std::int64_t>(inner_of(t))) return;  // illegal: BLAS rejects it (xerbla)
+    const std::uint64_t extent = (outer_of(t) - 1) * static_cast<std::uint64_t>(ld) + inner_of(t);
+    const std::uint64_t stored = HostTensor::storage_bytes_for(t.dtype, t.shape, t.order, t.ld) / item_size(t.dtype);
+    if (extent <= stored) return;
+    predict({"buffer-overrun", Severity::Error, op.index, name,
+             "op " + std::to_string(op.index) + ": ld" + role + "=" + std::to_string(ld) + " makes the kernel read " +
+                 std::to_string(extent) + " elements of '" + name + "', which holds " + std::to_string(stored),
+             {{"role", role},
+              {"ld", ld},
+              {"shape", t.shape},
+              {"order", std::string(core::name(t.order))},
+              {"elements_read", extent},
+              {"elements_stored", stored},
+              {"bytes_past_end", (extent - stored) * item_size(t.dtype)}}});
+  }
+
+  void check_aliasing(const OpSpec& op, const char* role, const std::string& name, const TensorMeta& t,
+                      std::optional<std::int64_t> ld_override) {
+    if (t.shape.size() != 2) return;
+    const std::int64_t ld = ld_override.value_or(static_cast<std::int64_t>(ld_of(t)));
+    const std::uint64_t ld_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(ld, 0)) * item_size(t.dtype);
+    if (ld_bytes == 0 || ld_bytes % kAliasingBytes != 0 || outer_of(t) < kAliasingMinOuter) return;
+    predict({"ld-cache-aliasing", Severity::Warning, op.index, name,
+             "op " + std::to_string(op.index) + ": '" + name + "' has a leading dimension of " + std::to_string(ld) +
+                 " elements = " + std::to_string(ld_bytes) + " bytes, a multiple of 4096",
+             {{"role", role}, {"ld", ld}, {"ld_bytes", ld_bytes}, {"rows", outer_of(t)}}});
+  }
+
+  void plan_gemm_op(const OpSpec& op, const TensorMeta& a) {
+    const TensorMeta* b = find(op.b);
+    const TensorMeta* c = op.c.empty() ? nullptr : find(op.c);
+    if (!b || a.shape.size() != 2 || b->shape.size() != 2) return unknown(op.out);
+    const bool index_ok = check_index(op, op.a, a) && check_index(op, op.b, *b) && (!c || check_index(op, op.c, *c));
+    const std::uint64_t m = op.trans_a ? a.shape[1] : a.shape[0];
+    const std::uint64_t k = op.trans_a ? a.shape[0] : a.shape[1];
+    const std::uint64_t k2 = op.trans_b ? b->shape[1] : b->shape[0];
+    const std::uint64_t n = op.trans_b ? b->shape[0] : b->shape[1];
+    if (k != k2) return unknown(op.out);  // the op reports the shape mismatch itself
+    std::string unused;
+    DType dtype = promote_types(a.dtype, b->dtype);
+    if (!gemm_supported(dtype, unused)) dtype = blas_compute_dtype(dtype, gemm_supported(DType::BFloat16, unused));
+    const DType out_dtype = dtype == DType::BFloat16 ? DType::Float32 : dtype;
+    TensorMeta out = meta_of(out_dtype, {m, n}, c ? c->order : MemoryOrder::C);
+    if (!index_ok) return unknown(op.out);
+    check_extent(op, "a", op.a, a, op.lda);
+    check_extent(op, "b", op.b, *b, op.ldb);
+    check_extent(op, "c", op.out, c ? *c : out, op.ldc);
+    check_aliasing(op, "a", op.a, a, op.lda);
+    check_aliasing(op, "b", op.b, *b, op.ldb);
+    if (op.c.empty() || op.out != op.c) output(op.out, out);
+  }
+
+  void plan_lascl_op(const OpSpec& op, const TensorMeta& a) {
+    if (!check_index(op, op.a, a)) return unknown(op.out);
+    check_extent(op, "a", op.a, a, op.lda);
+    if (op.out != op.a) output(op.out, a);
+  }
+
+  WorkloadPlan& m_plan;
+};
+
+}  // namespace
+
+WorkloadPlan plan_workload(const Workload& workload) {
+  WorkloadPlan plan;
+  Planner planner(plan);
+  for (const TensorSpec& spec : workload.tensors) {
+    planner.add_input(spec);
+    plan.predicted_peak_bytes += plan.tensors[spec.name].bytes;
+  }
+  for (const OpSpec& op : workload.ops) planner.add_op(op);
+  return plan;
+}
+
+}  // namespace blasscope::core
