@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli_usage.h"
+#include "diagnose/run_diagnosis.h"
 #include "io/input_error.h"
 #include "report/inspect_json.h"
 #include "report/inspect_text.h"
@@ -74,8 +75,12 @@ int run_inspect(const std::vector<std::string>& args) {
     core::ScanOptions options;
     options.progress = [&](std::uint64_t done, std::uint64_t total) { progress.update(done, total); };
     const core::InspectReport report = core::inspect_file(path, options);
+    const auto diagnoses = core::diagnose_inspect(report);
     if (json) {
-      std::cout << core::to_json(report).dump(2, ' ', false, kJsonErrors) << '\n';
+      nlohmann::json out = core::to_json(report);
+      out["diagnoses"] = nlohmann::json::array();
+      for (const auto& d : diagnoses) out["diagnoses"].push_back(core::to_json(d));
+      std::cout << out.dump(2, ' ', false, kJsonErrors) << '\n';
     } else {
       std::cout << core::printable_utf8(core::to_text(report));
     }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_catalogue.h"
 #include "cli_inspect.h"
 #include "cli_run.h"
 #include "cli_usage.h"
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "inspect") return run_inspect(rest);
   if (command == "run") return run_run(rest);
+  if (command == "scenarios") return run_scenarios(rest);
+  if (command == "explain") return run_explain(rest);
+  if (command == "report") return run_report(rest);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kCliUsage;
   return kExitUsage;
 }

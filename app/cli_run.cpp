@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli_usage.h"
+#include "diagnose/run_diagnosis.h"
 #include "exec/runner.h"
 #include "exec/session_file.h"
 #include "exec/tensor_factory.h"
@@ -17,7 +18,7 @@
 #include "report/inspect_json.h"
 #include "report/inspect_text.h"
 #include "report/run_text.h"
-#include "workload/workload_parser.h"
+#include "workload/scenarios.h"
 
 namespace blasscope::app {
 namespace {
@@ -133,7 +134,7 @@ int run_run(const std::vector<std::string>& raw_args) {
   const RunArgs& args = *parsed;
   core::Workload workload;
   try {
-    workload = core::parse_workload_file(args.workload);
+    workload = core::load_workload(args.workload);
     check_inputs(workload);
     if (!args.save_outputs.empty()) {
       std::error_code error;
@@ -152,10 +153,14 @@ int run_run(const std::vector<std::string>& raw_args) {
   } catch (const core::InputError& error) {
     return reject(args, error);
   }
+  const auto diagnoses = core::diagnose_run(result);
   if (args.json) {
-    std::cout << core::to_json(result).dump(2, ' ', false, kJsonErrors) << '\n';
+    json report = core::to_json(result);
+    report["diagnoses"] = json::array();
+    for (const auto& d : diagnoses) report["diagnoses"].push_back(core::to_json(d));
+    std::cout << report.dump(2, ' ', false, kJsonErrors) << '\n';
   } else {
-    std::cout << core::printable_utf8(core::to_text(result));
+    std::cout << core::printable_utf8(core::to_text(result, diagnoses));
   }
   if (!args.trace.empty()) write_json_file(args.trace, core::chrome_trace(result), "trace");
   if (!args.session.empty()) {
@@ -165,7 +170,7 @@ int run_run(const std::vector<std::string>& raw_args) {
       std::cerr << "warning: " << error.what() << '\n';
     }
   }
-  return result.has_errors() ? kExitFindings : kExitOk;
+  return core::has_error(diagnoses) ? kExitFindings : kExitOk;
 }
 
 }  // namespace blasscope::app

@@ -18,7 +18,7 @@ commands:
       --json              print one JSON object on stdout instead of the table
       --quiet             no progress on stderr
 
-  run WORKLOAD [OPTIONS]   run a workload file (tensors + gemm/dlascl/svd/lstsq/cast ops)
+  run WORKLOAD [OPTIONS]   run a workload file or a built-in scenario id (tensors + gemm/dlascl/svd/lstsq/cast ops)
                           through instrumented OpenBLAS/LAPACK kernels in an isolated worker
                           process; a crash in a kernel is reported, never fatal
       --json              print one JSON object (environment, ops, findings, crash)
@@ -27,6 +27,11 @@ commands:
       --device D          run every op on cpu, gpu or both
       --session FILE      save the whole result for the GUI
       --in-process        run without a worker (debugging, benchmarks; a crash ends the CLI)
+  scenarios [--json]      list the built-in scenarios: id, title, the diagnoses each shows
+  explain ID              the cause, the fix and the error texts of a diagnosis id
+  report SESSION [--format md|html] [--output FILE]
+                          a readable report of a saved run (--session): environment, ops,
+                          diagnoses with evidence and explanations
 
 options:
   -h, --help              show this help
@@ -34,7 +39,7 @@ options:
 
 exit status:
   0  inspect: the input was read (findings may still be listed); run: no error finding
-  1  run: an error finding (illegal argument, shape/dtype mismatch, out of memory, crash...)
+  1  run: an error diagnosis (illegal argument, shape/dtype mismatch, out of memory, crash...)
   2  usage error
   3  the input or workload was rejected (unreadable, malformed or unsupported); stderr says why
 )";

@@ -12,7 +12,7 @@
 
 #include "exec/runner.h"
 #include "io/input_error.h"
-#include "workload/workload_parser.h"
+#include "workload/scenarios.h"
 
 namespace {
 
@@ -56,7 +56,7 @@ void limit_address_space(std::uint64_t budget) {
 }
 
 int usage() {
-  std::cerr << "usage: blasscope-worker WORKLOAD [--device cpu|gpu|both] [--save-outputs DIR]\n"
+  std::cerr << "usage: blasscope-worker WORKLOAD|SCENARIO [--device cpu|gpu|both] [--save-outputs DIR]\n"
                "Runs a workload and writes its events as JSON lines on stdout (started by blasscope-cli).\n";
   return 2;
 }
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   FdSink sink(events_fd);
   try {
-    const Workload workload = parse_workload_file(path);
+    const Workload workload = load_workload(path);
     if (workload.memory_limit) limit_address_space(*workload.memory_limit);
     run_workload(workload, options, sink);
   } catch (const InputError& error) {

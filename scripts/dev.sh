@@ -77,6 +77,13 @@ run_demo() {
       echo "== blasscope-cli run $f"
       "$BUILD/bin/blasscope-cli" run "$f" || true
     done
+    echo "== blasscope-cli scenarios"
+    "$BUILD/bin/blasscope-cli" scenarios
+    local id
+    for id in nan-svd nan-lstsq rowmajor-lda buffer-overrun-crash seed-000-1-custom-layer-dtypes; do
+      echo "== blasscope-cli run $id"
+      "$BUILD/bin/blasscope-cli" run "$id" || true
+    done
     return
   fi
   if ! has_display; then

@@ -104,8 +104,8 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state) {
   }
   const GemmCall call =
       plan_gemm(view_of(*a), op.trans_a, view_of(*b), op.trans_b, view_of(*out), {op.lda, op.ldb, op.ldc});
-  record.call = BlasCallRecord{call.row_major, call.trans_a, call.trans_b, call.m, call.n, call.k,
-                               call.lda,       call.ldb,     call.ldc};
+  record.call =
+      BlasCallRecord{call.row_major, call.trans_a, call.trans_b, call.m, call.n, call.k, call.lda, call.ldb, call.ldc};
   record.operands = {operand_record("a", *a, call.lda), operand_record("b", *b, call.ldb)};
   // BLAS does not read C when beta is 0, so only then are its old values no input.
   if (op.beta != 0) record.operands.push_back(operand_record("c", *out, call.ldc));

@@ -22,7 +22,7 @@ struct OperandRecord {
   std::uint64_t alignment = 0;  // largest power of two dividing the pointer (capped at 4096)
   // Its values when the kernel ran (inputs before, outputs after):
   std::uint64_t nan = 0, inf = 0, subnormal = 0;
-  std::optional<double> max_abs;                      // largest finite magnitude
+  std::optional<double> max_abs;                              // largest finite magnitude
   std::optional<std::vector<std::uint64_t>> first_nonfinite;  // NumPy index of the first NaN/Inf
 };
 
@@ -61,7 +61,7 @@ struct KernelRecord {
   std::string error_kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype, out-of-memory, no-gpu, ...
   std::optional<std::string> error;
   std::uint64_t output_nan = 0, output_inf = 0;
-  std::uint64_t cast_overflow = 0;        // cast: finite values that became infinite
+  std::uint64_t cast_overflow = 0;          // cast: finite values that became infinite
   std::optional<double> cast_overflow_max;  // cast: the largest such value
   std::uint64_t cast_inexact = 0;           // cast: values changed by more than the target's rounding
   std::optional<double> cast_max_relative_error;
@@ -69,14 +69,14 @@ struct KernelRecord {
   std::uint64_t input_nonfinite() const;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperandRecord, role, tensor, dtype, shape, order, ld, padded,
-                                                alignment, nan, inf, subnormal, max_abs, first_nonfinite)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperandRecord, role, tensor, dtype, shape, order, ld, padded, alignment,
+                                                nan, inf, subnormal, max_abs, first_nonfinite)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(XerblaRecord, routine, parameter, meaning)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasCallRecord, row_major, trans_a, trans_b, m, n, k, lda, ldb, ldc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelRecord, op, op_kind, device, kernel, dtype, m, n, k, operands,
                                                 call, casts, bytes_touched, seconds_each, seconds, gflops,
-                                                gbytes_per_second, status, info, xerbla, error_kind, error,
-                                                output_nan, output_inf, cast_overflow, cast_overflow_max,
-                                                cast_inexact, cast_max_relative_error)
+                                                gbytes_per_second, status, info, xerbla, error_kind, error, output_nan,
+                                                output_inf, cast_overflow, cast_overflow_max, cast_inexact,
+                                                cast_max_relative_error)
 
 }  // namespace blasscope::core

@@ -4,6 +4,7 @@
 
 #include "exec/cpu_ops.h"
 #include "exec/op_support.h"
+#include "kernels/dlascl.h"
 #include "kernels/lapack_drivers.h"
 #include "report/inspect_text.h"
 
@@ -96,7 +97,13 @@ std::string lapack_name(DType dtype, const char* driver) {
 void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& capture, int info,
                    const char* argument_names[], int argument_count) {
   record.info = info;
-  record_argument_errors(state, record, capture.calls(), [](int p) { return "parameter " + std::to_string(p); });
+  // Inside the drivers the errors come from DLASCL (a NaN norm as CFROM) and its kin.
+  record_argument_errors(state, record, capture.calls(), [&](int p) {
+    const bool lascl = !capture.calls().empty() && capture.calls().front().routine.ends_with("LASCL");
+    return lascl ? std::string(lascl_parameter_name(p)) +
+                       (p == 4 ? " (the matrix norm: NaN when the matrix holds NaN)" : "")
+                 : "parameter " + std::to_string(p);
+  });
   if (info < 0 && record.xerbla.empty()) {
     record.status = "failed";
     record.error_kind = "illegal-argument";

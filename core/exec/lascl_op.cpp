@@ -12,8 +12,6 @@
 namespace blasscope::core {
 namespace {
 
-constexpr const char* kLasclParameters[] = {"", "TYPE", "KL", "KU", "CFROM", "CTO", "M", "N", "A", "LDA", "INFO"};
-
 // DLANGE('M'): the largest absolute value, NaN when any value is NaN (as gesdd computes it).
 double max_abs(const HostTensor& t) {
   const TensorStats s = scan_values(t.dtype(), t.data(), t.storage_bytes() / item_size(t.dtype()), 0);
@@ -87,7 +85,7 @@ KernelRecord run_lascl_op(const OpSpec& op, RunState& state) {
             : std::function<void()>());
   record.info = info;
   record_argument_errors(state, record, capture.calls(), [&](int p) {
-    std::string meaning = p >= 1 && p <= 10 ? kLasclParameters[p] : "?";
+    std::string meaning = lascl_parameter_name(p);
     if (p == 4) meaning += " = " + format_scalar(Scalar::from_float(cfrom)) + " (must be nonzero and not NaN)";
     if (p == 9)
       meaning += " = " + std::to_string(lda) +

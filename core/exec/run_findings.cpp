@@ -49,7 +49,10 @@ std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
   } else if (kErrorKinds.count(r.error_kind) && r.error) {
     out.push_back({r.error_kind, Severity::Error, r.op, std::nullopt, op_label(r) + ": " + *r.error});
   } else if (r.error_kind == "no-gpu") {
-    out.push_back({"no-gpu", Severity::Warning, r.op, std::nullopt,
+    out.push_back({"no-gpu",
+                   Severity::Warning,
+                   r.op,
+                   std::nullopt,
                    op_label(r) + " was not run on the GPU: " + r.error.value_or(""),
                    {{"reason", r.error.value_or("")}}});
   }
@@ -65,7 +68,8 @@ std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
                          " subnormal values"});
     }
   }
-  if (r.status == "ok" && r.input_nonfinite() == 0 && r.output_nan + r.output_inf > 0) {
+  // A cast's infinities are its overflow, reported as cast-overflow.
+  if (r.status == "ok" && r.op_kind != "cast" && r.input_nonfinite() == 0 && r.output_nan + r.output_inf > 0) {
     out.push_back({"non-finite-output", Severity::Warning, r.op, std::nullopt,
                    op_label(r) + ": finite inputs produced " + std::to_string(r.output_nan) + " NaN and " +
                        std::to_string(r.output_inf) + " Inf values (overflow in " + r.dtype + ")"});

@@ -72,9 +72,9 @@ RunResult RunCollector::finish() {
 json to_json(const RunResult& result) {
   json ops = json::array();
   for (const auto& r : result.ops) {
-    json entry = {{"index", r.op},      {"op", r.op_kind},     {"device", r.device}, {"kernel", r.kernel},
-                  {"dtype", r.dtype},   {"m", nullptr},        {"n", nullptr},       {"k", nullptr},
-                  {"status", r.status}, {"seconds", nullptr},  {"gflops", nullptr},  {"info", nullptr},
+    json entry = {{"index", r.op},      {"op", r.op_kind},    {"device", r.device}, {"kernel", r.kernel},
+                  {"dtype", r.dtype},   {"m", nullptr},       {"n", nullptr},       {"k", nullptr},
+                  {"status", r.status}, {"seconds", nullptr}, {"gflops", nullptr},  {"info", nullptr},
                   {"error", nullptr},   {"record", json(r)}};
     if (r.m) entry["m"] = *r.m;
     if (r.n) entry["n"] = *r.n;

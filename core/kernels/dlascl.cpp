@@ -143,6 +143,11 @@ template std::vector<double> lascl_multipliers<double>(double, double);
 template int blasscope_lascl<float>(char, float, float, std::int64_t, std::int64_t, float*, std::int64_t, unsigned);
 template int blasscope_lascl<double>(char, double, double, std::int64_t, std::int64_t, double*, std::int64_t, unsigned);
 
+const char* lascl_parameter_name(int p) {
+  static const char* const kNames[] = {"TYPE", "KL", "KU", "CFROM", "CTO", "M", "N", "A", "LDA", "INFO"};
+  return p >= 1 && p <= 10 ? kNames[p - 1] : "?";
+}
+
 int lapack_lascl(char type, double cfrom, double cto, std::int64_t m, std::int64_t n, double* a, std::int64_t lda) {
   const int kl = 0, ku = 0, im = static_cast<int>(m), in = static_cast<int>(n), ilda = static_cast<int>(lda);
   int info = 0;

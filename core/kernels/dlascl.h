@@ -26,6 +26,9 @@ template <typename T>
 int blasscope_lascl(char type, T cfrom, T cto, std::int64_t m, std::int64_t n, T* a, std::int64_t lda,
                     unsigned threads = 0);
 
+// The name of ?LASCL's parameter `p` (1-based): TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO.
+const char* lascl_parameter_name(int p);
+
 // LAPACK's own dlascl_/slascl_ (from the linked OpenBLAS). Returns INFO.
 int lapack_lascl(char type, double cfrom, double cto, std::int64_t m, std::int64_t n, double* a, std::int64_t lda);
 int lapack_lascl(char type, float cfrom, float cto, std::int64_t m, std::int64_t n, float* a, std::int64_t lda);

@@ -21,7 +21,19 @@ std::string optional_int(const std::optional<std::int64_t>& v) {
 
 }  // namespace
 
-std::string to_text(const RunResult& result) {
+std::string diagnoses_text(const std::vector<Diagnosis>& diagnoses) {
+  if (diagnoses.empty()) return "diagnoses: none\n";
+  std::ostringstream out;
+  out << "diagnoses:\n";
+  for (const auto& d : diagnoses) {
+    out << "  " << name(d.severity) << " [" << d.id << "] " << d.title << '\n';
+    for (const auto& line : d.evidence) out << "      - " << line << '\n';
+  }
+  out << "(blasscope-cli explain ID tells the cause, the fix and the error texts each shows up as)\n";
+  return out.str();
+}
+
+std::string to_text(const RunResult& result, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
   out << "workload: " << result.workload << '\n';
   const auto& cpu = result.environment.value("cpu", nlohmann::json::object());
@@ -46,12 +58,7 @@ std::string to_text(const RunResult& result) {
     append_table(out, rows);
   }
   out << "peak host memory: " << format_bytes(result.peak_host_bytes) << '\n';
-  if (result.findings.empty()) {
-    out << "findings: none\n";
-  } else {
-    out << "findings:\n";
-    for (const auto& f : result.findings) out << "  " << name(f.severity) << " [" << f.id << "] " << f.message << '\n';
-  }
+  out << diagnoses_text(diagnoses);
   if (result.crash) {
     out << "crash: worker died with " << result.crash->signal;
     if (result.crash->op) out << " in op " << *result.crash->op << " (" << result.crash->kernel << ")";

@@ -61,13 +61,23 @@ struct OpSpec {
   DType cast_to = DType::Float32;
 };
 
+// What a built-in scenario is about, and which diagnoses it must produce.
+struct ScenarioInfo {
+  std::string id;
+  std::string title;
+  std::string story;
+  std::string seed;                   // the seed article example it reproduces, if any
+  std::vector<std::string> expected;  // diagnosis ids, in any order
+};
+
 struct Workload {
   std::string name;
   std::string description;
   std::optional<std::uint64_t> memory_limit;  // bytes of host memory for tensors and workspaces
   std::vector<TensorSpec> tensors;
   std::vector<OpSpec> ops;
-  std::string source_path;  // the workload file, empty when parsed from text
+  std::string source_path;  // the workload file, or "scenario:ID" for a built-in scenario
+  std::optional<ScenarioInfo> scenario;
 };
 
 }  // namespace blasscope::core

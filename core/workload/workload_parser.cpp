@@ -287,11 +287,27 @@ class OpParser {
   std::string m_where;
 };
 
+ScenarioInfo parse_scenario(const json& spec) {
+  check_keys(spec, "scenario", {"id", "title", "story", "seed", "expected"});
+  ScenarioInfo s;
+  s.id = get_string(spec, "id", "scenario");
+  s.title = get_string(spec, "title", "scenario");
+  s.story = get_string(spec, "story", "scenario");
+  if (spec.contains("seed")) s.seed = get_string(spec, "seed", "scenario");
+  if (!spec.contains("expected") || !spec["expected"].is_array())
+    fail_field("scenario.expected", "must be a list of ids");
+  for (const json& id : spec["expected"]) {
+    if (!id.is_string()) fail_field("scenario.expected", "must be a list of ids");
+    s.expected.push_back(id.get<std::string>());
+  }
+  return s;
+}
+
 }  // namespace
 
 Workload parse_workload_text(std::string_view text, const std::string& base_dir) {
   const json doc = parse_strict_json(text, "workload", 16);
-  check_keys(doc, "workload", {"name", "description", "memory_limit", "tensors", "ops"});
+  check_keys(doc, "workload", {"name", "description", "memory_limit", "tensors", "ops", "scenario"});
   Workload w;
   w.name = get_string(doc, "name", "workload");
   if (doc.contains("description")) w.description = get_string(doc, "description", "workload");
@@ -303,6 +319,7 @@ Workload parse_workload_text(std::string_view text, const std::string& base_dir)
     if (!bytes || *bytes == 0) fail_field("memory_limit", "must be a size such as \"4GiB\" or \"512MiB\"");
     w.memory_limit = bytes;
   }
+  if (doc.contains("scenario")) w.scenario = parse_scenario(doc["scenario"]);
   if (!doc.contains("tensors") || !doc["tensors"].is_object()) fail_field("tensors", "must be an object of tensors");
   std::set<std::string> names;
   for (const auto& [name, spec] : doc["tensors"].items()) {

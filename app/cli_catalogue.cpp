@@ -1,0 +1,110 @@
+#include "cli_catalogue.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "cli_usage.h"
+#include "diagnose/explanation_catalogue.h"
+#include "diagnose/run_diagnosis.h"
+#include "exec/session_file.h"
+#include "io/input_error.h"
+#include "report/inspect_text.h"
+#include "report/session_report.h"
+#include "report/text_table.h"
+#include "workload/scenarios.h"
+
+namespace blasscope::app {
+
+int run_scenarios(const std::vector<std::string>& args) {
+  bool json = false;
+  for (const auto& arg : args) {
+    if (arg != "--json") {
+      std::cerr << "error: scenarios: unknown argument '" << arg << "'\nusage: blasscope-cli scenarios [--json]\n";
+      return kExitUsage;
+    }
+    json = true;
+  }
+  const auto& scenarios = core::builtin_scenarios();
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& w : scenarios) {
+      const auto& s = *w.scenario;
+      out.push_back({{"id", s.id},
+                     {"title", s.title},
+                     {"story", s.story},
+                     {"seed", s.seed.empty() ? nlohmann::json() : nlohmann::json(s.seed)},
+                     {"expected", s.expected}});
+    }
+    std::cout << out.dump(2) << '\n';
+    return kExitOk;
+  }
+  std::ostringstream text;
+  std::vector<std::vector<std::string>> rows{{"ID", "TITLE", "EXPECTED DIAGNOSES"}};
+  for (const auto& w : scenarios) {
+    std::string expected;
+    for (const auto& id : w.scenario->expected) expected += (expected.empty() ? "" : ", ") + id;
+    rows.push_back({w.scenario->id, w.scenario->title, expected.empty() ? "(none)" : expected});
+  }
+  core::append_table(text, rows);
+  std::cout << text.str() << "Run one with: blasscope-cli run ID\n";
+  return kExitOk;
+}
+
+int run_explain(const std::vector<std::string>& args) {
+  if (args.size() != 1 || args[0].starts_with("-")) {
+    std::cerr << "usage: blasscope-cli explain ID\nids:";
+    for (const auto& id : core::diagnosis_ids()) std::cerr << ' ' << id;
+    std::cerr << '\n';
+    return kExitUsage;
+  }
+  const core::Explanation* e = core::find_explanation(args[0]);
+  if (!e) {
+    std::cerr << "error: explain: no diagnosis '" << args[0] << "'; known ids:";
+    for (const auto& id : core::diagnosis_ids()) std::cerr << ' ' << id;
+    std::cerr << '\n';
+    return kExitUsage;
+  }
+  std::cout << "# " << e->title << " (" << e->id << ", " << core::name(e->severity) << ")\n\n## Cause\n"
+            << e->cause << "\n\n## Fix\n"
+            << e->fix << "\n\n## Seen as\n";
+  for (const auto& s : e->seen_as) std::cout << "- " << s << '\n';
+  return kExitOk;
+}
+
+int run_report(const std::vector<std::string>& args) {
+  std::string session, format = "md", output;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "--format" || args[i] == "--output") && i + 1 < args.size()) {
+      (args[i] == "--format" ? format : output) = args[i + 1];
+      ++i;
+    } else if (!args[i].starts_with("-") && session.empty()) {
+      session = args[i];
+    } else {
+      session.clear();
+      break;
+    }
+  }
+  if (session.empty() || (format != "md" && format != "html")) {
+    std::cerr << "usage: blasscope-cli report SESSION [--format md|html] [--output FILE]\n";
+    return kExitUsage;
+  }
+  try {
+    const core::RunResult result = core::read_session(session);
+    const auto diagnoses = core::diagnose_run(result);
+    const std::string text =
+        format == "html" ? core::html_report(result, diagnoses) : core::markdown_report(result, diagnoses);
+    if (output.empty()) {
+      std::cout << core::printable_utf8(text);
+    } else {
+      std::ofstream out(output, std::ios::trunc);
+      out << text;
+      if (!out) throw core::InputError(core::InputError::Kind::Unreadable, "cannot write " + output);
+    }
+  } catch (const core::InputError& error) {
+    std::cerr << "error: " << session << ": " << error.what() << '\n';
+    return kExitRejected;
+  }
+  return kExitOk;
+}
+
+}  // namespace blasscope::app

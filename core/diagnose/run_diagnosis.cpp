@@ -1,0 +1,270 @@
+#include "diagnose/run_diagnosis.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "diagnose/argument_evidence.h"
+#include "exec/dtype_promotion.h"
+#include "report/inspect_text.h"
+
+namespace blasscope::core {
+namespace {
+
+using nlohmann::json;
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+const KernelRecord* record_of(const RunResult& result, std::optional<std::size_t> op) {
+  if (!op) return nullptr;
+  for (const auto& r : result.ops) {
+    if (r.op == *op && r.device == "cpu") return &r;
+  }
+  for (const auto& r : result.ops) {
+    if (r.op == *op) return &r;
+  }
+  return nullptr;
+}
+
+double dtype_max(const std::string& dtype) {
+  if (dtype == "float16") return 65504.0;
+  if (dtype == "float32" || dtype == "complex64" || dtype == "bfloat16") return std::numeric_limits<float>::max();
+  return std::numeric_limits<double>::max();
+}
+
+void add_record_evidence(const RunFinding& f, const KernelRecord& r, std::vector<std::string>& evidence) {
+  if (f.id == "dlascl-invalid-cfrom") {
+    for (const auto& o : r.operands) {
+      if (o.nan + o.inf > 0) {
+        evidence.push_back("'" + o.tensor + "' " + format_shape(o.shape) + " holds " + std::to_string(o.nan) +
+                           " NaN and " + std::to_string(o.inf) + " Inf" +
+                           (o.first_nonfinite ? ", the first at " + format_shape(*o.first_nonfinite) : std::string()));
+      }
+    }
+    if (!r.xerbla.empty()) {
+      const auto& x = r.xerbla.front();
+      evidence.push_back(x.routine + " reported parameter " + std::to_string(x.parameter) + " (" + x.meaning + ")" +
+                         (r.xerbla.size() > 1 ? ", " + std::to_string(r.xerbla.size()) + " times" : std::string()) +
+                         (r.op_kind == "dlascl" ? std::string() : ", called from inside " + r.kernel) +
+                         ": other builds print 'On entry to DLASCL parameter number 4 had an illegal value' here");
+      if (r.info && *r.info != 0) {
+        evidence.push_back(r.kernel + " then returned INFO = " + std::to_string(*r.info));
+      }
+    } else if (r.op_kind == "svd" || r.op_kind == "lstsq") {
+      evidence.push_back(r.kernel + " found the max-abs norm of its input to be NaN and returned INFO = " +
+                         std::to_string(r.info.value_or(0)) +
+                         " (LAPACK 3.10 and later); MKL and older LAPACK pass that norm to DLASCL as CFROM, which "
+                         "prints 'Parameter 4 was incorrect on entry to DLASCL'");
+    }
+  } else if (f.id == "illegal-argument" && !r.xerbla.empty() && r.op_kind == "gemm") {
+    for (auto& line : gemm_argument_evidence(r, r.xerbla.front())) evidence.push_back(std::move(line));
+  } else if (f.id == "non-finite-output" && r.k) {
+    double bound = static_cast<double>(*r.k);
+    for (const auto& o : r.operands) {
+      if (o.role == "a" || o.role == "b") {
+        evidence.push_back("max |" + o.role + "| = " + number(o.max_abs.value_or(0)) + " ('" + o.tensor + "')");
+        bound *= o.max_abs.value_or(0);
+      }
+    }
+    evidence.push_back("k x max|a| x max|b| = " + number(bound) + " against the largest " + r.dtype + " " +
+                       number(dtype_max(r.dtype)) + (bound > dtype_max(r.dtype) ? ": the products overflow" : ""));
+  } else if (f.id == "dtype-mismatch" && r.operands.size() >= 2) {
+    const auto a = dtype_from_name(r.operands[0].dtype), b = dtype_from_name(r.operands[1].dtype);
+    if (a && b) {
+      const DType promoted = promote_types(*a, *b);
+      for (const auto& o : r.operands) {
+        if (o.dtype == name(promoted)) continue;
+        std::uint64_t elements = 1;
+        for (auto d : o.shape) elements *= d;
+        evidence.push_back("promoting '" + o.tensor + "' " + o.dtype + " -> " + std::string(name(promoted)) +
+                           " copies " + std::to_string(elements) + " values into " +
+                           format_bytes(elements * item_size(promoted)) + " of new memory");
+      }
+    }
+  }
+  if (r.seconds) evidence.push_back(r.kernel + " ran in " + number(*r.seconds * 1e3) + " ms");
+}
+
+// Below this slowdown against a clean twin, a layout difference is reported as costing nothing.
+constexpr double kMeasurableSlowdown = 1.05;
+
+struct TwinTiming {
+  std::string evidence;
+  double ratio;
+};
+
+// An op of the same kernel and shape without the suspect property (`clean`): the measured
+// cost of that property in this run.
+std::optional<TwinTiming> twin_timing(const RunResult& result, const KernelRecord& r,
+                                      bool (*clean)(const KernelRecord&)) {
+  if (!r.seconds) return std::nullopt;
+  for (const auto& q : result.ops) {
+    if (q.op == r.op || q.kernel != r.kernel || q.m != r.m || q.n != r.n || q.k != r.k || !q.seconds) continue;
+    if (!clean(q)) continue;
+    const double ratio = *r.seconds / *q.seconds;
+    std::string text = "measured: " + number(*r.seconds * 1e3) + " ms here against " + number(*q.seconds * 1e3) +
+                       " ms for op " + std::to_string(q.op) + " (ratio " + number(ratio) + ")";
+    if (ratio < kMeasurableSlowdown) text += ": no measurable cost in this run (GEMM packs its operands first)";
+    return TwinTiming{text, ratio};
+  }
+  return std::nullopt;
+}
+
+// Adds the measured cost: a real slowdown makes the diagnosis a warning, noise an info.
+void add_twin_timing(const RunResult& result, const KernelRecord& r, bool (*clean)(const KernelRecord&), Diagnosis& d) {
+  if (auto twin = twin_timing(result, r, clean)) {
+    d.evidence.push_back(twin->evidence);
+    d.severity = twin->ratio < kMeasurableSlowdown ? Severity::Info : Severity::Warning;
+  }
+}
+
+bool aligned(const KernelRecord& r) {
+  for (const auto& o : r.operands) {
+    if (o.alignment < 64) return false;
+  }
+  return true;
+}
+
+bool no_aliasing(const KernelRecord& r) {
+  for (const auto& o : r.operands) {
+    if (o.role == "out") continue;  // C is written once; the packed inputs are what is walked
+    const auto size = dtype_from_name(o.dtype);
+    if (size && o.ld > 0 && (static_cast<std::uint64_t>(o.ld) * item_size(*size)) % 4096 == 0) return false;
+  }
+  return true;
+}
+
+bool is_blas_kernel(const KernelRecord& r) {
+  return r.op_kind == "gemm" || r.op_kind == "dlascl" || r.op_kind == "svd" || r.op_kind == "lstsq";
+}
+
+void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::vector<Diagnosis>& out) {
+  if (r.status != "ok" || !is_blas_kernel(r)) return;
+  std::vector<std::string> misaligned, layout;
+  for (const auto& o : r.operands) {
+    if (o.alignment < 64) {
+      misaligned.push_back("'" + o.tensor + "' (" + o.role + ") starts " + std::to_string(o.alignment) +
+                           "-byte aligned");
+    }
+    if (r.op_kind == "gemm" && (o.order == "F" || o.padded)) {
+      layout.push_back("'" + o.tensor + "' (" + o.role + ") is " + (o.order == "F" ? "Fortran-order" : "C-order") +
+                       (o.padded ? ", padded to ld = " + std::to_string(o.ld) : std::string()) +
+                       ": passed as is with ld = " + std::to_string(o.ld) + ", no copy");
+    }
+  }
+  if (!misaligned.empty()) {
+    Diagnosis d{"misaligned-buffer",
+                Severity::Info,
+                r.op,
+                std::nullopt,
+                "op " + std::to_string(r.op) + ": data off a 64-byte boundary (harmless to correctness)",
+                misaligned};
+    add_twin_timing(result, r, aligned, d);
+    out.push_back(std::move(d));
+  }
+  if (!layout.empty()) {
+    if (r.call) {
+      layout.push_back(std::string("the call used ") + (r.call->row_major ? "CblasRowMajor" : "CblasColMajor") +
+                       " with TransA=" + (r.call->trans_a ? "Trans" : "NoTrans") +
+                       ", TransB=" + (r.call->trans_b ? "Trans" : "NoTrans"));
+    }
+    out.push_back({"non-contiguous-layout", Severity::Info, r.op, std::nullopt,
+                   "op " + std::to_string(r.op) + ": Fortran-order or padded operands, passed without copies", layout});
+  }
+}
+
+std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
+  const json& cpu = result.environment.value("cpu", json::object());
+  if (!cpu.contains("kernel_mismatch") || !cpu["kernel_mismatch"].is_string()) return std::nullopt;
+  Diagnosis d{"blas-kernel-mismatch",
+              Severity::Warning,
+              std::nullopt,
+              std::nullopt,
+              cpu["kernel_mismatch"].get<std::string>(),
+              {cpu["kernel_mismatch"].get<std::string>()}};
+  double best = 0;
+  for (const auto& r : result.ops) {
+    if (r.op_kind == "gemm" && r.gflops) best = std::max(best, *r.gflops);
+  }
+  const double peak = cpu.value("peak_gflops_fp64", 0.0);
+  if (best > 0 && peak > 0) {
+    d.evidence.push_back("best GEMM here: " + number(best) + " GFLOP/s = " + number(100 * best / peak) + "% of the " +
+                         number(peak) + " GFLOP/s float64 peak estimate");
+  }
+  return d;
+}
+
+}  // namespace
+
+bool is_environment_diagnosis(const std::string& id) {
+  return id == "blas-kernel-mismatch";
+}
+
+std::vector<Diagnosis> diagnose_run(const RunResult& result) {
+  std::vector<Diagnosis> out;
+  for (const RunFinding& f : result.findings) {
+    Diagnosis d{f.id, f.severity, f.op, f.tensor, {}, {f.message}};
+    if (const KernelRecord* r = record_of(result, f.op)) add_record_evidence(f, *r, d.evidence);
+    if (f.id == "worker-crashed") {
+      std::string last;
+      for (std::size_t i = result.events.size() > 4 ? result.events.size() - 4 : 0; i < result.events.size(); ++i) {
+        last += (last.empty() ? "" : ", ") + result.events[i].value("event", "?");
+      }
+      d.evidence.push_back("last events: " + last);
+    }
+    if (f.id == "out-of-memory") {
+      for (const auto& e : result.events) {
+        if (e.value("event", "") == "run_started" && e.contains("predicted_peak_bytes")) {
+          d.evidence.push_back(
+              "predicted peak for the whole workload: " + format_bytes(e["predicted_peak_bytes"].get<std::uint64_t>()) +
+              " against a budget of " + format_bytes(e.value("memory_limit", std::uint64_t{0})));
+        }
+      }
+    }
+    if (f.id == "ld-cache-aliasing") {
+      const KernelRecord* r = record_of(result, f.op);
+      if (!r || r->status != "ok") continue;  // a slowdown of an op that never ran says nothing
+      add_twin_timing(result, *r, no_aliasing, d);
+    }
+    out.push_back(std::move(d));
+  }
+  for (const auto& r : result.ops) add_layout_diagnoses(result, r, out);
+  if (auto d = kernel_mismatch(result)) out.push_back(std::move(*d));
+  // One per (id, op, tensor), keeping the first (the richest) and its evidence.
+  std::set<std::tuple<std::string, std::optional<std::size_t>, std::optional<std::string>>> seen;
+  std::vector<Diagnosis> unique;
+  for (auto& d : out) {
+    if (seen.insert({d.id, d.op, d.tensor}).second) unique.push_back(explained(std::move(d)));
+  }
+  return unique;
+}
+
+std::vector<Diagnosis> diagnose_inspect(const InspectReport& report) {
+  std::vector<Diagnosis> out;
+  for (const Finding& f : report.findings) {
+    const std::string id = f.id == "non-finite-values" ? "non-finite-input" : f.id;
+    out.push_back(explained({id, f.severity, std::nullopt, f.tensor, {}, {f.message}}));
+  }
+  for (const TensorReport& t : report.tensors) {
+    const std::size_t size = item_size(t.info.dtype);
+    if (size > 1 && t.layout.memory_alignment && *t.layout.memory_alignment < size) {
+      out.push_back(explained({"misaligned-buffer",
+                               Severity::Info,
+                               std::nullopt,
+                               t.info.name,
+                               {},
+                               {"'" + t.info.name + "' starts at file offset " + std::to_string(t.info.data_offset) +
+                                ", " + std::to_string(t.layout.file_alignment) + "-byte aligned, below its " +
+                                std::to_string(size) + "-byte elements: a memory-mapped view is misaligned"}}));
+    }
+  }
+  return out;
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,150 @@
+#include "report/session_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "report/inspect_text.h"
+
+namespace blasscope::core {
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::string fixed(std::optional<double> v, const char* format, double scale = 1) {
+  if (!v) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, *v * scale);
+  return text;
+}
+
+std::string optional_int(const std::optional<std::int64_t>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+
+Row op_header() {
+  return {"#", "op", "device", "kernel", "dtype", "m", "n", "k", "status", "time", "GFLOP/s", "INFO"};
+}
+
+Row op_row(const KernelRecord& r) {
+  return {std::to_string(r.op),
+          r.op_kind,
+          r.device,
+          r.kernel.empty() ? "-" : r.kernel,
+          r.dtype.empty() ? "-" : r.dtype,
+          optional_int(r.m),
+          optional_int(r.n),
+          optional_int(r.k),
+          r.status,
+          fixed(r.seconds, "%.3f ms", 1e3),
+          fixed(r.gflops, "%.2f"),
+          r.info ? std::to_string(*r.info) : "-"};
+}
+
+std::vector<std::pair<std::string, std::string>> environment_lines(const RunResult& result) {
+  const auto& cpu = result.environment.value("cpu", nlohmann::json::object());
+  std::vector<std::pair<std::string, std::string>> lines;
+  for (const char* key : {"cpu_model", "openblas_config", "openblas_corename", "openblas_threads", "peak_gflops_fp64",
+                          "kernel_mismatch"}) {
+    if (cpu.contains(key) && !cpu[key].is_null()) {
+      lines.emplace_back(key, cpu[key].is_string() ? cpu[key].get<std::string>() : cpu[key].dump());
+    }
+  }
+  const auto& gpu = result.environment.value("gpu", nlohmann::json::object());
+  if (gpu.contains("reason")) lines.emplace_back("gpu", gpu["reason"].get<std::string>());
+  return lines;
+}
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string escape_md(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string markdown_report(const RunResult& result, const std::vector<Diagnosis>& diagnoses) {
+  std::ostringstream out;
+  out << "# BLAScope report: " << result.workload << "\n\n## Environment\n\n";
+  for (const auto& [key, value] : environment_lines(result)) out << "- **" << key << "**: " << value << '\n';
+  out << "- **peak host memory**: " << format_bytes(result.peak_host_bytes) << "\n\n## Ops\n\n";
+  const Row header = op_header();
+  for (const auto& h : header) out << "| " << h << ' ';
+  out << "|\n";
+  for (std::size_t i = 0; i < header.size(); ++i) out << "|---";
+  out << "|\n";
+  for (const auto& r : result.ops) {
+    for (const auto& cell : op_row(r)) out << "| " << escape_md(cell) << ' ';
+    out << "|\n";
+  }
+  if (result.crash) out << "\n**The worker crashed** with " << result.crash->signal << ".\n";
+  out << "\n## Diagnoses\n\n";
+  if (diagnoses.empty()) out << "None: nothing to report.\n";
+  for (const auto& d : diagnoses) {
+    out << "### " << name(d.severity) << ": " << d.title << " (`" << d.id << "`)\n\n";
+    if (d.op) out << "Op " << *d.op << (d.tensor ? ", tensor `" + *d.tensor + "`" : std::string()) << ".\n\n";
+    out << "**Evidence**\n\n";
+    for (const auto& e : d.evidence) out << "- " << e << '\n';
+    out << "\n**Cause**\n\n" << d.cause << "\n\n**Fix**\n\n" << d.fix << "\n\n**Seen as**\n\n";
+    for (const auto& s : d.seen_as) out << "- `" << s << "`\n";
+    out << '\n';
+  }
+  return out.str();
+}
+
+std::string html_report(const RunResult& result, const std::vector<Diagnosis>& diagnoses) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>BLAScope report: "
+      << escape_html(result.workload) << "</title>\n<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;"
+      << "line-height:1.4}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+      << ".error{color:#b00020}.warning{color:#9a6700}.info{color:#0b57d0}code,pre{background:#f4f4f4}</style>"
+      << "</head><body>\n<h1>BLAScope report: " << escape_html(result.workload) << "</h1>\n<h2>Environment</h2><ul>";
+  for (const auto& [key, value] : environment_lines(result)) {
+    out << "<li><b>" << escape_html(key) << "</b>: " << escape_html(value) << "</li>";
+  }
+  out << "<li><b>peak host memory</b>: " << format_bytes(result.peak_host_bytes)
+      << "</li></ul>\n<h2>Ops</h2><table><tr>";
+  for (const auto& h : op_header()) out << "<th>" << escape_html(h) << "</th>";
+  out << "</tr>\n";
+  for (const auto& r : result.ops) {
+    out << "<tr>";
+    for (const auto& cell : op_row(r)) out << "<td>" << escape_html(cell) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+  if (result.crash) out << "<p><b>The worker crashed</b> with " << escape_html(result.crash->signal) << ".</p>\n";
+  out << "<h2>Diagnoses</h2>\n";
+  if (diagnoses.empty()) out << "<p>None: nothing to report.</p>\n";
+  for (const auto& d : diagnoses) {
+    const std::string severity(name(d.severity));
+    out << "<h3 class=\"" << severity << "\">" << severity << ": " << escape_html(d.title) << " (<code>"
+        << escape_html(d.id) << "</code>)</h3>\n<h4>Evidence</h4><ul>";
+    for (const auto& e : d.evidence) out << "<li>" << escape_html(e) << "</li>";
+    out << "</ul>\n<h4>Cause</h4><p>" << escape_html(d.cause) << "</p>\n<h4>Fix</h4><pre>" << escape_html(d.fix)
+        << "</pre>\n<h4>Seen as</h4><ul>";
+    for (const auto& s : d.seen_as) out << "<li><code>" << escape_html(s) << "</code></li>";
+    out << "</ul>\n";
+  }
+  out << "</body></html>\n";
+  return out.str();
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,215 @@
+// Detectors and the diagnosis engine on constructed records and plans, near misses included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "diagnose/argument_evidence.h"
+#include "diagnose/explanation_catalogue.h"
+#include "diagnose/run_diagnosis.h"
+#include "diagnose/workload_plan.h"
+#include "exec/run_findings.h"
+#include "resources/embedded_resources.h"
+#include "workload/workload_parser.h"
+
+using namespace blasscope::core;
+
+namespace {
+
+WorkloadPlan plan(const std::string& tensors, const std::string& ops) {
+  return plan_workload(parse_workload_text(R"({"name": "p", "tensors": )" + tensors + R"(, "ops": )" + ops + "}", "/"));
+}
+
+std::set<std::string> ids(const std::vector<RunFinding>& findings) {
+  std::set<std::string> out;
+  for (const auto& f : findings) out.insert(f.id);
+  return out;
+}
+
+std::set<std::string> ids(const std::vector<Diagnosis>& diagnoses) {
+  std::set<std::string> out;
+  for (const auto& d : diagnoses) out.insert(d.id);
+  return out;
+}
+
+OperandRecord operand(const std::string& role, std::uint64_t alignment = 64) {
+  OperandRecord o;
+  o.role = role;
+  o.tensor = role;
+  o.dtype = "float64";
+  o.shape = {8, 8};
+  o.order = "C";
+  o.ld = 8;
+  o.alignment = alignment;
+  return o;
+}
+
+KernelRecord gemm_record(std::size_t op, std::uint64_t alignment, double seconds) {
+  KernelRecord r;
+  r.op = op;
+  r.op_kind = "gemm";
+  r.kernel = "cblas_dgemm";
+  r.dtype = "float64";
+  r.m = r.n = r.k = 8;
+  r.seconds = seconds;
+  r.operands = {operand("a", alignment), operand("b", alignment), operand("out")};
+  return r;
+}
+
+RunResult result_of(std::vector<KernelRecord> records) {
+  RunResult r;
+  r.workload = "constructed";
+  for (auto& record : records) {
+    for (auto& f : findings_for_record(record)) r.findings.push_back(std::move(f));
+    r.ops.push_back(std::move(record));
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(WorkloadPlan, BufferOverrunFiresOnlyPastTheLastElement) {
+  // A is 4 x 8 (C order): with lda = L the kernel reads 3 * L + 8 elements of the 32 stored.
+  const std::string tensors =
+      R"({"a": {"shape": [4, 8], "dtype": "float64"}, "b": {"shape": [8, 2], "dtype": "float64"}})";
+  EXPECT_FALSE(
+      ids(plan(tensors, R"([{"op": "gemm", "a": "a", "b": "b", "lda": 8}])").predictions).count("buffer-overrun"));
+  const auto over = plan(tensors, R"([{"op": "gemm", "a": "a", "b": "b", "lda": 9}])");
+  ASSERT_TRUE(ids(over.predictions).count("buffer-overrun"));
+  EXPECT_EQ(over.predictions[0].facts["elements_read"], 35);
+  EXPECT_EQ(over.predictions[0].facts["elements_stored"], 32);
+  // Too small is an illegal argument (BLAS rejects it), not an overrun.
+  EXPECT_TRUE(plan(tensors, R"([{"op": "gemm", "a": "a", "b": "b", "lda": 7}])").predictions.empty());
+  // A padded tensor owns its padding: ld up to its own ld reads inside the buffer.
+  EXPECT_TRUE(
+      plan(R"({"a": {"shape": [4, 8], "dtype": "float64", "ld": 12}, "b": {"shape": [8, 2], "dtype": "float64"}})",
+           R"([{"op": "gemm", "a": "a", "b": "b", "lda": 12}])")
+          .predictions.empty());
+}
+
+TEST(WorkloadPlan, IndexOverflowAtExactlyTwoToTheThirtyOne) {
+  const auto fits = plan(R"({"a": {"shape": [1, 2147483647], "dtype": "float32"}})", R"([{"op": "svd", "a": "a"}])");
+  EXPECT_TRUE(fits.skip_ops.empty());
+  EXPECT_FALSE(ids(fits.predictions).count("index-overflow"));
+  const auto over = plan(R"({"a": {"shape": [2, 1073741824], "dtype": "float32"}})", R"([{"op": "svd", "a": "a"}])");
+  EXPECT_TRUE(over.skip_ops.count(0));
+  EXPECT_TRUE(ids(over.predictions).count("index-overflow"));
+}
+
+TEST(WorkloadPlan, AliasingNeedsA4096ByteMultipleAndEnoughRows) {
+  const auto gemm = R"([{"op": "gemm", "a": "a", "b": "b"}])";
+  EXPECT_TRUE(
+      ids(plan(R"({"a": {"shape": [64, 1024], "dtype": "float32"}, "b": {"shape": [1024, 3], "dtype": "float32"}})",
+               gemm)
+              .predictions)
+          .count("ld-cache-aliasing"));
+  EXPECT_FALSE(
+      ids(plan(R"({"a": {"shape": [63, 1024], "dtype": "float32"}, "b": {"shape": [1024, 3], "dtype": "float32"}})",
+               gemm)
+              .predictions)
+          .count("ld-cache-aliasing"));
+  EXPECT_FALSE(
+      ids(plan(R"({"a": {"shape": [64, 1025], "dtype": "float32"}, "b": {"shape": [1025, 3], "dtype": "float32"}})",
+               gemm)
+              .predictions)
+          .count("ld-cache-aliasing"));
+}
+
+TEST(RecordFindings, DlasclInvalidCfromNeedsTheNonFiniteInput) {
+  KernelRecord svd;
+  svd.op_kind = "svd";
+  svd.kernel = "dgesdd";
+  svd.info = -4;
+  svd.status = "failed";
+  svd.error_kind = "illegal-argument";
+  svd.error = "dgesdd returned INFO=-4";
+  svd.operands = {operand("a")};
+  EXPECT_EQ(ids(findings_for_record(svd)), std::set<std::string>{"illegal-argument"});
+  svd.operands[0].nan = 1;
+  EXPECT_EQ(ids(findings_for_record(svd)), (std::set<std::string>{"dlascl-invalid-cfrom", "non-finite-input"}));
+}
+
+TEST(RecordFindings, OverflowOnlyFromFiniteInputsAndCastsReportTheirOwn) {
+  KernelRecord r = gemm_record(0, 64, 1e-3);
+  EXPECT_TRUE(findings_for_record(r).empty());
+  r.output_inf = 3;
+  EXPECT_EQ(ids(findings_for_record(r)), std::set<std::string>{"non-finite-output"});
+  r.operands[0].nan = 1;  // the input's fault, not an overflow
+  EXPECT_EQ(ids(findings_for_record(r)), std::set<std::string>{"non-finite-input"});
+  KernelRecord cast;
+  cast.op_kind = "cast";
+  cast.dtype = "float16";
+  cast.output_inf = 2;
+  cast.cast_overflow = 2;
+  EXPECT_EQ(ids(findings_for_record(cast)), std::set<std::string>{"cast-overflow"});
+  cast.cast_overflow = 0;
+  cast.output_inf = 0;
+  EXPECT_TRUE(findings_for_record(cast).empty());  // values that exactly fit
+}
+
+TEST(RunDiagnosis, MisalignmentReportsTheMeasuredCostAgainstItsTwin) {
+  EXPECT_FALSE(ids(diagnose_run(result_of({gemm_record(0, 64, 1e-3)}))).count("misaligned-buffer"));
+  const auto slow = diagnose_run(result_of({gemm_record(0, 32, 2e-3), gemm_record(1, 64, 1e-3)}));
+  const auto it =
+      std::find_if(slow.begin(), slow.end(), [](const Diagnosis& d) { return d.id == "misaligned-buffer"; });
+  ASSERT_NE(it, slow.end());
+  EXPECT_EQ(it->op, 0u);
+  EXPECT_EQ(it->severity, Severity::Warning);  // measurably slower
+  EXPECT_NE(it->evidence.back().find("ratio 2"), std::string::npos);
+  const auto same = diagnose_run(result_of({gemm_record(0, 32, 1e-3), gemm_record(1, 64, 1e-3)}));
+  EXPECT_EQ(same[0].severity, Severity::Info);
+  EXPECT_FALSE(same[0].cause.empty());
+  EXPECT_FALSE(same[0].seen_as.empty());
+}
+
+TEST(ArgumentEvidence, NamesTheBoundAndTheRowMajorMixUp) {
+  KernelRecord r = gemm_record(0, 64, 1e-3);
+  r.call = BlasCallRecord{true, false, false, 32, 16, 64, 32, 16, 16};
+  const auto mixed_up = gemm_argument_evidence(r, {"DGEMM", 10, ""});
+  ASSERT_GE(mixed_up.size(), 4u);
+  EXPECT_NE(mixed_up[2].find("lda = 32, but A is stored row-major as 32 x 64"), std::string::npos);
+  EXPECT_NE(mixed_up[2].find("at least 64"), std::string::npos);
+  EXPECT_NE(mixed_up[3].find("mix-up"), std::string::npos);
+  r.call->lda = 40;  // wrong, but not the row count
+  EXPECT_EQ(gemm_argument_evidence(r, {"DGEMM", 10, ""}).size(), 3u);
+  r.call = BlasCallRecord{false, false, false, 32, 16, 64, 16, 64, 32};  // column-major: lda must be >= m = 32
+  const auto col = gemm_argument_evidence(r, {"DGEMM", 8, ""});
+  EXPECT_NE(col[1].find("your lda"), std::string::npos);
+  EXPECT_NE(col[2].find("at least 32"), std::string::npos);
+}
+
+TEST(Catalogue, EveryIdHasAnExplanationAndEveryExplanationAnId) {
+  const auto& known = diagnosis_ids();
+  std::set<std::string> explained;
+  for (const auto& e : explanation_catalogue()) {
+    EXPECT_TRUE(explained.insert(e.id).second) << "duplicate " << e.id;
+    EXPECT_NE(std::find(known.begin(), known.end(), e.id), known.end()) << "text without an id: " << e.id;
+    EXPECT_FALSE(e.seen_as.empty()) << e.id;
+  }
+  for (const auto& id : known) EXPECT_TRUE(explained.count(id)) << "id without a text: " << id;
+  for (const auto& r : embedded_resources()) {
+    if (r.path.rfind("explanations/", 0) != 0) continue;
+    const std::string file = std::filesystem::path(std::string(r.path)).stem().string();
+    EXPECT_NE(std::string(r.text).find("id: " + file + "\n"), std::string::npos) << r.path << " names another id";
+  }
+}
+
+TEST(Catalogue, ExplanationsQuoteTheRealErrorTexts) {
+  auto quotes = [](const std::string& id, const std::string& text) {
+    const Explanation* e = find_explanation(id);
+    return e && std::find(e->seen_as.begin(), e->seen_as.end(), text) != e->seen_as.end();
+  };
+  EXPECT_TRUE(quotes("dlascl-invalid-cfrom", "MKL ERROR: Parameter 4 was incorrect on entry to DLASCL"));
+  EXPECT_TRUE(quotes("dlascl-invalid-cfrom", " ** On entry to DLASCL parameter number  4 had an illegal value"));
+  EXPECT_TRUE(quotes("illegal-argument", " ** On entry to DGEMM parameter number  8 had an illegal value"));
+  EXPECT_TRUE(quotes("shape-mismatch", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x2 and 3x2)"));
+  EXPECT_TRUE(find_explanation("cublas-error")->seen_as.front().rfind("InternalError: Blas GEMM launch failed", 0) ==
+              0);
+}
+
+TEST(Catalogue, MalformedExplanationsAreRefused) {
+  EXPECT_THROW(parse_explanation("id: x\n"), std::runtime_error);
+  EXPECT_THROW(parse_explanation("---\nid: x\nseverity: loud\n---\n"), std::runtime_error);
+  EXPECT_THROW(parse_explanation("---\nid: x\nseverity: info\ntitle: t\n---\n## Cause\nc\n"), std::runtime_error);
+}
