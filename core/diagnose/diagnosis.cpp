@@ -4,6 +4,18 @@
 
 namespace blasscope::core {
 
+Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t> op,
+                   std::optional<std::string> tensor, std::string title, std::vector<std::string> evidence) {
+  Diagnosis d;
+  d.id = std::move(id);
+  d.severity = severity;
+  d.op = op;
+  d.tensor = std::move(tensor);
+  d.title = std::move(title);
+  d.evidence = std::move(evidence);
+  return d;
+}
+
 Diagnosis explained(Diagnosis d) {
   if (const Explanation* e = find_explanation(d.id)) {
     if (d.title.empty()) d.title = e->title;

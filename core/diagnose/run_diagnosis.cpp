@@ -159,12 +159,12 @@ void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::v
     }
   }
   if (!misaligned.empty()) {
-    Diagnosis d{"misaligned-buffer",
+    Diagnosis d = detected("misaligned-buffer",
                 Severity::Info,
                 r.op,
                 std::nullopt,
                 "op " + std::to_string(r.op) + ": data off a 64-byte boundary (harmless to correctness)",
-                misaligned};
+                misaligned);
     add_twin_timing(result, r, aligned, d);
     out.push_back(std::move(d));
   }
@@ -174,20 +174,20 @@ void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::v
                        " with TransA=" + (r.call->trans_a ? "Trans" : "NoTrans") +
                        ", TransB=" + (r.call->trans_b ? "Trans" : "NoTrans"));
     }
-    out.push_back({"non-contiguous-layout", Severity::Info, r.op, std::nullopt,
-                   "op " + std::to_string(r.op) + ": Fortran-order or padded operands, passed without copies", layout});
+    out.push_back(detected("non-contiguous-layout", Severity::Info, r.op, std::nullopt,
+                   "op " + std::to_string(r.op) + ": Fortran-order or padded operands, passed without copies", layout));
   }
 }
 
 std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
   const json& cpu = result.environment.value("cpu", json::object());
   if (!cpu.contains("kernel_mismatch") || !cpu["kernel_mismatch"].is_string()) return std::nullopt;
-  Diagnosis d{"blas-kernel-mismatch",
+  Diagnosis d = detected("blas-kernel-mismatch",
               Severity::Warning,
               std::nullopt,
               std::nullopt,
               cpu["kernel_mismatch"].get<std::string>(),
-              {cpu["kernel_mismatch"].get<std::string>()}};
+              {cpu["kernel_mismatch"].get<std::string>()});
   double best = 0;
   for (const auto& r : result.ops) {
     if (r.op_kind == "gemm" && r.gflops) best = std::max(best, *r.gflops);
@@ -209,7 +209,7 @@ bool is_environment_diagnosis(const std::string& id) {
 std::vector<Diagnosis> diagnose_run(const RunResult& result) {
   std::vector<Diagnosis> out;
   for (const RunFinding& f : result.findings) {
-    Diagnosis d{f.id, f.severity, f.op, f.tensor, {}, {f.message}};
+    Diagnosis d = detected(f.id, f.severity, f.op, f.tensor, {}, {f.message});
     if (const KernelRecord* r = record_of(result, f.op)) add_record_evidence(f, *r, d.evidence);
     if (f.id == "worker-crashed") {
       std::string last;
@@ -249,19 +249,19 @@ std::vector<Diagnosis> diagnose_inspect(const InspectReport& report) {
   std::vector<Diagnosis> out;
   for (const Finding& f : report.findings) {
     const std::string id = f.id == "non-finite-values" ? "non-finite-input" : f.id;
-    out.push_back(explained({id, f.severity, std::nullopt, f.tensor, {}, {f.message}}));
+    out.push_back(explained(detected(id, f.severity, std::nullopt, f.tensor, {}, {f.message})));
   }
   for (const TensorReport& t : report.tensors) {
     const std::size_t size = item_size(t.info.dtype);
     if (size > 1 && t.layout.memory_alignment && *t.layout.memory_alignment < size) {
-      out.push_back(explained({"misaligned-buffer",
+      out.push_back(explained(detected("misaligned-buffer",
                                Severity::Info,
                                std::nullopt,
                                t.info.name,
                                {},
                                {"'" + t.info.name + "' starts at file offset " + std::to_string(t.info.data_offset) +
                                 ", " + std::to_string(t.layout.file_alignment) + "-byte aligned, below its " +
-                                std::to_string(size) + "-byte elements: a memory-mapped view is misaligned"}}));
+                                std::to_string(size) + "-byte elements: a memory-mapped view is misaligned"})));
     }
   }
   return out;
