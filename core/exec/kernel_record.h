@@ -39,6 +39,26 @@ struct BlasCallRecord {
   std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
 };
 
+// One thing the GPU did for an op, from CUPTI: a kernel, a copy, a memset, an allocation.
+struct DeviceEventRecord {
+  std::string kind;    // kernel, memcpy, memset, memory, overhead
+  std::string name;    // the kernel name as cuBLAS/CUDA gives it
+  std::string family;  // a short label from prefix rules
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::vector<std::int32_t> grid, block;
+  std::uint64_t bytes = 0;
+};
+
+// CPU and GPU results of the same op compared element by element (--device both).
+struct DeviceComparison {
+  std::size_t op = 0;
+  double max_abs_diff = 0;
+  double max_rel_diff = 0;  // max |cpu - gpu| over max |cpu|: a normwise relative error
+  double tolerance = 0;
+  bool agree = true;
+  std::optional<double> cpu_seconds, gpu_seconds, speedup;
+};
+
 // Everything recorded about one op on one device.
 struct KernelRecord {
   std::size_t op = 0;
@@ -65,6 +85,10 @@ struct KernelRecord {
   std::optional<double> cast_overflow_max;  // cast: the largest such value
   std::uint64_t cast_inexact = 0;           // cast: values changed by more than the target's rounding
   std::optional<double> cast_max_relative_error;
+  // GPU only:
+  std::vector<DeviceEventRecord> device_events;  // from CUPTI
+  std::uint64_t cupti_dropped = 0;               // activity records CUPTI could not keep
+  std::optional<double> device_seconds;          // CUDA-event time of one repetition (median)
 
   std::uint64_t input_nonfinite() const;
 };
@@ -72,6 +96,10 @@ struct KernelRecord {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperandRecord, role, tensor, dtype, shape, order, ld, padded, alignment,
                                                 nan, inf, subnormal, max_abs, first_nonfinite)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(XerblaRecord, routine, parameter, meaning)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceEventRecord, kind, name, family, start_ns, end_ns, grid, block,
+                                                bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DeviceComparison, op, max_abs_diff, max_rel_diff, tolerance, agree,
+                                                cpu_seconds, gpu_seconds, speedup)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BlasCallRecord, row_major, trans_a, trans_b, m, n, k, lda, ldb, ldc)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelRecord, op, op_kind, device, kernel, dtype, m, n, k, operands,
                                                 call, casts, bytes_touched, seconds_each, seconds, gflops,

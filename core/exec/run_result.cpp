@@ -29,6 +29,8 @@ void RunCollector::emit(const json& event) {
   } else if (type == "memory") {
     // Kept up to date from the counters, so a crashed run still reports its peak.
     m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("host_bytes", std::uint64_t{0}));
+  } else if (type == "comparison") {
+    m_result.comparisons.push_back(event.get<DeviceComparison>());
   } else if (type == "finding") {
     m_result.findings.push_back(run_finding_from_json(event));
   } else if (type == "crashed") {
@@ -98,6 +100,7 @@ json to_json(const RunResult& result) {
           {"ops", ops},
           {"findings", findings},
           {"crash", crash},
+          {"comparisons", result.comparisons},
           {"peak_host_bytes", result.peak_host_bytes}};
 }
 

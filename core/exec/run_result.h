@@ -35,6 +35,7 @@ struct RunResult {
   std::vector<KernelRecord> ops;
   std::vector<RunFinding> findings;
   std::optional<CrashInfo> crash;
+  std::vector<DeviceComparison> comparisons;  // --device both: CPU against GPU, per op
   std::vector<nlohmann::json> events;
   std::uint64_t peak_host_bytes = 0;
   bool completed = false;  // the done event arrived

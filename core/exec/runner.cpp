@@ -6,6 +6,8 @@
 
 #include "diagnose/workload_plan.h"
 #include "exec/cpu_ops.h"
+#include "exec/gpu_ops.h"
+#include "gpu_model/gpu_loader.h"
 #include "exec/op_support.h"
 #include "exec/run_findings.h"
 #include "exec/tensor_factory.h"
@@ -24,7 +26,9 @@ std::vector<Device> devices_for(const OpSpec& op, const RunOptions& options) {
     case DeviceChoice::Gpu: return {Device::Gpu};
     case DeviceChoice::Both: break;
   }
-  return {Device::Cpu, Device::Gpu};
+  // The GPU first: it works on copies, so an op that scales in place on the CPU cannot
+  // change the GPU's input.
+  return {Device::Gpu, Device::Cpu};
 }
 
 KernelRecord dispatch_cpu(const OpSpec& op, RunState& state) {
@@ -114,11 +118,13 @@ void describe_operands(const OpSpec& op, RunState& state, KernelRecord& record) 
   }
 }
 
-KernelRecord run_on_cpu(const OpSpec& op, RunState& state) {
+template <typename Run>
+KernelRecord run_guarded(const OpSpec& op, RunState& state, const char* device, Run&& run) {
   try {
-    return dispatch_cpu(op, state);
+    return run();
   } catch (const OpRejected& rejected) {
     KernelRecord record = record_for(op);
+    record.device = device;
     describe_operands(op, state, record);
     record.status = rejected.kind == "missing-input" ? "skipped" : "failed";
     record.error_kind = rejected.kind;
@@ -127,11 +133,58 @@ KernelRecord run_on_cpu(const OpSpec& op, RunState& state) {
   } catch (const OutOfBudget& error) {
     emit_out_of_memory(state, error, op.out, op.index);
     KernelRecord record = record_for(op);
+    record.device = device;
     describe_operands(op, state, record);
     record.status = "failed";
     record.error_kind = "out-of-memory";
     record.error = error.what();
     return record;
+  }
+}
+
+// The GPU half of an op: gemm and dlascl run on the plugin, the rest stays on the CPU.
+KernelRecord run_on_gpu(const OpSpec& op, RunState& state, const GpuLoad& gpu, const std::string& out_name) {
+  KernelRecord record = record_for(op);
+  record.device = "gpu";
+  if (!gpu.backend) {
+    record.status = "skipped";
+    record.error_kind = "no-gpu";
+    record.error = gpu.reason;
+    return record;
+  }
+  if (op.kind != OpKind::Gemm && op.kind != OpKind::Dlascl) {
+    record.status = "skipped";
+    record.error = "the GPU backend runs gemm and dlascl; " + std::string(name(op.kind)) + " runs on the CPU only";
+    return record;
+  }
+  return run_guarded(op, state, "gpu", [&] {
+    return op.kind == OpKind::Gemm ? run_gemm_on_gpu(op, state, *gpu.backend, out_name)
+                                   : run_lascl_on_gpu(op, state, *gpu.backend, out_name);
+  });
+}
+
+// --device both: the two results side by side, and a finding when they disagree.
+void compare_devices(const OpSpec& op, RunState& state, const KernelRecord& cpu, const KernelRecord& gpu,
+                     const std::string& gpu_out) {
+  const HostTensor* a = state.find(op.out);
+  const HostTensor* b = state.find(gpu_out);
+  if (cpu.status != "ok" || gpu.status != "ok" || !a || !b) return;
+  const double tolerance =
+      op.kind == OpKind::Dlascl ? 0.0 : device_tolerance(a->dtype(), op.tf32, static_cast<std::uint64_t>(cpu.k.value_or(1)));
+  DeviceComparison c = compare_results(*a, *b, tolerance);
+  c.op = op.index;
+  c.cpu_seconds = cpu.seconds;
+  c.gpu_seconds = gpu.device_seconds ? gpu.device_seconds : gpu.seconds;
+  if (c.cpu_seconds && c.gpu_seconds && *c.gpu_seconds > 0) c.speedup = *c.cpu_seconds / *c.gpu_seconds;
+  nlohmann::json event = c;
+  event["event"] = "comparison";
+  state.emit(event);
+  if (!c.agree) {
+    emit_finding(state, {"cpu-gpu-disagreement", Severity::Warning, op.index, op.out,
+                         "op " + std::to_string(op.index) + ": CPU and GPU results differ by " +
+                             std::to_string(c.max_rel_diff) + " (normwise relative), above the " +
+                             std::to_string(c.tolerance) + " the dtype allows",
+                         event});
   }
 }
 
@@ -156,13 +209,16 @@ void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
 
 }  // namespace
 
-std::string gpu_unavailable_reason() {
-  return "no GPU backend is loaded: this build runs ops on the CPU only (the CUDA plugin comes with the GPU backend)";
-}
-
 void run_workload(const Workload& workload, const RunOptions& options, EventSink& sink) {
   RunState state(sink, workload.memory_limit);
   const WorkloadPlan plan = plan_workload(workload);
+  const GpuLoad gpu = load_gpu_backend();
+  nlohmann::json gpu_environment = {{"available", gpu.backend != nullptr}, {"plugin", gpu.plugin_path}};
+  if (gpu.backend) {
+    gpu_environment["device"] = gpu.backend->device();
+  } else {
+    gpu_environment["reason"] = gpu.reason;
+  }
   state.emit({{"event", "run_started"},
               {"workload", workload.name},
               {"description", workload.description},
@@ -171,11 +227,15 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
               {"ops", workload.ops.size()},
               {"environment",
                {{"cpu", to_json(probe_cpu_environment())},
-                {"gpu", {{"available", false}, {"reason", gpu_unavailable_reason()}}}}}});
+                {"gpu", gpu_environment}}}});
   InputLoader inputs(workload, state);
   for (const RunFinding& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {
-    for (Device device : devices_for(op, options)) {
+    const std::vector<Device> devices = devices_for(op, options);
+    const bool both = devices.size() == 2;
+    const std::string gpu_out = both ? op.out + "@gpu" : op.out;
+    KernelRecord cpu_record, gpu_record;
+    for (Device device : devices) {
       KernelRecord record;
       if (plan.skip_ops.count(op.index)) {
         record = record_for(op);
@@ -183,21 +243,22 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
         record.status = "skipped";
         record.error_kind = "index-overflow";
         record.error = "not run: its sizes exceed what a 32-bit BLAS integer can address (nothing was allocated)";
-      } else if (device == Device::Gpu) {
-        record = record_for(op);
-        record.device = "gpu";
-        record.status = "skipped";
-        record.error_kind = "no-gpu";
-        record.error = gpu_unavailable_reason();
       } else {
         for (const std::string* input : {&op.a, &op.b, &op.c}) inputs.ensure(*input);
-        record = run_on_cpu(op, state);
-        if (record.status == "ok" && !options.save_outputs_dir.empty())
-          save_output(op, state, options.save_outputs_dir);
+        if (device == Device::Gpu) {
+          record = run_on_gpu(op, state, gpu, gpu_out);
+        } else {
+          record = run_guarded(op, state, "cpu", [&] { return dispatch_cpu(op, state); });
+          if (record.status == "ok" && !options.save_outputs_dir.empty()) {
+            save_output(op, state, options.save_outputs_dir);
+          }
+        }
       }
       state.emit({{"event", "kernel_finished"}, {"op", op.index}, {"record", nlohmann::json(record)}});
       for (const RunFinding& finding : findings_for_record(record)) emit_finding(state, finding);
+      (device == Device::Gpu ? gpu_record : cpu_record) = std::move(record);
     }
+    if (both) compare_devices(op, state, cpu_record, gpu_record, gpu_out);
   }
   const std::uint64_t peak = state.budget().peak();
   state.free_all();

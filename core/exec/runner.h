@@ -20,7 +20,4 @@ struct RunOptions {
 // which is why callers normally run it in blasscope-worker.
 void run_workload(const Workload& workload, const RunOptions& options, EventSink& sink);
 
-// Why the GPU backend cannot run here (until the GPU plugin is loaded).
-std::string gpu_unavailable_reason();
-
 }  // namespace blasscope::core

@@ -6,6 +6,7 @@
 #include <limits>
 #include <thread>
 
+#include "kernels/lascl_element.h"
 #include "kernels/xerbla_capture.h"
 
 extern "C" {
@@ -26,27 +27,17 @@ const char* routine() {
   return sizeof(T) == 8 ? "DLASCL" : "SLASCL";
 }
 
-// Rows [first, last) of column j that the matrix type touches (0-based).
-void row_range(char type, std::int64_t m, std::int64_t j, std::int64_t& first, std::int64_t& last) {
-  first = 0;
-  last = m;
-  switch (type) {
-    case 'L': first = std::min(j, m); break;
-    case 'U': last = std::min(j + 1, m); break;
-    case 'H': last = std::min(j + 2, m); break;
-    default: break;
-  }
-}
-
 template <typename T>
 void scale_columns(char type, const std::vector<T>& muls, std::int64_t m, std::int64_t j0, std::int64_t j1, T* a,
                    std::int64_t lda) {
   for (std::int64_t j = j0; j < j1; ++j) {
     std::int64_t first = 0, last = 0;
-    row_range(type, m, j, first, last);
+    lascl_row_range(type, m, j, first, last);
     T* column = a + j * lda;
     for (std::int64_t r0 = first; r0 < last; r0 += kRowBlock) {
       const std::int64_t r1 = std::min(last, r0 + kRowBlock);
+      // Multiplier by multiplier over a cached block: the same per-element sequence as
+      // lascl_scale_element (and LAPACK), in a loop the compiler vectorizes.
       for (const T mul : muls) {
         for (std::int64_t i = r0; i < r1; ++i) column[i] *= mul;
       }

@@ -53,6 +53,7 @@ struct OpSpec {
   double alpha = 1, beta = 0;
   std::optional<std::int64_t> lda, ldb, ldc;  // explicit overrides: may be illegal on purpose
   bool promote = false;
+  bool tf32 = false;  // gemm on the GPU: allow TF32 tensor cores for float32
   DeviceChoice device = DeviceChoice::Cpu;
   int repeat = 1;
   char scale_type = 'G';    // dlascl: G, L, U, H

@@ -193,7 +193,7 @@ class OpParser {
     if (kind == "gemm") {
       check_keys(spec, m_where,
                  {"op", "a", "b", "c", "out", "trans_a", "trans_b", "alpha", "beta", "lda", "ldb", "ldc", "promote",
-                  "device", "repeat"});
+                  "tf32", "device", "repeat"});
       op.kind = OpKind::Gemm;
       op.a = input(spec, "a");
       op.b = input(spec, "b");
@@ -208,6 +208,7 @@ class OpParser {
         (key[2] == 'a' ? op.lda : key[2] == 'b' ? op.ldb : op.ldc) = v;
       }
       if (spec.contains("promote")) op.promote = get_bool(spec["promote"], m_where + ".promote");
+      if (spec.contains("tf32")) op.tf32 = get_bool(spec["tf32"], m_where + ".tf32");
       op.out = output(spec, op.c.empty() ? default_name(op) : op.c, !op.c.empty());
     } else if (kind == "dlascl") {
       check_keys(spec, m_where, {"op", "a", "type", "cfrom", "cto", "lda", "device", "repeat", "out"});
