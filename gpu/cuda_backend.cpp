@@ -1,0 +1,329 @@
+#include "cuda_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <stdexcept>
+
+#include "cupti_tracer.h"
+#include "gpu_model/cublas_status.h"
+#include "gpu_model/device_memory.h"
+#include "lascl_kernel.h"
+#include "report/inspect_text.h"
+
+namespace blasscope::gpu {
+namespace {
+
+using core::DType;
+using core::KernelRecord;
+
+// The names in core's status table must be cuBLAS's own values.
+static_assert(CUBLAS_STATUS_NOT_INITIALIZED == 1 && CUBLAS_STATUS_ALLOC_FAILED == 3 &&
+              CUBLAS_STATUS_INVALID_VALUE == 7 && CUBLAS_STATUS_ARCH_MISMATCH == 8 &&
+              CUBLAS_STATUS_MAPPING_ERROR == 11 && CUBLAS_STATUS_EXECUTION_FAILED == 13 &&
+              CUBLAS_STATUS_INTERNAL_ERROR == 14 && CUBLAS_STATUS_NOT_SUPPORTED == 15 &&
+              CUBLAS_STATUS_LICENSE_ERROR == 16);
+
+// A CUDA or cuBLAS failure inside an op, carried to the record.
+struct GpuFailure : std::runtime_error {
+  GpuFailure(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
+  std::string kind;
+};
+
+void check(cudaError_t error, const char* call) {
+  if (error == cudaSuccess) return;
+  const std::string text = std::string(call) + " returned " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
+  throw GpuFailure(error == cudaErrorMemoryAllocation ? "out-of-memory" : "cuda-error", text);
+}
+
+void check(cublasStatus_t status, const char* call) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  const auto& info = core::cublas_status_info(static_cast<int>(status));
+  throw GpuFailure("cublas-error",
+                   std::string(call) + " returned " + core::cublas_status_name(static_cast<int>(status)) + ": " +
+                       info.meaning);
+}
+
+// Device memory for one op, freed on every path.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(std::size_t bytes, const char* what, std::size_t op, const core::GpuEventEmitter& emit)
+      : m_bytes(bytes), m_emit(emit), m_op(op), m_what(what) {
+    check(cudaMalloc(&m_data, std::max<std::size_t>(bytes, 1)), "cudaMalloc");
+    m_emit({{"event", "device_allocated"}, {"op", op}, {"buffer", what}, {"bytes", bytes}});
+  }
+  ~DeviceBuffer() {
+    cudaFree(m_data);
+    m_emit({{"event", "device_freed"}, {"op", m_op}, {"buffer", m_what}, {"bytes", m_bytes}});
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* data() const { return m_data; }
+
+ private:
+  void* m_data = nullptr;
+  std::size_t m_bytes;
+  const core::GpuEventEmitter& m_emit;
+  std::size_t m_op;
+  const char* m_what;
+};
+
+// CUDA-event timing of one repetition.
+class EventTimer {
+ public:
+  EventTimer() {
+    check(cudaEventCreate(&m_start), "cudaEventCreate");
+    check(cudaEventCreate(&m_stop), "cudaEventCreate");
+  }
+  ~EventTimer() {
+    cudaEventDestroy(m_start);
+    cudaEventDestroy(m_stop);
+  }
+  void start(cudaStream_t s) { check(cudaEventRecord(m_start, s), "cudaEventRecord"); }
+  double stop(cudaStream_t s) {
+    check(cudaEventRecord(m_stop, s), "cudaEventRecord");
+    check(cudaEventSynchronize(m_stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, m_start, m_stop), "cudaEventElapsedTime");
+    return ms / 1e3;
+  }
+
+ private:
+  cudaEvent_t m_start{}, m_stop{};
+};
+
+struct GemmTypes {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  bool double_scalars;
+  bool complex;
+};
+
+GemmTypes gemm_types(DType dtype, bool tf32) {
+  switch (dtype) {
+    case DType::Float16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false, false};
+    case DType::BFloat16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false, false};
+    case DType::Float32: return {CUDA_R_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, false, false};
+    case DType::Float64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true, false};
+    case DType::Complex64: return {CUDA_C_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, false, true};
+    case DType::Complex128: return {CUDA_C_64F, CUBLAS_COMPUTE_64F, true, true};
+    default: throw GpuFailure("unsupported-dtype", "cuBLAS has no GEMM for this dtype");
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void fail_record(KernelRecord& record, const GpuFailure& failure) {
+  record.status = "failed";
+  record.error_kind = failure.kind;
+  record.error = failure.what();
+}
+
+}  // namespace
+
+std::string describe_runtime_error(cudaError_t error) {
+  const std::string name = cudaGetErrorName(error);
+  const std::string text = cudaGetErrorString(error);
+  switch (error) {
+    case cudaErrorInsufficientDriver:
+      return "no usable NVIDIA driver: the CUDA runtime reports '" + text + "' (" + name +
+             "); install an NVIDIA driver recent enough for CUDA " + std::to_string(CUDART_VERSION / 1000);
+    case cudaErrorNoDevice:
+      return "no CUDA device is visible: the CUDA runtime reports '" + text + "' (" + name +
+             "); check nvidia-smi and CUDA_VISIBLE_DEVICES";
+    case cudaErrorStubLibrary:
+      return "only the CUDA driver's stub library is installed, no real driver: '" + text + "' (" + name + ")";
+    default: return "the CUDA runtime could not start: '" + text + "' (" + name + ")";
+  }
+}
+
+CudaBackend* CudaBackend::create(std::string& reason) {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    reason = describe_runtime_error(error);
+    return nullptr;
+  }
+  if (count == 0) {
+    reason = "the CUDA runtime started but sees no device (cudaGetDeviceCount returned 0)";
+    return nullptr;
+  }
+  auto* backend = new CudaBackend(0);
+  try {
+    check(cudaSetDevice(0), "cudaSetDevice");
+    check(cudaStreamCreate(&backend->m_stream), "cudaStreamCreate");
+  } catch (const GpuFailure& failure) {
+    reason = std::string("the CUDA device could not be opened: ") + failure.what();
+    delete backend;
+    return nullptr;
+  }
+  std::string why_not;
+  backend->m_tracing = CuptiTracer::start(why_not);
+  backend->m_info.cupti = backend->m_tracing ? "tracing" : why_not;
+  return backend;
+}
+
+CudaBackend::~CudaBackend() {
+  if (m_handle) cublasDestroy(m_handle);
+  if (m_stream) cudaStreamDestroy(m_stream);
+}
+
+core::GpuDeviceInfo CudaBackend::device() {
+  core::GpuDeviceInfo& info = m_info;
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, m_device) == cudaSuccess) {
+    info.name = prop.name;
+    info.compute_major = prop.major;
+    info.compute_minor = prop.minor;
+    info.sm_count = prop.multiProcessorCount;
+  }
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) == cudaSuccess) {
+    info.memory_free = free;
+    info.memory_total = total;
+  }
+  cudaDriverGetVersion(&info.driver_version);
+  cudaRuntimeGetVersion(&info.runtime_version);
+  int clock_khz = 0, memory_khz = 0, bus_bits = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, m_device);
+  cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, m_device);
+  cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, m_device);
+  // Estimates: 128 FP32 lanes per SM doing an FMA per clock (64 for data-center FP64 parts
+  // from compute 8.0 and 9.0, 2 elsewhere); DDR memory moves two transfers per clock.
+  const double sm_ghz = info.sm_count * clock_khz / 1e6;
+  info.peak_gflops_fp32 = sm_ghz * 128 * 2;
+  const bool datacenter = info.compute_minor == 0 && (info.compute_major == 8 || info.compute_major == 9);
+  info.peak_gflops_fp64 = sm_ghz * (datacenter ? 64 : 2) * 2;
+  info.bandwidth_gbytes = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  if (m_handle) {
+    int version = 0;
+    if (cublasGetVersion(m_handle, &version) == CUBLAS_STATUS_SUCCESS) info.cublas_version = version;
+  } else {
+    info.cublas_version = CUBLAS_VERSION;
+  }
+  return info;
+}
+
+KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEventEmitter& emit) {
+  KernelRecord record;
+  record.device = "gpu";
+  record.kernel = "cublasGemmEx";
+  try {
+    const GemmTypes types = gemm_types(r.dtype, r.tf32);
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    const auto need = core::gemm_device_memory(r.a->storage_bytes(), r.b->storage_bytes(), r.out->storage_bytes(),
+                                               m_info.compute_major);
+    if (!need.fits(free)) {
+      throw GpuFailure("out-of-memory", "device memory: the GEMM needs " + need.describe() + " but only " +
+                                            core::format_bytes(free) + " of " + core::format_bytes(total) +
+                                            " is free (other processes may hold the rest)");
+    }
+    if (!m_handle) {
+      check(cublasCreate(&m_handle), "cublasCreate");
+      check(cublasSetStream(m_handle, m_stream), "cublasSetStream");
+    }
+    if (m_tracing) CuptiTracer::begin_op(r.op);
+    DeviceBuffer a(r.a->storage_bytes(), "A", r.op, emit), b(r.b->storage_bytes(), "B", r.op, emit),
+        c(r.out->storage_bytes(), "C", r.op, emit);
+    check(cudaMemcpyAsync(a.data(), r.a->data(), r.a->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
+    check(cudaMemcpyAsync(b.data(), r.b->data(), r.b->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
+    auto upload_c = [&] {
+      check(cudaMemcpyAsync(c.data(), r.out->data(), r.out->storage_bytes(), cudaMemcpyHostToDevice, m_stream),
+            "cudaMemcpy");
+    };
+    if (r.beta != 0) upload_c();
+    // cuBLAS is column-major: a row-major call computes C^T = B^T A^T, swapping A and B.
+    const auto& call = r.call;
+    const bool swap = call.row_major;
+    const cublasOperation_t op_first = (swap ? call.trans_b : call.trans_a) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_second = (swap ? call.trans_a : call.trans_b) ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int rows = static_cast<int>(swap ? call.n : call.m), cols = static_cast<int>(swap ? call.m : call.n);
+    const void* first = swap ? b.data() : a.data();
+    const void* second = swap ? a.data() : b.data();
+    const int ld_first = static_cast<int>(swap ? call.ldb : call.lda);
+    const int ld_second = static_cast<int>(swap ? call.lda : call.ldb);
+    const std::complex<double> alpha_d(r.alpha), beta_d(r.beta);
+    const std::complex<float> alpha_f(static_cast<float>(r.alpha)), beta_f(static_cast<float>(r.beta));
+    const void* alpha = types.double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
+    const void* beta = types.double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
+    EventTimer timer;
+    std::vector<double> device_seconds;
+    for (int rep = 0; rep < r.repeat; ++rep) {
+      if (rep > 0 && r.beta != 0) upload_c();
+      const auto wall = std::chrono::steady_clock::now();
+      timer.start(m_stream);
+      check(cublasGemmEx(m_handle, op_first, op_second, rows, cols, static_cast<int>(call.k), alpha, first, types.data,
+                         ld_first, second, types.data, ld_second, beta, c.data(), types.data,
+                         static_cast<int>(call.ldc), types.compute, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmEx");
+      device_seconds.push_back(timer.stop(m_stream));
+      record.seconds_each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
+    }
+    check(cudaMemcpyAsync(r.out->data(), c.data(), r.out->storage_bytes(), cudaMemcpyDeviceToHost, m_stream),
+          "cudaMemcpy");
+    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
+    record.seconds = median(record.seconds_each);
+    record.device_seconds = median(device_seconds);
+    if (m_tracing) {
+      CuptiTracer::end_op();
+      record.device_events = CuptiTracer::take(r.op);
+      record.cupti_dropped = CuptiTracer::dropped();
+    }
+  } catch (const GpuFailure& failure) {
+    if (m_tracing) CuptiTracer::end_op();
+    fail_record(record, failure);
+  }
+  return record;
+}
+
+KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuEventEmitter& emit) {
+  KernelRecord record;
+  record.device = "gpu";
+  try {
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    const std::size_t bytes = r.matrix->storage_bytes();
+    if (static_cast<double>(bytes) > 0.95 * static_cast<double>(free)) {
+      throw GpuFailure("out-of-memory", "device memory: DLASCL needs " + core::format_bytes(bytes) + " but only " +
+                                            core::format_bytes(free) + " is free");
+    }
+    if (m_tracing) CuptiTracer::begin_op(r.op);
+    DeviceBuffer a(bytes, "A", r.op, emit);
+    auto upload = [&] {
+      check(cudaMemcpyAsync(a.data(), r.matrix->data(), bytes, cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
+    };
+    upload();
+    EventTimer timer;
+    std::vector<double> device_seconds;
+    const bool is_double = r.matrix->dtype() == DType::Float64;
+    for (int rep = 0; rep < r.repeat; ++rep) {
+      if (rep > 0) upload();  // every repetition scales the original values
+      const auto wall = std::chrono::steady_clock::now();
+      timer.start(m_stream);
+      check(is_double ? launch_lascl(r.type, r.m, r.n, static_cast<double*>(a.data()), r.lda, r.multipliers, m_stream)
+                      : launch_lascl(r.type, r.m, r.n, static_cast<float*>(a.data()), r.lda, r.multipliers, m_stream),
+            "blasscope_lascl_kernel launch");
+      device_seconds.push_back(timer.stop(m_stream));
+      record.seconds_each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
+    }
+    check(cudaMemcpyAsync(r.matrix->data(), a.data(), bytes, cudaMemcpyDeviceToHost, m_stream), "cudaMemcpy");
+    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
+    record.seconds = median(record.seconds_each);
+    record.device_seconds = median(device_seconds);
+    if (m_tracing) {
+      CuptiTracer::end_op();
+      record.device_events = CuptiTracer::take(r.op);
+      record.cupti_dropped = CuptiTracer::dropped();
+    }
+  } catch (const GpuFailure& failure) {
+    if (m_tracing) CuptiTracer::end_op();
+    fail_record(record, failure);
+  }
+  return record;
+}
+
+}  // namespace blasscope::gpu

@@ -1,0 +1,170 @@
+#include "cupti_tracer.h"
+
+#include <cupti.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#include "gpu_model/device_activity.h"
+
+namespace blasscope::gpu {
+namespace {
+
+using core::ActivityRecordView;
+
+// What BLAScope traces, and why.
+constexpr CUpti_ActivityKind kEnabledKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,     // every kernel, with grid, block, start and end
+    CUPTI_ACTIVITY_KIND_MEMCPY,                // host <-> device copies
+    CUPTI_ACTIVITY_KIND_MEMSET,                // memsets (cuBLAS clears workspaces)
+    CUPTI_ACTIVITY_KIND_MEMORY2,               // device allocations and frees
+    CUPTI_ACTIVITY_KIND_OVERHEAD,              // CUPTI's and the driver's own overhead
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,  // BLAScope's op index for each API call
+};
+
+constexpr std::size_t kBufferBytes = 4 << 20;
+constexpr std::size_t kBufferAlignment = 8;
+
+std::mutex g_mutex;
+core::ActivityCollector g_collector;  // guarded by g_mutex
+
+const char* memcpy_name(std::uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    default: return "copy";
+  }
+}
+
+ActivityRecordView view_of(const CUpti_Activity* record) {
+  ActivityRecordView v;
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      v.kind = ActivityRecordView::Kind::Kernel;
+      v.name = k->name ? k->name : "?";
+      v.start_ns = k->start;
+      v.end_ns = k->end;
+      v.correlation_id = k->correlationId;
+      v.grid[0] = k->gridX, v.grid[1] = k->gridY, v.grid[2] = k->gridZ;
+      v.block[0] = k->blockX, v.block[1] = k->blockY, v.block[2] = k->blockZ;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      v.kind = ActivityRecordView::Kind::Memcpy;
+      v.name = memcpy_name(m->copyKind);
+      v.start_ns = m->start;
+      v.end_ns = m->end;
+      v.correlation_id = m->correlationId;
+      v.bytes = m->bytes;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      v.kind = ActivityRecordView::Kind::Memset;
+      v.name = "memset";
+      v.start_ns = m->start;
+      v.end_ns = m->end;
+      v.correlation_id = m->correlationId;
+      v.bytes = m->bytes;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMORY2: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
+      v.kind = ActivityRecordView::Kind::Memory;
+      v.name = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION ? "allocate" : "free";
+      v.start_ns = v.end_ns = m->timestamp;
+      v.correlation_id = m->correlationId;
+      v.bytes = m->bytes;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+      const auto* o = reinterpret_cast<const CUpti_ActivityOverhead3*>(record);
+      v.kind = ActivityRecordView::Kind::Overhead;
+      v.name = "overhead";
+      v.start_ns = o->start;
+      v.end_ns = o->end;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      v.kind = ActivityRecordView::Kind::ExternalCorrelation;
+      v.correlation_id = e->correlationId;
+      v.external_id = e->externalId;
+      break;
+    }
+    default: break;
+  }
+  return v;
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+// Called by CUPTI (possibly on its own thread): copy the records out and return fast.
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid) {
+  std::vector<ActivityRecordView> views;
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) views.push_back(view_of(record));
+  std::size_t dropped = 0;
+  cuptiActivityGetNumDroppedRecords(context, stream, &dropped);
+  std::free(buffer);
+  std::lock_guard lock(g_mutex);
+  for (const auto& v : views) g_collector.add(v);
+  g_collector.add_dropped(dropped);
+}
+
+std::string cupti_error(CUptiResult result) {
+  const char* text = nullptr;
+  cuptiGetResultString(result, &text);
+  return text ? text : "CUPTI error " + std::to_string(static_cast<int>(result));
+}
+
+}  // namespace
+
+bool CuptiTracer::start(std::string& why_not) {
+  CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  for (CUpti_ActivityKind kind : kEnabledKinds) {
+    if (result != CUPTI_SUCCESS) break;
+    result = cuptiActivityEnable(kind);
+  }
+  if (result == CUPTI_SUCCESS) return true;
+  why_not = "CUPTI unavailable: " + cupti_error(result);
+  if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+    why_not += " (profiling needs NVreg_RestrictProfilingToAdminUsers=0 or root); timings come from CUDA events";
+  }
+  return false;
+}
+
+void CuptiTracer::begin_op(std::size_t op) {
+  {
+    std::lock_guard lock(g_mutex);
+    g_collector.begin_op(op);
+  }
+  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, op + 1);
+}
+
+void CuptiTracer::end_op() {
+  std::uint64_t last = 0;
+  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+std::vector<core::DeviceEventRecord> CuptiTracer::take(std::size_t op) {
+  cuptiActivityFlushAll(0);
+  std::lock_guard lock(g_mutex);
+  return g_collector.take(op);
+}
+
+std::uint64_t CuptiTracer::dropped() {
+  std::lock_guard lock(g_mutex);
+  return g_collector.dropped();
+}
+
+}  // namespace blasscope::gpu

@@ -1,0 +1,25 @@
+// The plugin's C entry points, the only symbols it exports (everything else is hidden).
+#include <cstring>
+#include <new>
+
+#include "cuda_backend.h"
+
+extern "C" __attribute__((visibility("default"))) int blasscope_gpu_abi_version() {
+  return blasscope::core::kGpuPluginAbiVersion;
+}
+
+extern "C" __attribute__((visibility("default"))) blasscope::core::GpuBackend* blasscope_gpu_create(
+    char* reason, std::size_t reason_size) {
+  std::string why;
+  blasscope::core::GpuBackend* backend = nullptr;
+  try {
+    backend = blasscope::gpu::CudaBackend::create(why);
+  } catch (const std::exception& error) {
+    why = std::string("the GPU plugin failed to start: ") + error.what();
+  }
+  if (!backend && reason && reason_size > 0) {
+    std::strncpy(reason, why.c_str(), reason_size - 1);
+    reason[reason_size - 1] = '\0';
+  }
+  return backend;
+}
