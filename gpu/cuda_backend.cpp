@@ -32,16 +32,16 @@ struct GpuFailure : std::runtime_error {
 
 void check(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return;
-  const std::string text = std::string(call) + " returned " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
+  const std::string text =
+      std::string(call) + " returned " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
   throw GpuFailure(error == cudaErrorMemoryAllocation ? "out-of-memory" : "cuda-error", text);
 }
 
 void check(cublasStatus_t status, const char* call) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   const auto& info = core::cublas_status_info(static_cast<int>(status));
-  throw GpuFailure("cublas-error",
-                   std::string(call) + " returned " + core::cublas_status_name(static_cast<int>(status)) + ": " +
-                       info.meaning);
+  throw GpuFailure("cublas-error", std::string(call) + " returned " +
+                                       core::cublas_status_name(static_cast<int>(status)) + ": " + info.meaning);
 }
 
 // Device memory for one op, freed on every path.

@@ -3,6 +3,8 @@
 #   scripts/dev.sh run [--headless]   set up, build, start the GUI (or the CLI) on the demo
 #   scripts/dev.sh test               set up, build, run the whole test suite with ctest
 #   scripts/dev.sh build              set up and build only
+#   scripts/dev.sh gpu-test           on a machine with a GPU: build, run the GPU tests and
+#                                     the GEMM/DLASCL scenarios on CPU and GPU side by side
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +22,7 @@ PACKAGES=(
 )
 
 usage() {
-  sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 missing_packages() {
@@ -101,6 +103,28 @@ run_tests() {
   ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "$(nproc)"
 }
 
+run_gpu_tests() {
+  if [ ! -f "$BUILD/lib/libblasscope_gpu.so" ]; then
+    echo "dev.sh: the GPU plugin was not built (no CUDA toolkit found at configure time)" >&2
+    exit 1
+  fi
+  ctest --test-dir "$BUILD" --output-on-failure -L gpu
+  echo "== CPU and GPU side by side"
+  local id
+  for id in healthy-baseline misaligned-vs-aligned ld-aliasing-vs-padded seed-001-2-large-matmul dlascl-cfrom-zero; do
+    "$BUILD/bin/blasscope-cli" run "$id" --device both --json | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+gpu = r["environment"]["gpu"]
+print(r["workload"], "| GPU:", gpu.get("device", {}).get("name") or gpu.get("reason"))
+for c in r["comparisons"]:
+    print("  op %d: cpu %.3f ms, gpu %.3f ms, speed-up %.1fx, max rel diff %.2e (tolerance %.1e) %s" % (
+        c["op"], (c["cpu_seconds"] or 0) * 1e3, (c["gpu_seconds"] or 0) * 1e3, c["speedup"] or 0,
+        c["max_rel_diff"], c["tolerance"], "agree" if c["agree"] else "DISAGREE"))
+' || true
+  done
+}
+
 main() {
   local cmd="${1:-}"
   [ $# -gt 0 ] && shift
@@ -108,6 +132,7 @@ main() {
     run) build; run_demo "$@" ;;
     test) build; run_tests ;;
     build) build ;;
+    gpu-test) build; run_gpu_tests ;;
     -h|--help|help) usage ;;
     *) usage >&2; exit 2 ;;
   esac

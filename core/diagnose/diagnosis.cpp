@@ -4,8 +4,8 @@
 
 namespace blasscope::core {
 
-Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t> op,
-                   std::optional<std::string> tensor, std::string title, std::vector<std::string> evidence) {
+Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t> op, std::optional<std::string> tensor,
+                   std::string title, std::vector<std::string> evidence) {
   Diagnosis d;
   d.id = std::move(id);
   d.severity = severity;

@@ -24,8 +24,8 @@ struct Diagnosis {
 };
 
 // A diagnosis as a detector makes it, before the catalogue explains it.
-Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t> op,
-                   std::optional<std::string> tensor, std::string title, std::vector<std::string> evidence);
+Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t> op, std::optional<std::string> tensor,
+                   std::string title, std::vector<std::string> evidence);
 
 // Fills title (when empty), cause, fix and seen_as from the catalogue entry of d.id.
 Diagnosis explained(Diagnosis d);

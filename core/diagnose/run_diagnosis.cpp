@@ -159,12 +159,9 @@ void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::v
     }
   }
   if (!misaligned.empty()) {
-    Diagnosis d = detected("misaligned-buffer",
-                Severity::Info,
-                r.op,
-                std::nullopt,
-                "op " + std::to_string(r.op) + ": data off a 64-byte boundary (harmless to correctness)",
-                misaligned);
+    Diagnosis d =
+        detected("misaligned-buffer", Severity::Info, r.op, std::nullopt,
+                 "op " + std::to_string(r.op) + ": data off a 64-byte boundary (harmless to correctness)", misaligned);
     add_twin_timing(result, r, aligned, d);
     out.push_back(std::move(d));
   }
@@ -175,19 +172,16 @@ void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::v
                        ", TransB=" + (r.call->trans_b ? "Trans" : "NoTrans"));
     }
     out.push_back(detected("non-contiguous-layout", Severity::Info, r.op, std::nullopt,
-                   "op " + std::to_string(r.op) + ": Fortran-order or padded operands, passed without copies", layout));
+                           "op " + std::to_string(r.op) + ": Fortran-order or padded operands, passed without copies",
+                           layout));
   }
 }
 
 std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
   const json& cpu = result.environment.value("cpu", json::object());
   if (!cpu.contains("kernel_mismatch") || !cpu["kernel_mismatch"].is_string()) return std::nullopt;
-  Diagnosis d = detected("blas-kernel-mismatch",
-              Severity::Warning,
-              std::nullopt,
-              std::nullopt,
-              cpu["kernel_mismatch"].get<std::string>(),
-              {cpu["kernel_mismatch"].get<std::string>()});
+  Diagnosis d = detected("blas-kernel-mismatch", Severity::Warning, std::nullopt, std::nullopt,
+                         cpu["kernel_mismatch"].get<std::string>(), {cpu["kernel_mismatch"].get<std::string>()});
   double best = 0;
   for (const auto& r : result.ops) {
     if (r.op_kind == "gemm" && r.gflops) best = std::max(best, *r.gflops);
@@ -254,14 +248,11 @@ std::vector<Diagnosis> diagnose_inspect(const InspectReport& report) {
   for (const TensorReport& t : report.tensors) {
     const std::size_t size = item_size(t.info.dtype);
     if (size > 1 && t.layout.memory_alignment && *t.layout.memory_alignment < size) {
-      out.push_back(explained(detected("misaligned-buffer",
-                               Severity::Info,
-                               std::nullopt,
-                               t.info.name,
-                               {},
-                               {"'" + t.info.name + "' starts at file offset " + std::to_string(t.info.data_offset) +
-                                ", " + std::to_string(t.layout.file_alignment) + "-byte aligned, below its " +
-                                std::to_string(size) + "-byte elements: a memory-mapped view is misaligned"})));
+      out.push_back(
+          explained(detected("misaligned-buffer", Severity::Info, std::nullopt, t.info.name, {},
+                             {"'" + t.info.name + "' starts at file offset " + std::to_string(t.info.data_offset) +
+                              ", " + std::to_string(t.layout.file_alignment) + "-byte aligned, below its " +
+                              std::to_string(size) + "-byte elements: a memory-mapped view is misaligned"})));
     }
   }
   return out;

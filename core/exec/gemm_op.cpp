@@ -20,7 +20,8 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state) {
   }
   XerblaCapture capture;
   time_repeats(
-      record, op.repeat, [&] { call_gemm(g.dtype, g.call, op.alpha, op.beta, g.a->data(), g.b->data(), g.out->data()); },
+      record, op.repeat,
+      [&] { call_gemm(g.dtype, g.call, op.alpha, op.beta, g.a->data(), g.b->data(), g.out->data()); },
       saved ? std::function<void()>([&] { std::memcpy(g.out->data(), saved->data(), g.out->storage_bytes()); })
             : std::function<void()>());
   record_argument_errors(state, record, capture.calls(),

@@ -66,16 +66,21 @@ KernelRecord run_lascl_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu
   emit_kernel_started(state, record);
   // LAPACK's argument checks run on the host, reported exactly as the CPU kernel does.
   XerblaCapture capture;
-  const int info = is_double ? lascl_check<double>(p.type, p.cfrom, op.cto, p.m, p.n, p.lda)
-                             : lascl_check<float>(p.type, static_cast<float>(p.cfrom), static_cast<float>(op.cto),
-                                                  p.m, p.n, p.lda);
+  const int info =
+      is_double ? lascl_check<double>(p.type, p.cfrom, op.cto, p.m, p.n, p.lda)
+                : lascl_check<float>(p.type, static_cast<float>(p.cfrom), static_cast<float>(op.cto), p.m, p.n, p.lda);
   record.info = info;
   if (info != 0) {
     report_argument_error(is_double ? "DLASCL" : "SLASCL", -info);
     record_argument_errors(state, record, capture.calls(), [&](int q) { return lascl_argument_meaning(p, q); });
     return record;
   }
-  GpuLasclRequest request{op.index, p.matrix, p.type, p.m, p.n, p.lda,
+  GpuLasclRequest request{op.index,
+                          p.matrix,
+                          p.type,
+                          p.m,
+                          p.n,
+                          p.lda,
                           is_double ? multipliers_of<double>(p.cfrom, op.cto) : multipliers_of<float>(p.cfrom, op.cto),
                           op.repeat};
   KernelRecord device = gpu.lascl(request, [&state](const nlohmann::json& e) { state.emit(e); });

@@ -64,8 +64,8 @@ std::string lascl_argument_meaning(const PreparedLascl& p, int parameter) {
   std::string meaning = lascl_parameter_name(parameter);
   if (parameter == 4) meaning += " = " + format_scalar(Scalar::from_float(p.cfrom)) + " (must be nonzero and not NaN)";
   if (parameter == 9) {
-    meaning += " = " + std::to_string(p.lda) + " (must be at least max(1, M) = " +
-               std::to_string(std::max<std::int64_t>(1, p.m)) + ")";
+    meaning += " = " + std::to_string(p.lda) +
+               " (must be at least max(1, M) = " + std::to_string(std::max<std::int64_t>(1, p.m)) + ")";
   }
   return meaning;
 }

@@ -20,11 +20,14 @@ std::string DeviceMemoryNeed::describe() const {
   return text + " = " + format_bytes(total());
 }
 
-std::uint64_t cublas_workspace_bytes(int compute_major) { return compute_major >= 9 ? 32ull << 20 : 4ull << 20; }
+std::uint64_t cublas_workspace_bytes(int compute_major) {
+  return compute_major >= 9 ? 32ull << 20 : 4ull << 20;
+}
 
 DeviceMemoryNeed gemm_device_memory(std::uint64_t a_bytes, std::uint64_t b_bytes, std::uint64_t c_bytes,
                                     int compute_major) {
-  return {{{"A", a_bytes}, {"B", b_bytes}, {"C", c_bytes}, {"cuBLAS workspace", cublas_workspace_bytes(compute_major)}}};
+  return {
+      {{"A", a_bytes}, {"B", b_bytes}, {"C", c_bytes}, {"cuBLAS workspace", cublas_workspace_bytes(compute_major)}}};
 }
 
 }  // namespace blasscope::core

@@ -20,12 +20,12 @@ struct GpuDeviceInfo {
   std::uint64_t memory_total = 0, memory_free = 0;
   int driver_version = 0, runtime_version = 0, cublas_version = 0;
   double peak_gflops_fp32 = 0, peak_gflops_fp64 = 0, bandwidth_gbytes = 0;  // estimates
-  std::string cupti = "not started";  // "tracing", or why CUPTI is unavailable
+  std::string cupti = "not started";                                        // "tracing", or why CUPTI is unavailable
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDeviceInfo, name, compute_major, compute_minor, sm_count,
                                                 memory_total, memory_free, driver_version, runtime_version,
-                                                cublas_version, peak_gflops_fp32, peak_gflops_fp64,
-                                                bandwidth_gbytes, cupti)
+                                                cublas_version, peak_gflops_fp32, peak_gflops_fp64, bandwidth_gbytes,
+                                                cupti)
 
 // One GEMM for the GPU, validated and planned by the runner exactly as for the CPU.
 struct GpuGemmRequest {

@@ -22,7 +22,9 @@ std::string explain_dlopen_error(const std::string& plugin, const std::string& e
 
 }  // namespace
 
-bool gpu_plugin_built() { return BLASSCOPE_GPU_PLUGIN_BUILT != 0; }
+bool gpu_plugin_built() {
+  return BLASSCOPE_GPU_PLUGIN_BUILT != 0;
+}
 
 std::string default_gpu_plugin_path() {
   std::error_code error;

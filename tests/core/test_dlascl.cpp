@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/dlascl.h"
+#include "kernels/lascl_element.h"
 #include "kernels/xerbla_capture.h"
 
 using namespace blasscope::core;
@@ -147,4 +148,33 @@ TEST(Dlascl, MultipliersFollowLapacksSafeSteps) {
   ASSERT_GT(steps.size(), 1u);
   EXPECT_EQ(steps.front(), 1.0 / std::numeric_limits<double>::min());
   EXPECT_EQ(lascl_multipliers(std::numeric_limits<double>::infinity(), 2.0), std::vector<double>{0.0});
+}
+
+// The CUDA kernel's per-element logic (kernels/lascl_element.h, compiled for the device
+// too), run here on the host: it must match LAPACK bit for bit.
+TEST(Dlascl, SharedElementLogicOfTheGpuKernelMatchesLapack) {
+  const std::int64_t m = 7, n = 9, lda = 8;
+  int compared = 0;
+  for (char type : {'G', 'L', 'U', 'H'}) {
+    for (double cfrom : interesting_scales<double>()) {
+      for (double cto : interesting_scales<double>()) {
+        const auto original = test_matrix<double>(static_cast<std::size_t>(lda * n), 3);
+        auto device_logic = original, lapack = original;
+        const auto muls = lascl_multipliers(cfrom, cto);
+        for (std::int64_t j = 0; j < n; ++j) {
+          std::int64_t first = 0, last = 0;
+          lascl_row_range(type, m, j, first, last);
+          for (std::int64_t i = first; i < last; ++i) {
+            double& x = device_logic[static_cast<std::size_t>(j * lda + i)];
+            x = lascl_scale_element(x, muls.data(), static_cast<int>(muls.size()));
+          }
+        }
+        XerblaCapture quiet;
+        ASSERT_EQ(lapack_lascl(type, cfrom, cto, m, n, lapack.data(), lda), 0);
+        ASSERT_TRUE(same_bits_or_both_nan(device_logic, lapack)) << type << " " << cfrom << " " << cto;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
 }

@@ -181,13 +181,24 @@ class FailuresAreReported(unittest.TestCase):
         self.assertEqual([op["status"] for op in report["ops"]], ["ok", "skipped", "ok"])
         self.assertLessEqual(report["peak_host_bytes"], 16 << 20)
 
-    def test_gpu_requests_are_skipped_with_a_reason(self):
+    def test_device_both_without_a_gpu_states_the_real_reason(self):
         workload = write_workload("gpu.json", {"name": "gpu", "tensors": {"a": {"shape": [8, 8], "dtype": "float32"}},
                                                "ops": [{"op": "gemm", "a": "a", "b": "a"}]})
         proc, report = run_json(workload, "--device", "both")
+        gpu = report["environment"]["gpu"]
+        if gpu["available"]:
+            self.skipTest("a GPU is present: scripts/dev.sh gpu-test covers it")
         self.assertEqual(proc.returncode, 0)
-        self.assertEqual([(op["device"], op["status"]) for op in report["ops"]], [("cpu", "ok"), ("gpu", "skipped")])
+        self.assertEqual(sorted((op["device"], op["status"]) for op in report["ops"]), [("cpu", "ok"), ("gpu", "skipped")])
         self.assertIn("no-gpu", finding_ids(report))
+        reason = gpu["reason"]
+        self.assertTrue(reason)
+        gpu_op = next(op for op in report["ops"] if op["device"] == "gpu")
+        self.assertEqual(gpu_op["error"], reason)
+        no_gpu = next(d for d in report["diagnoses"] if d["id"] == "no-gpu")
+        self.assertIn(reason, " ".join(no_gpu["evidence"]))
+        self.assertEqual(report["comparisons"], [])
+        print("no-gpu reason:", reason, file=sys.stderr)
 
     def test_in_process_gives_the_same_statuses(self):
         workload = write_workload("same.json", {
