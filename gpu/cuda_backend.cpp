@@ -191,12 +191,16 @@ core::GpuDeviceInfo CudaBackend::device() {
   cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, m_device);
   cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, m_device);
   cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, m_device);
-  // Estimates: 128 FP32 lanes per SM doing an FMA per clock (64 for data-center FP64 parts
-  // from compute 8.0 and 9.0, 2 elsewhere); DDR memory moves two transfers per clock.
+  // Estimates from the SM design: FP32 lanes per SM (64 on compute 8.0, 128 since), FP64
+  // lanes (32 on A100, 64 on H100, 1/64 of FP32 on other parts), one FMA (2 FLOPs) per lane
+  // per clock.
   const double sm_ghz = info.sm_count * clock_khz / 1e6;
-  info.peak_gflops_fp32 = sm_ghz * 128 * 2;
-  const bool datacenter = info.compute_minor == 0 && (info.compute_major == 8 || info.compute_major == 9);
-  info.peak_gflops_fp64 = sm_ghz * (datacenter ? 64 : 2) * 2;
+  const bool a100 = info.compute_major == 8 && info.compute_minor == 0;
+  const bool h100 = info.compute_major == 9 && info.compute_minor == 0;
+  const double fp32_lanes = a100 ? 64 : 128;
+  const double fp64_lanes = a100 ? 32 : h100 ? 64 : fp32_lanes / 64;
+  info.peak_gflops_fp32 = sm_ghz * fp32_lanes * 2;
+  info.peak_gflops_fp64 = sm_ghz * fp64_lanes * 2;
   info.bandwidth_gbytes = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
   if (m_handle) {
     int version = 0;
@@ -235,7 +239,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
       check(cudaMemcpyAsync(c.data(), r.out->data(), r.out->storage_bytes(), cudaMemcpyHostToDevice, m_stream),
             "cudaMemcpy");
     };
-    if (r.beta != 0) upload_c();
+    upload_c();  // also when beta = 0: padding between C's columns must come back unchanged
     // cuBLAS is column-major: a row-major call computes C^T = B^T A^T, swapping A and B.
     const auto& call = r.call;
     const bool swap = call.row_major;
