@@ -57,6 +57,7 @@ void limit_address_space(std::uint64_t budget) {
 
 int usage() {
   std::cerr << "usage: blasscope-worker WORKLOAD|SCENARIO [--device cpu|gpu|both] [--save-outputs DIR]\n"
+               "       blasscope-worker --environment   (print the CPU and GPU environment as one JSON line)\n"
                "Runs a workload and writes its events as JSON lines on stdout (started by blasscope-cli).\n";
   return 2;
 }
@@ -64,6 +65,12 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--environment") {
+    // For front ends that want the machine's description without running anything; CUDA
+    // is initialised here, in a process of its own.
+    FdSink(STDOUT_FILENO).emit(probe_environment());
+    return 0;
+  }
   std::string path;
   RunOptions options;
   for (int i = 1; i < argc; ++i) {

@@ -212,23 +212,35 @@ void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::json gpu_environment(const GpuLoad& gpu) {
+  nlohmann::json env = {{"available", gpu.backend != nullptr}, {"plugin", gpu.plugin_path}};
+  if (gpu.backend) {
+    env["device"] = gpu.backend->device();
+  } else {
+    env["reason"] = gpu.reason;
+  }
+  return env;
+}
+
+}  // namespace
+
+nlohmann::json probe_environment() {
+  return {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment(load_gpu_backend())}};
+}
+
 void run_workload(const Workload& workload, const RunOptions& options, EventSink& sink) {
   RunState state(sink, workload.memory_limit);
   const WorkloadPlan plan = plan_workload(workload);
   const GpuLoad gpu = load_gpu_backend();
-  nlohmann::json gpu_environment = {{"available", gpu.backend != nullptr}, {"plugin", gpu.plugin_path}};
-  if (gpu.backend) {
-    gpu_environment["device"] = gpu.backend->device();
-  } else {
-    gpu_environment["reason"] = gpu.reason;
-  }
   state.emit({{"event", "run_started"},
               {"workload", workload.name},
               {"description", workload.description},
               {"memory_limit", state.budget().limit()},
               {"predicted_peak_bytes", plan.predicted_peak_bytes},
               {"ops", workload.ops.size()},
-              {"environment", {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment}}}});
+              {"environment", {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment(gpu)}}}});
   InputLoader inputs(workload, state);
   for (const RunFinding& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {

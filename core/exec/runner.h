@@ -20,4 +20,7 @@ struct RunOptions {
 // which is why callers normally run it in blasscope-worker.
 void run_workload(const Workload& workload, const RunOptions& options, EventSink& sink);
 
+// {"cpu": {...}, "gpu": {...}}: the environment section of run_started, on its own.
+nlohmann::json probe_environment();
+
 }  // namespace blasscope::core
