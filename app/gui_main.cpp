@@ -1,8 +1,38 @@
 // blasscope: the desktop inspector.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QPalette>
+#include <QStyleFactory>
+#include <QTimer>
+#include <cstdio>
 
 #include "main_window.h"
+
+namespace {
+
+// A dark Fusion palette: what --theme dark asks for (the default follows the system).
+void apply_dark_palette(QApplication& app) {
+  app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  QPalette p;
+  const QColor window(0x2b, 0x2b, 0x2b), base(0x1e, 0x1e, 0x1e), text(0xe6, 0xe6, 0xe6);
+  p.setColor(QPalette::Window, window);
+  p.setColor(QPalette::WindowText, text);
+  p.setColor(QPalette::Base, base);
+  p.setColor(QPalette::AlternateBase, QColor(0x33, 0x33, 0x33));
+  p.setColor(QPalette::Text, text);
+  p.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+  p.setColor(QPalette::Button, window);
+  p.setColor(QPalette::ButtonText, text);
+  p.setColor(QPalette::ToolTipBase, base);
+  p.setColor(QPalette::ToolTipText, text);
+  p.setColor(QPalette::Highlight, QColor(0x2f, 0x6f, 0xb8));
+  p.setColor(QPalette::HighlightedText, Qt::white);
+  p.setColor(QPalette::Link, QColor(0x6a, 0xb0, 0xff));
+  app.setPalette(p);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -14,18 +44,53 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Inspector and profiler for BLAS/LAPACK workloads."));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("files"),
-                               QStringLiteral("Tensor files to open (.npy, .npz, .safetensors)."),
-                               QStringLiteral("[files...]"));
-  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                      QStringLiteral("Save a PNG of the window once all files are read, then quit."),
-                                      QStringLiteral("png"));
-  parser.addOption(screenshot);
+  parser.addPositionalArgument(QStringLiteral("file"),
+                               QStringLiteral("A tensor file, a workload or a session to open."),
+                               QStringLiteral("[file]"));
+  const QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("Open a built-in scenario."),
+                                    QStringLiteral("id"));
+  const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run it at once on cpu, gpu or both."),
+                               QStringLiteral("device"));
+  const QCommandLineOption screenshot(
+      QStringLiteral("screenshot"),
+      QStringLiteral("When the load/run is done, save one PNG per view into DIR, then quit."), QStringLiteral("dir"));
+  const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system (the default)."),
+                                 QStringLiteral("theme"), QStringLiteral("system"));
+  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1280x800."),
+                                QStringLiteral("WxH"));
+  parser.addOptions({scenario, run, screenshot, theme, size});
   parser.process(app);
 
+  if (parser.value(theme) == QStringLiteral("dark")) apply_dark_palette(app);
+  if (parser.value(theme) == QStringLiteral("light")) app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+
   blasscope::ui::MainWindow window;
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
   window.show();
-  window.openFiles(parser.positionalArguments());
-  if (parser.isSet(screenshot)) window.saveScreenshotWhenIdle(parser.value(screenshot));
+  const bool screenshots = parser.isSet(screenshot);
+  bool waiting = false;
+  if (screenshots) {
+    QObject::connect(&window, &blasscope::ui::MainWindow::idle, &app, [&] {
+      if (window.isBusy()) return;
+      QTimer::singleShot(300, &app, [&] {
+        const bool ok = window.saveViewScreenshots(parser.value(screenshot));
+        std::printf("screenshots %s in %s\n", ok ? "saved" : "FAILED", qPrintable(parser.value(screenshot)));
+        QApplication::exit(ok ? 0 : 1);
+      });
+    });
+  }
+  if (parser.isSet(scenario)) {
+    window.open(QStringLiteral("scenario:") + parser.value(scenario));
+  } else if (!parser.positionalArguments().isEmpty()) {
+    window.open(parser.positionalArguments().front());
+  }
+  if (parser.isSet(run)) window.runOn(parser.value(run));
+  waiting = window.isBusy();
+  if (screenshots && !waiting) {
+    QTimer::singleShot(300, &app, [&] { emit window.idle(); });
+  }
   return app.exec();
 }

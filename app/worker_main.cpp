@@ -22,7 +22,7 @@ using namespace blasscope::core;
 class FdSink : public EventSink {
  public:
   explicit FdSink(int fd) : m_fd(fd) {}
-  void emit(const nlohmann::json& event) override {
+  void publish(const nlohmann::json& event) override {
     std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     line += '\n';
     for (std::size_t done = 0; done < line.size();) {
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--environment") {
     // For front ends that want the machine's description without running anything; CUDA
     // is initialised here, in a process of its own.
-    FdSink(STDOUT_FILENO).emit(probe_environment());
+    FdSink(STDOUT_FILENO).publish(probe_environment());
     return 0;
   }
   std::string path;
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     if (workload.memory_limit) limit_address_space(*workload.memory_limit);
     run_workload(workload, options, sink);
   } catch (const InputError& error) {
-    sink.emit({{"event", "rejected"}, {"message", error.what()}});
+    sink.publish({{"event", "rejected"}, {"message", error.what()}});
     return 3;
   }
   return 0;

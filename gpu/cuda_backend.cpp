@@ -47,8 +47,8 @@ void check(cublasStatus_t status, const char* call) {
 // Device memory for one op, freed on every path.
 class DeviceBuffer {
  public:
-  DeviceBuffer(std::size_t bytes, const char* what, std::size_t op, const core::GpuEventEmitter& emit)
-      : m_bytes(bytes), m_emit(emit), m_op(op), m_what(what) {
+  DeviceBuffer(std::size_t bytes, const char* what, std::size_t op, const core::GpuEventEmitter& publish)
+      : m_bytes(bytes), m_emit(publish), m_op(op), m_what(what) {
     check(cudaMalloc(&m_data, std::max<std::size_t>(bytes, 1)), "cudaMalloc");
     m_emit({{"event", "device_allocated"}, {"op", op}, {"buffer", what}, {"bytes", bytes}});
   }
@@ -211,7 +211,7 @@ core::GpuDeviceInfo CudaBackend::device() {
   return info;
 }
 
-KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEventEmitter& emit) {
+KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
   record.device = "gpu";
   record.kernel = "cublasGemmEx";
@@ -231,8 +231,8 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
       check(cublasSetStream(m_handle, m_stream), "cublasSetStream");
     }
     if (m_tracing) CuptiTracer::begin_op(r.op);
-    DeviceBuffer a(r.a->storage_bytes(), "A", r.op, emit), b(r.b->storage_bytes(), "B", r.op, emit),
-        c(r.out->storage_bytes(), "C", r.op, emit);
+    DeviceBuffer a(r.a->storage_bytes(), "A", r.op, publish), b(r.b->storage_bytes(), "B", r.op, publish),
+        c(r.out->storage_bytes(), "C", r.op, publish);
     check(cudaMemcpyAsync(a.data(), r.a->data(), r.a->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
     check(cudaMemcpyAsync(b.data(), r.b->data(), r.b->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
     auto upload_c = [&] {
@@ -284,7 +284,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
   return record;
 }
 
-KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuEventEmitter& emit) {
+KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
   record.device = "gpu";
   try {
@@ -296,7 +296,7 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
                                             core::format_bytes(free) + " is free");
     }
     if (m_tracing) CuptiTracer::begin_op(r.op);
-    DeviceBuffer a(bytes, "A", r.op, emit);
+    DeviceBuffer a(bytes, "A", r.op, publish);
     auto upload = [&] {
       check(cudaMemcpyAsync(a.data(), r.matrix->data(), bytes, cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
     };

@@ -19,8 +19,8 @@ class CudaBackend : public core::GpuBackend {
   ~CudaBackend() override;
 
   core::GpuDeviceInfo device() override;
-  core::KernelRecord gemm(const core::GpuGemmRequest& request, const core::GpuEventEmitter& emit) override;
-  core::KernelRecord lascl(const core::GpuLasclRequest& request, const core::GpuEventEmitter& emit) override;
+  core::KernelRecord gemm(const core::GpuGemmRequest& request, const core::GpuEventEmitter& publish) override;
+  core::KernelRecord lascl(const core::GpuLasclRequest& request, const core::GpuEventEmitter& publish) override;
 
  private:
   explicit CudaBackend(int device) : m_device(device) {}

@@ -2,8 +2,10 @@
 
 #include <QMetaType>
 
+#include "exec/run_result.h"
 #include "report/inspect_report.h"
 
 // Lets core result types travel through queued signals and QSignalSpy.
 Q_DECLARE_METATYPE(blasscope::core::InspectReport)
 Q_DECLARE_METATYPE(blasscope::core::TensorReport)
+Q_DECLARE_METATYPE(blasscope::core::RunResult)

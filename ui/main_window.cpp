@@ -2,278 +2,436 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QDragEnterEvent>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
-#include <QLabel>
-#include <QLineEdit>
-#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSortFilterProxyModel>
-#include <QSplitter>
+#include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
-#include <QTimer>
+#include <QSvgGenerator>
+#include <QTabWidget>
 #include <QToolBar>
-#include <QVBoxLayout>
+#include <fstream>
 
+#include "diagnose/run_diagnosis.h"
+#include "document_view.h"
+#include "dtype_flow_view.h"
+#include "exec/session_file.h"
+#include "exec/trace_writer.h"
+#include "failures_panel.h"
 #include "file_loader.h"
-#include "findings_view.h"
-#include "report/inspect_text.h"
-#include "tensor_table_model.h"
+#include "gallery_view.h"
+#include "io/input_error.h"
+#include "layout_view.h"
+#include "memory_view.h"
+#include "overview_view.h"
+#include "report/session_report.h"
+#include "tensors_view.h"
+#include "timings_view.h"
+#include "worker_run.h"
+#include "workload/scenarios.h"
 
 namespace blasscope::ui {
 namespace {
 
-constexpr int kPathRole = Qt::UserRole + 1;
-const QString kFileFilter = QStringLiteral("Tensor files (*.npy *.npz *.safetensors);;All files (*)");
+constexpr int kMaxRecent = 8;
+const char* const kViewNames[] = {"overview", "tensors", "memory", "dtype-flow", "layout", "timings"};
 
-QString countOf(std::size_t count, const QString& one, const QString& many) {
-  return QStringLiteral("%1 %2").arg(count).arg(count == 1 ? one : many);
+bool looksLikeJson(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return false;
+  const QByteArray head = file.read(64).trimmed();
+  return head.startsWith('{');
 }
 
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent),
-      m_model(new TensorTableModel(this)),
-      m_proxy(new QSortFilterProxyModel(this)),
-      m_loader(new FileLoader(this)) {
+    : QMainWindow(parent), m_loader(new FileLoader(this)), m_worker(new WorkerRun(this)) {
   setWindowTitle(tr("BLAScope"));
   setAcceptDrops(true);
-  m_proxy->setSourceModel(m_model);
-  m_proxy->setSortRole(Qt::UserRole);
-  m_proxy->setFilterKeyColumn(TensorTableModel::Name);
-  m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-  createWidgets();
+  createViews();
   createActions();
-  connectLoader();
-  resize(1280, 760);
-  statusBar()->showMessage(tr("Open a .npy, .npz or .safetensors file (Ctrl+O) or drop one here."));
+  QSettings settings;
+  m_defaultDevice = settings.value(QStringLiteral("defaultDevice"), QStringLiteral("cpu")).toString();
+  resize(1280, 800);
+  restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+  rebuildRecentMenu();
+
+  connect(m_loader, &FileLoader::progress, this, [this](qint64 done, qint64 total) {
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
+  });
+  connect(m_loader, &FileLoader::finished, this, [this](const core::InspectReport& report) {
+    RunDocument doc;
+    doc.kind = RunDocument::Kind::TensorFile;
+    doc.source = QString::fromStdString(report.file);
+    doc.title = QFileInfo(doc.source).fileName();
+    doc.inspect = report;
+    doc.diagnoses = core::diagnose_inspect(report);
+    setDocument(std::move(doc));
+    setBusy(false);
+    emit idle();
+  });
+  connect(m_loader, &FileLoader::failed, this, [this](const QString& path, const QString& message) {
+    setBusy(false);
+    statusBar()->showMessage(tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message));
+    m_failures->setDiagnoses({}, tr("Could not read %1: %2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
+    emit idle();
+  });
+  connect(m_loader, &FileLoader::cancelled, this, [this] {
+    setBusy(false);
+    statusBar()->showMessage(tr("Loading stopped."), 5000);
+    emit idle();
+  });
+  connect(m_worker, &WorkerRun::progress, this, [this](int done, int total, const QString& current) {
+    m_progress->setRange(0, std::max(total, 1));
+    m_progress->setValue(done);
+    if (!current.isEmpty())
+      statusBar()->showMessage(tr("Running %1 (%2 of %3 ops done)").arg(current).arg(done).arg(total));
+  });
+  connect(m_worker, &WorkerRun::finished, this, [this](const core::RunResult& result) {
+    RunDocument doc = m_doc;
+    doc.run = result;
+    doc.diagnoses = core::diagnose_run(result);
+    setDocument(std::move(doc));
+    setBusy(false);
+    statusBar()->showMessage(
+        result.crash ? tr("The worker died (%1); the events before it are kept.")
+                           .arg(QString::fromStdString(result.crash->signal))
+                     : tr("Run finished: %1 ops, %2 diagnoses.").arg(result.ops.size()).arg(m_doc.diagnoses.size()),
+        10000);
+    emit idle();
+  });
+  connect(m_worker, &WorkerRun::failed, this, [this](const QString& message) {
+    setBusy(false);
+    QMessageBox::warning(this, tr("Cannot run"), message);
+    emit idle();
+  });
+  probeEnvironment();
+  setBusy(false);
 }
 
 MainWindow::~MainWindow() {
-  m_loader->cancel();
+  // The probe must not report into widgets that are going away.
+  if (m_probe) {
+    m_probe->disconnect(this);
+    m_probe->kill();
+    m_probe->waitForFinished(2000);
+  }
 }
 
-void MainWindow::createWidgets() {
-  m_files = new QListWidget;
-  m_files->setMinimumWidth(180);
-  m_table = new QTableView;
-  m_table->setModel(m_proxy);
-  m_table->setSortingEnabled(true);
-  m_table->sortByColumn(-1, Qt::AscendingOrder);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setAlternatingRowColors(true);
-  m_table->verticalHeader()->hide();
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_findings = new FindingsView;
-  m_summary = new QLabel;
-  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_summary->setWordWrap(true);
-  m_filter = new QLineEdit;
-  m_filter->setPlaceholderText(tr("Filter tensors by name (Ctrl+F)"));
-  m_filter->setClearButtonEnabled(true);
-  connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+void MainWindow::createViews() {
+  m_tabs = new QTabWidget;
+  m_views = {new OverviewView, new TensorsView, new MemoryView, new DtypeFlowView, new LayoutView, new TimingsView};
+  const QStringList titles = {tr("Overview"),   tr("Tensors"), tr("Memory"),
+                              tr("Dtype flow"), tr("Layout"),  tr("Timings")};
+  for (std::size_t i = 0; i < m_views.size(); ++i) {
+    m_tabs->addTab(m_views[i], titles[static_cast<int>(i)]);
+    m_views[i]->setObjectName(QString::fromLatin1(kViewNames[i]));
+    connect(m_views[i], &DocumentView::opSelected, this, &MainWindow::selectOp);
+  }
+  setCentralWidget(m_tabs);
 
-  auto* center = new QWidget;
-  auto* layout = new QVBoxLayout(center);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_summary);
-  layout->addWidget(m_filter);
-  layout->addWidget(m_table, 1);
-  auto* vertical = new QSplitter(Qt::Vertical);
-  vertical->addWidget(center);
-  vertical->addWidget(m_findings);
-  vertical->setStretchFactor(0, 3);
-  vertical->setStretchFactor(1, 1);
-  auto* horizontal = new QSplitter(Qt::Horizontal);
-  horizontal->addWidget(m_files);
-  horizontal->addWidget(vertical);
-  horizontal->setStretchFactor(1, 1);
-  horizontal->setSizes({200, 1080});
-  setCentralWidget(horizontal);
-  connect(m_files, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
-    if (item) showFile(item->data(kPathRole).toString());
+  m_gallery = new GalleryView;
+  auto* galleryDock = new QDockWidget(tr("Scenarios"), this);
+  galleryDock->setObjectName(QStringLiteral("galleryDock"));
+  galleryDock->setWidget(m_gallery);
+  addDockWidget(Qt::LeftDockWidgetArea, galleryDock);
+  connect(m_gallery, &GalleryView::scenarioActivated, this, [this](const QString& id) {
+    if (isBusy()) return;
+    open(QStringLiteral("scenario:") + id);
+    runOn(m_defaultDevice);
   });
 
+  m_failures = new FailuresPanel;
+  auto* failuresDock = new QDockWidget(tr("Failures"), this);
+  failuresDock->setObjectName(QStringLiteral("failuresDock"));
+  failuresDock->setWidget(m_failures);
+  failuresDock->setFeatures(QDockWidget::DockWidgetMovable);  // always visible
+  addDockWidget(Qt::RightDockWidgetArea, failuresDock);
+  connect(m_failures, &FailuresPanel::opSelected, this, &MainWindow::selectOp);
+  resizeDocks({galleryDock, failuresDock}, {260, 380}, Qt::Horizontal);
+
+  m_environment = new QLabel;
   m_progress = new QProgressBar;
-  m_progress->setMaximumWidth(240);
-  m_progress->setRange(0, 1000);
-  m_cancel = new QPushButton(tr("Cancel"));
-  m_cancel->setToolTip(tr("Stop reading this file (Esc)"));
-  connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
+  m_progress->setMaximumWidth(220);
+  m_stop = new QPushButton(tr("Stop"));
+  m_stop->setToolTip(tr("Stop the run or the loading (Esc)"));
+  connect(m_stop, &QPushButton::clicked, this, &MainWindow::stopRun);
   statusBar()->addPermanentWidget(m_progress);
-  statusBar()->addPermanentWidget(m_cancel);
-  setBusy(false);
+  statusBar()->addPermanentWidget(m_stop);
+  statusBar()->addPermanentWidget(m_environment);
 }
 
 void MainWindow::createActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseFiles);
+  QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseFile);
   open->setShortcut(QKeySequence::Open);
-  QAction* reload = file->addAction(tr("&Reload"), this, &MainWindow::reloadCurrent);
-  reload->setShortcut(QKeySequence::Refresh);
-  QAction* close = file->addAction(tr("&Close file"), this, &MainWindow::closeCurrent);
-  close->setShortcut(QKeySequence::Close);
+  m_recent = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
-  quit->setShortcut(QKeySequence::Quit);
+  file->addAction(tr("&Save Session…"), this, &MainWindow::saveSession)->setShortcut(QKeySequence::Save);
+  file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
+  file->addAction(tr("Export &Trace…"), this, &MainWindow::exportTrace);
+  file->addAction(tr("Export &View as PNG/SVG…"), this, &MainWindow::exportView)->setShortcut(tr("Ctrl+E"));
+  file->addSeparator();
+  file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows)->setShortcut(QKeySequence::Quit);
+
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  QAction* cpu = run->addAction(tr("Run on &CPU"), this, [this] { runOn(QStringLiteral("cpu")); });
+  cpu->setShortcut(tr("Ctrl+R"));
+  QAction* gpu = run->addAction(tr("Run on &GPU"), this, [this] { runOn(QStringLiteral("gpu")); });
+  gpu->setShortcut(tr("Ctrl+G"));
+  QAction* both = run->addAction(tr("Run on &both, side by side"), this, [this] { runOn(QStringLiteral("both")); });
+  both->setShortcut(tr("Ctrl+B"));
+  QAction* stop = run->addAction(tr("&Stop"), this, &MainWindow::stopRun);
+  stop->setShortcut(Qt::Key_Escape);
+  run->addSeparator();
+  QMenu* device = run->addMenu(tr("Scenarios run on"));
+  for (const QString& d : {QStringLiteral("cpu"), QStringLiteral("gpu"), QStringLiteral("both")}) {
+    QAction* a = device->addAction(d, this, [this, d] {
+      m_defaultDevice = d;
+      QSettings().setValue(QStringLiteral("defaultDevice"), d);
+    });
+    a->setCheckable(true);
+    a->setChecked(d == QSettings().value(QStringLiteral("defaultDevice"), QStringLiteral("cpu")).toString());
+  }
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  QAction* find = view->addAction(tr("&Filter tensors"), this, [this] { m_filter->setFocus(); });
-  find->setShortcut(QKeySequence::Find);
-  QAction* cancel = view->addAction(tr("&Cancel loading"), this, &MainWindow::cancelLoad);
-  cancel->setShortcut(Qt::Key_Escape);
+  for (int i = 0; i < m_tabs->count(); ++i) {
+    view->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); })
+        ->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+  }
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About BLAScope"), this, [this] {
     QMessageBox::about(this, tr("About BLAScope"),
-                       tr("<b>BLAScope</b> %1<br>Inspects the tensors behind failing or slow BLAS/LAPACK workloads: "
-                          "dtype, shape, layout, alignment, and the NaN/Inf/subnormal values that make them fail.")
+                       tr("<b>BLAScope</b> %1<br>An inspector and profiler for BLAS/LAPACK workloads that fail or run "
+                          "slowly: it runs them in an isolated worker, measures, and explains every failure with "
+                          "evidence.")
                            .arg(QStringLiteral(BLASSCOPE_VERSION)));
   });
+
   QToolBar* tools = addToolBar(tr("Main"));
   tools->setObjectName(QStringLiteral("mainToolBar"));
-  tools->addAction(open);
-  tools->addAction(reload);
+  for (QAction* a : {open, cpu, gpu, both, stop}) tools->addAction(a);
 }
 
-void MainWindow::connectLoader() {
-  connect(m_loader, &FileLoader::described, this, [this](const QString&, const core::InspectReport& report) {
-    m_model->setTensors(report.tensors);
-    showSummary(report);
-    m_findings->showMessage(tr("Scanning values…"));
-  });
-  connect(m_loader, &FileLoader::tensorScanned, m_model, &TensorTableModel::updateTensor);
-  connect(m_loader, &FileLoader::progress, this, [this](qint64 done, qint64 total) {
-    m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 1000);
-  });
-  connect(m_loader, &FileLoader::finished, this, [this](const core::InspectReport& report) {
-    m_reports.insert(QString::fromStdString(report.file), report);
-    m_findings->showFindings(report.findings);
-    setBusy(false);
-    statusBar()->showMessage(tr("Read %1: %2, %3.")
-                                 .arg(QFileInfo(QString::fromStdString(report.file)).fileName(),
-                                      countOf(report.tensors.size(), tr("tensor"), tr("tensors")),
-                                      countOf(report.findings.size(), tr("finding"), tr("findings"))),
-                             8000);
-  });
-  connect(m_loader, &FileLoader::failed, this, [this](const QString& path, const QString& message) {
-    setBusy(false);
-    m_model->clear();
-    m_summary->setText(QStringLiteral("<b>%1</b>").arg(path.toHtmlEscaped()));
-    m_findings->showError(message);
-    statusBar()->showMessage(tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message));
-  });
-  connect(m_loader, &FileLoader::cancelled, this, [this] {
-    setBusy(false);
-    m_findings->showMessage(tr("Loading cancelled: values not scanned. Reload (F5) to try again."));
-    statusBar()->showMessage(tr("Cancelled."), 5000);
-  });
-}
-
-void MainWindow::openFiles(const QStringList& paths) {
-  QListWidgetItem* last = nullptr;
-  for (const QString& path : paths) {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    last = nullptr;
-    for (int i = 0; i < m_files->count(); ++i) {
-      if (m_files->item(i)->data(kPathRole).toString() == absolute) last = m_files->item(i);
+void MainWindow::probeEnvironment() {
+  auto* probe = new QProcess(this);
+  m_probe = probe;
+  m_environment->setText(tr("probing the machine…"));
+  connect(probe, &QProcess::finished, this, [this, probe] {
+    probe->deleteLater();
+    m_probe = nullptr;
+    try {
+      const auto env = nlohmann::json::parse(probe->readAllStandardOutput().toStdString());
+      const auto& cpu = env["cpu"];
+      QString text = tr("OpenBLAS %1 kernels, %2 threads")
+                         .arg(QString::fromStdString(cpu.value("openblas_corename", "?")))
+                         .arg(cpu.value("openblas_threads", 0));
+      const auto& gpu = env["gpu"];
+      text += gpu.value("available", false)
+                  ? tr(" · GPU: %1").arg(QString::fromStdString(gpu["device"].value("name", "?")))
+                  : tr(" · no GPU");
+      m_environment->setText(text);
+      m_environment->setToolTip(gpu.value("available", false) ? QString()
+                                                              : QString::fromStdString(gpu.value("reason", "")));
+    } catch (const nlohmann::json::exception&) {
+      m_environment->setText(tr("machine probe failed"));
     }
-    if (!last) {
-      last = new QListWidgetItem(QFileInfo(absolute).fileName(), m_files);
-      last->setData(kPathRole, absolute);
-      last->setToolTip(absolute);
-    }
-  }
-  if (last) m_files->setCurrentItem(last);
+  });
+  probe->start(WorkerRun::workerPath(), {QStringLiteral("--environment")});
 }
 
-void MainWindow::saveScreenshotWhenIdle(const QString& pngPath) {
-  auto save = [this, pngPath] {
-    QTimer::singleShot(300, this, [this, pngPath] {
-      if (!grab().save(pngPath)) qWarning("could not write screenshot %s", qPrintable(pngPath));
-      QApplication::quit();
-    });
-  };
-  if (!m_loader->isBusy()) return save();
-  connect(m_loader, &FileLoader::finished, this, save);
-  connect(m_loader, &FileLoader::failed, this, save);
-}
-
-void MainWindow::showFile(const QString& path) {
-  setWindowTitle(tr("%1 — BLAScope").arg(QFileInfo(path).fileName()));
-  const auto cached = m_reports.constFind(path);
-  if (cached != m_reports.constEnd()) {
-    m_loader->cancel();
-    m_model->setTensors(cached->tensors);
-    showSummary(*cached);
-    m_findings->showFindings(cached->findings);
+void MainWindow::open(const QString& source) {
+  if (isBusy()) return;
+  const bool scenario = source.startsWith(QStringLiteral("scenario:"));
+  if (!scenario && !QFileInfo::exists(source)) {
+    QMessageBox::warning(this, tr("Cannot open"), tr("%1 does not exist.").arg(source));
     return;
   }
-  m_model->clear();
-  m_summary->setText(tr("Reading <b>%1</b>…").arg(path.toHtmlEscaped()));
-  m_findings->clear();
-  setBusy(true);
-  m_loader->load(path);
-}
-
-void MainWindow::chooseFiles() {
-  const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open tensor files"), QString(), kFileFilter);
-  if (!paths.isEmpty()) openFiles(paths);
-}
-
-void MainWindow::reloadCurrent() {
-  const QString path = currentPath();
-  if (path.isEmpty()) return;
-  m_reports.remove(path);
-  showFile(path);
-}
-
-void MainWindow::closeCurrent() {
-  const int row = m_files->currentRow();
-  if (row < 0) return;
-  m_loader->cancel();
-  m_reports.remove(currentPath());
-  delete m_files->takeItem(row);
-  if (m_files->count() == 0) {
-    m_model->clear();
-    m_summary->clear();
-    m_findings->clear();
-    setWindowTitle(tr("BLAScope"));
+  addRecent(source);
+  if (!scenario && !looksLikeJson(source)) {
+    setBusy(true, tr("Reading %1").arg(QFileInfo(source).fileName()));
+    m_loader->load(source);
+    return;
   }
+  RunDocument doc;
+  doc.kind = RunDocument::Kind::Workload;
+  doc.source = source;
+  try {
+    QFile file(source);
+    if (!scenario && file.open(QIODevice::ReadOnly) && file.read(4096).contains("\"blasscope-session\"")) {
+      doc.run = core::read_session(source.toStdString());
+      doc.diagnoses = core::diagnose_run(*doc.run);
+      doc.title = QString::fromStdString(doc.run->workload);
+      // The session's workload, when it can be found, gives the graph its structure.
+      try {
+        doc.workload = core::load_workload(doc.run->workload);
+      } catch (const core::InputError&) {
+      }
+    } else {
+      doc.workload = core::load_workload(source.toStdString());
+      doc.title = QString::fromStdString(doc.workload->scenario ? doc.workload->scenario->title : doc.workload->name);
+    }
+    if (doc.workload) doc.plan = core::plan_workload(*doc.workload);
+  } catch (const core::InputError& error) {
+    QMessageBox::warning(this, tr("Cannot open"), tr("%1: %2").arg(source, QString::fromUtf8(error.what())));
+    return;
+  }
+  setDocument(std::move(doc));
 }
 
-void MainWindow::cancelLoad() {
+void MainWindow::runOn(const QString& device) {
+  if (isBusy()) return;
+  if (m_doc.kind != RunDocument::Kind::Workload || !m_doc.workload) {
+    statusBar()->showMessage(tr("Open a workload or pick a scenario first: a tensor file has nothing to run."), 6000);
+    return;
+  }
+  const QString source =
+      m_doc.workload->source_path.empty() ? m_doc.source : QString::fromStdString(m_doc.workload->source_path);
+  setBusy(true, tr("Running %1 on %2").arg(m_doc.title, device));
+  m_progress->setRange(0, std::max<int>(1, static_cast<int>(m_doc.workload->ops.size())));
+  m_worker->start(source, device);
+}
+
+void MainWindow::stopRun() {
+  if (m_worker->isRunning()) m_worker->stop();
   if (m_loader->isBusy()) m_loader->cancel();
 }
 
-void MainWindow::showSummary(const core::InspectReport& report) {
-  QString text =
-      tr("<b>%1</b> — %2, %3, %4")
-          .arg(QString::fromStdString(report.file).toHtmlEscaped(), QString::fromUtf8(core::name(report.format).data()),
-               countOf(report.tensors.size(), tr("tensor"), tr("tensors")),
-               QString::fromStdString(core::format_bytes(report.file_size)));
-  for (const auto& [key, value] : report.metadata) {
-    text += QStringLiteral("<br>%1 = %2")
-                .arg(QString::fromStdString(key).toHtmlEscaped(), QString::fromStdString(value).toHtmlEscaped());
+bool MainWindow::isBusy() const {
+  return m_worker->isRunning() || m_loader->isBusy();
+}
+
+void MainWindow::setDocument(RunDocument doc) {
+  m_doc = std::move(doc);
+  setWindowTitle(m_doc.title.isEmpty() ? tr("BLAScope") : tr("%1 — BLAScope").arg(m_doc.title));
+  refreshViews();
+}
+
+void MainWindow::refreshViews() {
+  for (DocumentView* v : m_views) v->setDocument(&m_doc);
+  QString empty = tr("No diagnoses: nothing failed or ran slowly.");
+  if (m_doc.kind == RunDocument::Kind::Workload && !m_doc.run) {
+    empty = tr("Not run yet: press Run (Ctrl+R for the CPU, Ctrl+G for the GPU, Ctrl+B for both).");
   }
-  m_summary->setText(text);
+  m_failures->setDiagnoses(m_doc.diagnoses, empty);
 }
 
-void MainWindow::setBusy(bool busy) {
+void MainWindow::selectOp(std::size_t op) {
+  for (DocumentView* v : m_views) v->selectOp(op);
+}
+
+void MainWindow::setBusy(bool busy, const QString& what) {
   m_progress->setVisible(busy);
-  m_cancel->setVisible(busy);
-  if (busy) m_progress->setValue(0);
+  m_stop->setVisible(busy);
+  if (busy) {
+    m_progress->setValue(0);
+    statusBar()->showMessage(what);
+  }
 }
 
-QString MainWindow::currentPath() const {
-  const QListWidgetItem* item = m_files->currentItem();
-  return item ? item->data(kPathRole).toString() : QString();
+void MainWindow::addRecent(const QString& source) {
+  QSettings settings;
+  QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+  recent.removeAll(source);
+  recent.prepend(source);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recent->clear();
+  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const QString& source : recent) m_recent->addAction(source, this, [this, source] { open(source); });
+  m_recent->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::chooseFile() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open"), QString(),
+      tr("BLAScope inputs (*.npy *.npz *.safetensors *.json);;Tensor files (*.npy *.npz *.safetensors);;Workloads and "
+         "sessions (*.json);;All files (*)"));
+  if (!path.isEmpty()) open(path);
+}
+
+void MainWindow::saveSession() {
+  if (!m_doc.run) return statusBar()->showMessage(tr("Nothing to save: run a workload first."), 5000);
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QString(), tr("Sessions (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    core::write_session(path.toStdString(), m_doc.source.toStdString(), *m_doc.run);
+  } catch (const core::InputError& error) {
+    QMessageBox::warning(this, tr("Cannot save"), QString::fromUtf8(error.what()));
+  }
+}
+
+void MainWindow::exportReport() {
+  if (!m_doc.run) return statusBar()->showMessage(tr("Nothing to report: run a workload first."), 5000);
+  QString filter;
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export report"), QString(), tr("HTML (*.html);;Markdown (*.md)"), &filter);
+  if (path.isEmpty()) return;
+  std::ofstream out(path.toStdString());
+  out << (path.endsWith(QStringLiteral(".md")) ? core::markdown_report(*m_doc.run, m_doc.diagnoses)
+                                               : core::html_report(*m_doc.run, m_doc.diagnoses));
+}
+
+void MainWindow::exportTrace() {
+  if (!m_doc.run) return statusBar()->showMessage(tr("Nothing to trace: run a workload first."), 5000);
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(), tr("Chrome trace (*.json)"));
+  if (path.isEmpty()) return;
+  std::ofstream out(path.toStdString());
+  out << core::chrome_trace(*m_doc.run).dump(1) << '\n';
+}
+
+void MainWindow::exportView() {
+  auto* view = static_cast<DocumentView*>(m_tabs->currentWidget());
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export view"), QString(), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+  if (path.isEmpty()) return;
+  QWidget* target = view->exportWidget();
+  if (path.endsWith(QStringLiteral(".svg"))) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(target->size());
+    svg.setViewBox(target->rect());
+    svg.setTitle(m_tabs->tabText(m_tabs->currentIndex()));
+    target->render(&svg);
+  } else if (!target->grab().save(path)) {
+    QMessageBox::warning(this, tr("Cannot export"), tr("Could not write %1").arg(path));
+  }
+}
+
+bool MainWindow::saveViewScreenshots(const QString& dir) {
+  QDir().mkpath(dir);
+  bool ok = true;
+  for (int i = 0; i < m_tabs->count(); ++i) {
+    m_tabs->setCurrentIndex(i);
+    QApplication::processEvents();
+    const QString file = QDir(dir).filePath(m_tabs->widget(i)->objectName() + QStringLiteral(".png"));
+    ok = grab().save(file) && ok;
+  }
+  m_tabs->setCurrentIndex(0);
+  return ok;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  stopRun();
+  QSettings settings;
+  settings.setValue(QStringLiteral("geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("windowState"), saveState());
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -281,11 +439,8 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  QStringList paths;
-  for (const QUrl& url : event->mimeData()->urls()) {
-    if (url.isLocalFile()) paths << url.toLocalFile();
-  }
-  openFiles(paths);
+  const auto urls = event->mimeData()->urls();
+  if (!urls.isEmpty() && urls.front().isLocalFile()) open(urls.front().toLocalFile());
 }
 
 }  // namespace blasscope::ui

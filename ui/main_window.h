@@ -1,26 +1,28 @@
 #pragma once
 
-#include <QHash>
 #include <QMainWindow>
+#include <memory>
 
-#include "report/inspect_report.h"
+#include "run_document.h"
 
 class QLabel;
-class QLineEdit;
-class QListWidget;
 class QProgressBar;
 class QPushButton;
-class QSortFilterProxyModel;
-class QTableView;
+class QTabWidget;
+class QMenu;
+class QProcess;
 
 namespace blasscope::ui {
 
+class DocumentView;
+class FailuresPanel;
 class FileLoader;
-class FindingsView;
-class TensorTableModel;
+class GalleryView;
+class WorkerRun;
 
-// The inspector window: opened files on the left, their tensors in the middle, findings
-// below. Files load on a background thread with progress and a cancel button.
+// The inspector window: the scenario gallery on the left, the views in the middle, the
+// failures panel on the right. Tensor files load and workloads run in the background (the
+// worker process) with progress and Stop; nothing here blocks the GUI thread for long.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
@@ -28,40 +30,56 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  void openFiles(const QStringList& paths);
-  // Saves a PNG of the window once the current file is read (or failed), then quits.
-  void saveScreenshotWhenIdle(const QString& pngPath);
-  TensorTableModel* tensorModel() const { return m_model; }
-  FileLoader* loader() const { return m_loader; }
+  // A tensor file, a workload (.json), a session (.json) or "scenario:ID".
+  void open(const QString& source);
+  void runOn(const QString& device);
+  void stopRun();
+  bool isBusy() const;
+  const RunDocument& document() const { return m_doc; }
+  FailuresPanel* failuresPanel() const { return m_failures; }
+  GalleryView* gallery() const { return m_gallery; }
+  QTabWidget* tabs() const { return m_tabs; }
+  const std::vector<DocumentView*>& views() const { return m_views; }
+  // Saves one PNG per view into `dir` (named after the view); false when one failed.
+  bool saveViewScreenshots(const QString& dir);
+
+ signals:
+  void idle();  // a load or a run has finished (or failed)
 
  protected:
+  void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
  private:
+  void createViews();
   void createActions();
-  void createWidgets();
-  void connectLoader();
-  void showFile(const QString& path);
-  void chooseFiles();
-  void reloadCurrent();
-  void closeCurrent();
-  void cancelLoad();
-  void showSummary(const core::InspectReport& report);
-  void setBusy(bool busy);
-  QString currentPath() const;
+  void probeEnvironment();
+  void setDocument(RunDocument doc);
+  void refreshViews();
+  void selectOp(std::size_t op);
+  void addRecent(const QString& source);
+  void rebuildRecentMenu();
+  void setBusy(bool busy, const QString& what = {});
+  void chooseFile();
+  void saveSession();
+  void exportReport();
+  void exportTrace();
+  void exportView();
 
-  TensorTableModel* m_model;
-  QSortFilterProxyModel* m_proxy;
+  RunDocument m_doc;
   FileLoader* m_loader;
-  QListWidget* m_files = nullptr;
-  QTableView* m_table = nullptr;
-  FindingsView* m_findings = nullptr;
-  QLabel* m_summary = nullptr;
-  QLineEdit* m_filter = nullptr;
+  WorkerRun* m_worker;
+  QTabWidget* m_tabs = nullptr;
+  std::vector<DocumentView*> m_views;
+  FailuresPanel* m_failures = nullptr;
+  GalleryView* m_gallery = nullptr;
+  QLabel* m_environment = nullptr;
   QProgressBar* m_progress = nullptr;
-  QPushButton* m_cancel = nullptr;
-  QHash<QString, core::InspectReport> m_reports;  // finished scans, by path
+  QPushButton* m_stop = nullptr;
+  QMenu* m_recent = nullptr;
+  QString m_defaultDevice = QStringLiteral("cpu");
+  QProcess* m_probe = nullptr;  // blasscope-worker --environment, while it runs
 };
 
 }  // namespace blasscope::ui

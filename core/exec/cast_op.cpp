@@ -67,9 +67,10 @@ KernelRecord run_cast_op(const OpSpec& op, RunState& state) {
   if (overflow > 0) record.cast_overflow_max = overflow_max;
   record.cast_inexact = inexact;
   if (inexact > 0) record.cast_max_relative_error = worst;
-  const auto [nan, inf] = count_nonfinite(out);
-  record.output_nan = nan;
-  record.output_inf = inf;
+  record.operands.push_back(operand_record("out", out, 0, false));
+  fill_value_summary(record.operands.back(), out);
+  record.output_nan = record.operands.back().nan;
+  record.output_inf = record.operands.back().inf;
   if (*record.seconds > 0) record.gbytes_per_second = static_cast<double>(record.bytes_touched) / *record.seconds / 1e9;
   return record;
 }

@@ -42,7 +42,7 @@ KernelRecord run_gemm_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu,
   GpuGemmRequest request{op.index, g.dtype, g.a, g.b, g.out, g.call, op.alpha, op.beta, op.tf32, op.repeat};
   record.kernel = "cublasGemmEx";
   emit_kernel_started(state, record);
-  KernelRecord device = gpu.gemm(request, [&state](const nlohmann::json& e) { state.emit(e); });
+  KernelRecord device = gpu.gemm(request, [&state](const nlohmann::json& e) { state.publish(e); });
   // The plugin fills what it measured; the shape, operands and casts stay the runner's.
   record.kernel = device.kernel;
   record.seconds_each = device.seconds_each;
@@ -83,7 +83,7 @@ KernelRecord run_lascl_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu
                           p.lda,
                           is_double ? multipliers_of<double>(p.cfrom, op.cto) : multipliers_of<float>(p.cfrom, op.cto),
                           op.repeat};
-  KernelRecord device = gpu.lascl(request, [&state](const nlohmann::json& e) { state.emit(e); });
+  KernelRecord device = gpu.lascl(request, [&state](const nlohmann::json& e) { state.publish(e); });
   record.seconds_each = device.seconds_each;
   record.seconds = device.seconds;
   record.device_seconds = device.device_seconds;

@@ -15,7 +15,7 @@ bool RunResult::has_errors() const {
   return false;
 }
 
-void RunCollector::emit(const json& event) {
+void RunCollector::publish(const json& event) {
   m_result.events.push_back(event);
   const std::string type = event.value("event", "");
   if (type == "run_started") {
@@ -43,7 +43,7 @@ void RunCollector::emit(const json& event) {
 
 void RunCollector::crashed(const std::string& signal) {
   // Kept as an event too, so a saved session replays to the same result.
-  emit({{"event", "crashed"}, {"signal", signal}});
+  publish({{"event", "crashed"}, {"signal", signal}});
 }
 
 void RunCollector::record_crash(const std::string& signal) {

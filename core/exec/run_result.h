@@ -46,7 +46,7 @@ struct RunResult {
 // Collects a run's events (from the worker's stream or an in-process run) into a RunResult.
 class RunCollector : public EventSink {
  public:
-  void emit(const nlohmann::json& event) override;
+  void publish(const nlohmann::json& event) override;
   // Marks the run as crashed while `running` (the op whose kernel had started).
   void crashed(const std::string& signal);
   // Hands over the result; call once when the stream has ended.

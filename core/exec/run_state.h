@@ -15,7 +15,7 @@ namespace blasscope::core {
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void emit(const nlohmann::json& event) = 0;
+  virtual void publish(const nlohmann::json& event) = 0;
 };
 
 // A tensor or workspace that did not fit the memory budget.
@@ -35,7 +35,7 @@ class RunState {
   RunState(EventSink& sink, std::optional<std::uint64_t> memory_limit);
 
   // Emits an event stamped with the seconds since the run started.
-  void emit(nlohmann::json event);
+  void publish(nlohmann::json event);
   HostTensor* find(const std::string& name);
   // Charges `bytes` to the budget, or throws OutOfBudget naming `what`.
   void reserve(std::uint64_t bytes, const std::string& what);

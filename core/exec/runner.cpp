@@ -44,19 +44,19 @@ KernelRecord dispatch_cpu(const OpSpec& op, RunState& state) {
 
 void emit_out_of_memory(RunState& state, const OutOfBudget& error, const std::string& tensor,
                         std::optional<std::size_t> op) {
-  state.emit({{"event", "out_of_memory"},
-              {"tensor", tensor},
-              {"op", op ? json(*op) : json()},
-              {"requested", error.requested},
-              {"available", error.available},
-              {"limit", error.limit},
-              {"message", error.what()}});
+  state.publish({{"event", "out_of_memory"},
+                 {"tensor", tensor},
+                 {"op", op ? json(*op) : json()},
+                 {"requested", error.requested},
+                 {"available", error.available},
+                 {"limit", error.limit},
+                 {"message", error.what()}});
 }
 
 void emit_finding(RunState& state, const RunFinding& finding) {
   json event = to_json(finding);
   event["event"] = "finding";
-  state.emit(event);
+  state.publish(event);
 }
 
 // Inputs are made when an op first needs them, so an op that is skipped (an index
@@ -98,7 +98,7 @@ class InputLoader {
       emit_out_of_memory(m_state, error, spec.name, std::nullopt);
       emit_finding(m_state, finding_for_unallocated_input(spec.name, error.what()));
     } catch (const InputError& error) {
-      m_state.emit({{"event", "tensor_error"}, {"tensor", spec.name}, {"message", error.what()}});
+      m_state.publish({{"event", "tensor_error"}, {"tensor", spec.name}, {"message", error.what()}});
       emit_finding(m_state, {"unreadable-input", Severity::Error, std::nullopt, spec.name, error.what()});
     }
   }
@@ -181,7 +181,7 @@ void compare_devices(const OpSpec& op, RunState& state, const KernelRecord& cpu,
   if (c.cpu_seconds && c.gpu_seconds && *c.gpu_seconds > 0) c.speedup = *c.cpu_seconds / *c.gpu_seconds;
   nlohmann::json event = c;
   event["event"] = "comparison";
-  state.emit(event);
+  state.publish(event);
   if (!c.agree) {
     emit_finding(
         state, {"cpu-gpu-disagreement", Severity::Warning, op.index, op.out,
@@ -204,9 +204,9 @@ void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / output_file_name(op.out)).string();
   try {
     write_npy(path, *out);
-    state.emit({{"event", "output_saved"}, {"op", op.index}, {"tensor", op.out}, {"path", path}});
+    state.publish({{"event", "output_saved"}, {"op", op.index}, {"tensor", op.out}, {"path", path}});
   } catch (const InputError& error) {
-    state.emit({{"event", "output_error"}, {"op", op.index}, {"tensor", op.out}, {"message", error.what()}});
+    state.publish({{"event", "output_error"}, {"op", op.index}, {"tensor", op.out}, {"message", error.what()}});
   }
 }
 
@@ -234,13 +234,13 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
   RunState state(sink, workload.memory_limit);
   const WorkloadPlan plan = plan_workload(workload);
   const GpuLoad gpu = load_gpu_backend();
-  state.emit({{"event", "run_started"},
-              {"workload", workload.name},
-              {"description", workload.description},
-              {"memory_limit", state.budget().limit()},
-              {"predicted_peak_bytes", plan.predicted_peak_bytes},
-              {"ops", workload.ops.size()},
-              {"environment", {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment(gpu)}}}});
+  state.publish({{"event", "run_started"},
+                 {"workload", workload.name},
+                 {"description", workload.description},
+                 {"memory_limit", state.budget().limit()},
+                 {"predicted_peak_bytes", plan.predicted_peak_bytes},
+                 {"ops", workload.ops.size()},
+                 {"environment", {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment(gpu)}}}});
   InputLoader inputs(workload, state);
   for (const RunFinding& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {
@@ -267,7 +267,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
           }
         }
       }
-      state.emit({{"event", "kernel_finished"}, {"op", op.index}, {"record", nlohmann::json(record)}});
+      state.publish({{"event", "kernel_finished"}, {"op", op.index}, {"record", nlohmann::json(record)}});
       for (const RunFinding& finding : findings_for_record(record)) emit_finding(state, finding);
       (device == Device::Gpu ? gpu_record : cpu_record) = std::move(record);
     }
@@ -275,7 +275,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
   }
   const std::uint64_t peak = state.budget().peak();
   state.free_all();
-  state.emit({{"event", "done"}, {"peak_host_bytes", peak}});
+  state.publish({{"event", "done"}, {"peak_host_bytes", peak}});
 }
 
 }  // namespace blasscope::core

@@ -43,7 +43,7 @@ RunResult read_session(const std::string& path) {
   }
   RunCollector collector;
   try {
-    for (const json& event : session.at("events")) collector.emit(event);
+    for (const json& event : session.at("events")) collector.publish(event);
   } catch (const json::exception& error) {
     fail_malformed(std::string("damaged session events: ") + error.what());
   }

@@ -66,7 +66,7 @@ bool run_in_worker(const std::string& worker, const std::vector<std::string>& ar
       pending.erase(0, newline + 1);
       if (line.empty()) continue;
       try {
-        collector.emit(nlohmann::json::parse(line));
+        collector.publish(nlohmann::json::parse(line));
       } catch (const nlohmann::json::exception&) {
         // A line torn by a crash, or stray output: the stream goes on without it.
       }

@@ -58,8 +58,8 @@ class GpuBackend {
  public:
   virtual ~GpuBackend() = default;
   virtual GpuDeviceInfo device() = 0;
-  virtual KernelRecord gemm(const GpuGemmRequest& request, const GpuEventEmitter& emit) = 0;
-  virtual KernelRecord lascl(const GpuLasclRequest& request, const GpuEventEmitter& emit) = 0;
+  virtual KernelRecord gemm(const GpuGemmRequest& request, const GpuEventEmitter& publish) = 0;
+  virtual KernelRecord lascl(const GpuLasclRequest& request, const GpuEventEmitter& publish) = 0;
 };
 
 // The plugin's C entry points (looked up with dlsym).

@@ -52,7 +52,7 @@ std::vector<double> side_by_side(int rounds, const std::vector<std::function<voi
 
 class NullSink : public EventSink {
  public:
-  void emit(const nlohmann::json&) override {}
+  void publish(const nlohmann::json&) override {}
 };
 
 void bench_gemm(const CpuEnvironment& env) {

@@ -1,32 +1,55 @@
-// UI tests, headless (QT_QPA_PLATFORM=offscreen): models, the background loader, the window.
+// UI tests, headless (QT_QPA_PLATFORM=offscreen): models, views filled from real runs, the
+// background loader, the window driving a real worker, and the screenshot mode.
 #include <QAbstractItemModelTester>
+#include <QListView>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTemporaryDir>
-#include <QTreeWidget>
 #include <QtTest>
 
+#include "diagnose/run_diagnosis.h"
+#include "diagnoses_model.h"
+#include "dtype_flow_view.h"
+#include "exec/runner.h"
+#include "failures_panel.h"
 #include "file_loader.h"
-#include "findings_view.h"
+#include "gallery_view.h"
+#include "layout_view.h"
 #include "main_window.h"
+#include "memory_view.h"
+#include "ops_model.h"
+#include "overview_view.h"
 #include "tensor_table_model.h"
+#include "tensors_view.h"
+#include "timings_view.h"
+#include "workload/scenarios.h"
 
 using namespace blasscope;
 
 namespace {
 
-core::TensorReport tensorReport(const char* name, std::uint64_t nan) {
-  core::TensorReport t;
-  t.info.name = name;
-  t.info.shape = {3, 4};
-  t.info.nbytes = 48;
-  t.scanned = true;
-  core::TensorStats stats;
-  stats.nan = nan;
-  stats.finite = 12 - nan;
-  stats.min = core::Scalar::from_float(-1.5);
-  stats.max = core::Scalar::from_float(2.0);
-  t.stats = stats;
-  return t;
+// A document run in this process: what the views get after a run.
+ui::RunDocument runScenario(const std::string& id) {
+  ui::RunDocument doc;
+  doc.kind = ui::RunDocument::Kind::Workload;
+  doc.source = QString::fromStdString("scenario:" + id);
+  doc.workload = *core::find_scenario(id);
+  doc.plan = core::plan_workload(*doc.workload);
+  core::RunCollector collector;
+  core::run_workload(*doc.workload, {}, collector);
+  doc.run = collector.finish();
+  doc.diagnoses = core::diagnose_run(*doc.run);
+  return doc;
+}
+
+QStringList diagnosisIds(const ui::FailuresPanel* panel) {
+  QStringList ids;
+  for (int row = 0; row < panel->model()->rowCount(); ++row) {
+    ids << QString::fromStdString(panel->model()->diagnosisAt(row)->id);
+  }
+  return ids;
 }
 
 }  // namespace
@@ -38,6 +61,8 @@ class UiTests : public QObject {
   void initTestCase() {
     qRegisterMetaType<core::InspectReport>();
     qRegisterMetaType<core::TensorReport>();
+    qRegisterMetaType<core::RunResult>();
+    qputenv("BLASSCOPE_WORKER", BLASSCOPE_WORKER_PATH);
     QVERIFY(m_dir.isValid());
     const QString command =
         QStringLiteral("%1 %2 %3 > /dev/null")
@@ -48,34 +73,78 @@ class UiTests : public QObject {
     bad.write("\x93NUMPY\x01\x00\x10\x00{'descr': '<f4'");
   }
 
-  void tableModelPassesTheModelTester() {
-    ui::TensorTableModel model;
-    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setTensors({tensorReport("a", 0), tensorReport("b", 2)});
-    QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.columnCount(), int(ui::TensorTableModel::ColumnCount));
-    QCOMPARE(model.index(1, ui::TensorTableModel::NaN).data().toString(), QStringLiteral("2"));
-    QCOMPARE(model.index(0, ui::TensorTableModel::Shape).data().toString(), QStringLiteral("(3, 4)"));
-    QCOMPARE(model.index(0, ui::TensorTableModel::Min).data().toString(), QStringLiteral("-1.5"));
-    QVERIFY(!model.index(0, 0).data(Qt::BackgroundRole).isValid());
-    QVERIFY(model.index(1, 0).data(Qt::BackgroundRole).isValid());  // rows with NaN stand out
-    QCOMPARE(model.index(1, ui::TensorTableModel::Bytes).data(Qt::UserRole).toULongLong(), 48ull);
-    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-    model.updateTensor(0, tensorReport("a", 5));
-    QCOMPARE(changed.count(), 1);
-    QCOMPARE(model.index(0, ui::TensorTableModel::NaN).data().toString(), QStringLiteral("5"));
-    model.updateTensor(7, tensorReport("x", 0));  // out of range: ignored
-    model.clear();
-    QCOMPARE(model.rowCount(), 0);
+  void modelsPassTheModelTester() {
+    const ui::RunDocument doc = runScenario("misaligned-vs-aligned");
+    ui::OpsModel ops;
+    QAbstractItemModelTester opsTester(&ops, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ops.setRun(&*doc.run, &doc.diagnoses);
+    QCOMPARE(ops.rowCount(), 2);
+    QCOMPARE(ops.index(0, ui::OpsModel::Kernel).data().toString(), QStringLiteral("cblas_sgemm"));
+    QVERIFY(ops.index(0, ui::OpsModel::TopDiagnosis).data().toString().startsWith(QStringLiteral("misaligned-buffer")));
+    QVERIFY(ops.index(1, ui::OpsModel::TopDiagnosis).data().toString().isEmpty());
+    ui::DiagnosesModel diagnoses;
+    QAbstractItemModelTester diagnosesTester(&diagnoses, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    diagnoses.setDiagnoses(doc.diagnoses);
+    QCOMPARE(diagnoses.rowCount(), 1);
+    ui::TensorTableModel tensors;
+    QAbstractItemModelTester tensorsTester(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ui::TensorsView view;
+    view.setDocument(&doc);
+    QCOMPARE(view.model()->rowCount(), 4);
+    ui::TimingsView timings;
+    QAbstractItemModelTester timingsTester(timings.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    timings.setDocument(&doc);
+    QCOMPARE(timings.model()->rowCount(), 2);
   }
 
-  void unscannedRowsSayScanning() {
-    ui::TensorTableModel model;
-    core::TensorReport pending = tensorReport("p", 0);
-    pending.scanned = false;
-    pending.stats.reset();
-    model.setTensors({pending});
-    QCOMPARE(model.index(0, ui::TensorTableModel::NaN).data().toString(), QStringLiteral("scanning…"));
+  void diagnosesAreSortedMostSevereFirst() {
+    ui::DiagnosesModel model;
+    model.setDiagnoses({core::detected("misaligned-buffer", core::Severity::Info, 0, std::nullopt, "t", {}),
+                        core::detected("illegal-argument", core::Severity::Error, 1, std::nullopt, "t", {})});
+    QCOMPARE(model.diagnosisAt(0)->id, std::string("illegal-argument"));
+  }
+
+  void viewsFillFromARun() {
+    const ui::RunDocument doc = runScenario("seed-000-1-custom-layer-dtypes");
+    ui::OverviewView overview;
+    overview.setDocument(&doc);
+    QVERIFY(overview.isShowingContent());
+    QCOMPARE(overview.model()->rowCount(), 2);
+    ui::DtypeFlowView flow;
+    flow.setDocument(&doc);
+    QCOMPARE(flow.opNodes(), 2);
+    QCOMPARE(flow.tensorNodes(), 4);  // kernel, inputs, scaled, output
+    QCOMPARE(flow.edges(), 5);
+    ui::MemoryView memory;
+    memory.setDocument(&doc);
+    QVERIFY(memory.timelinePoints() > 0);
+    QVERIFY(memory.tensorBars() >= 3);
+    ui::LayoutView layout;
+    layout.setDocument(&doc);
+    QCOMPARE(layout.operandsDrawn(), 2);  // the cast's input and output
+    layout.selectOp(1);
+    QCOMPARE(layout.shownOp(), std::size_t{1});
+    ui::TimingsView timings;
+    timings.setDocument(&doc);
+    QCOMPARE(timings.timelineBars(), 1);  // the gemm was refused before any kernel started
+    ui::TensorsView tensors;
+    tensors.setDocument(&doc);
+    QCOMPARE(tensors.model()->rowCount(), 2);
+    QCOMPARE(tensors.histogramBins(), 40);
+  }
+
+  void viewsSayWhyTheyAreEmpty() {
+    ui::RunDocument notRun;
+    notRun.kind = ui::RunDocument::Kind::Workload;
+    notRun.workload = *core::find_scenario("healthy-baseline");
+    notRun.plan = core::plan_workload(*notRun.workload);
+    ui::MemoryView memory;
+    memory.setDocument(&notRun);
+    QVERIFY(!memory.isShowingContent());
+    QVERIFY(memory.emptyText().contains(QStringLiteral("Not run yet")));
+    ui::TimingsView timings;
+    timings.setDocument(nullptr);
+    QVERIFY(timings.emptyText().contains(QStringLiteral("Run a workload")));
   }
 
   void loaderDeliversStagesInOrder() {
@@ -87,57 +156,88 @@ class UiTests : public QObject {
     QVERIFY(finished.wait(10000));
     QCOMPARE(described.count(), 1);
     QCOMPARE(scanned.count(), 4);
-    const auto report = finished.at(0).at(0).value<core::InspectReport>();
-    QCOMPARE(report.tensors.size(), std::size_t{4});
-    QCOMPARE(report.findings.size(), std::size_t{2});
     QVERIFY(!loader.isBusy());
   }
 
-  void loaderReportsBadFiles() {
+  void loaderReportsBadFilesAndCancels() {
     ui::FileLoader loader;
     QSignalSpy failed(&loader, &ui::FileLoader::failed);
     loader.load(m_dir.filePath(QStringLiteral("broken.npy")));
     QVERIFY(failed.wait(10000));
     QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("header")));
-  }
-
-  void cancelDropsResults() {
-    ui::FileLoader loader;
     QSignalSpy finished(&loader, &ui::FileLoader::finished);
     QSignalSpy cancelled(&loader, &ui::FileLoader::cancelled);
     loader.load(m_dir.filePath(QStringLiteral("training_step.npz")));
     loader.cancel();
     QCOMPARE(cancelled.count(), 1);
-    QTest::qWait(300);
+    QTest::qWait(200);
     QCOMPARE(finished.count(), 0);
-    QVERIFY(!loader.isBusy());
   }
 
-  void windowShowsTensorsAndFindings() {
+  void windowShowsATensorFile() {
     ui::MainWindow window;
     window.show();
-    QSignalSpy finished(window.loader(), &ui::FileLoader::finished);
-    window.openFiles({m_dir.filePath(QStringLiteral("training_step.npz"))});
-    QVERIFY(finished.wait(10000));
-    QCOMPARE(window.tensorModel()->rowCount(), 4);
-    auto* findings = window.findChild<ui::FindingsView*>();
-    QVERIFY(findings);
-    QCOMPARE(findings->list()->topLevelItemCount(), 2);
-    QCOMPARE(findings->list()->topLevelItem(0)->text(1), QStringLiteral("non-finite-values"));
-    QVERIFY(window.windowTitle().contains(QStringLiteral("training_step.npz")));
-    QVERIFY(!window.grab().isNull());
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    window.open(m_dir.filePath(QStringLiteral("training_step.npz")));
+    QVERIFY(idle.wait(10000));
+    QCOMPARE(window.document().kind, ui::RunDocument::Kind::TensorFile);
+    const QStringList ids = diagnosisIds(window.failuresPanel());
+    QVERIFY(ids.contains(QStringLiteral("non-finite-input")));
+    QVERIFY(ids.contains(QStringLiteral("subnormal-values")));
   }
 
-  void windowShowsWhyAFileCannotBeRead() {
+  void windowRunsNanIntoSvdThroughTheWorker() {
     ui::MainWindow window;
     window.show();
-    QSignalSpy failed(window.loader(), &ui::FileLoader::failed);
-    window.openFiles({m_dir.filePath(QStringLiteral("broken.npy"))});
-    QVERIFY(failed.wait(10000));
-    auto* findings = window.findChild<ui::FindingsView*>();
-    QCOMPARE(findings->list()->topLevelItemCount(), 1);
-    QCOMPARE(findings->list()->topLevelItem(0)->text(0), QStringLiteral("error"));
-    QCOMPARE(window.tensorModel()->rowCount(), 0);
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    window.open(QStringLiteral("scenario:nan-svd"));
+    window.runOn(QStringLiteral("cpu"));
+    QVERIFY(window.isBusy());
+    QVERIFY(idle.wait(30000));
+    const QStringList ids = diagnosisIds(window.failuresPanel());
+    QVERIFY2(ids.contains(QStringLiteral("dlascl-invalid-cfrom")), qPrintable(ids.join(u',')));
+    QVERIFY(ids.contains(QStringLiteral("non-finite-input")));
+    QVERIFY(window.failuresPanel()->detailText().contains(QStringLiteral("Evidence")));
+  }
+
+  void aCrashingWorkloadLeavesTheWindowAlive() {
+    ui::MainWindow window;
+    window.show();
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    emit window.gallery()->scenarioActivated(QStringLiteral("buffer-overrun-crash"));
+    QVERIFY(idle.wait(30000));
+    QVERIFY(window.isVisible());
+    QVERIFY(window.document().run->crash.has_value());
+    QVERIFY(diagnosisIds(window.failuresPanel()).contains(QStringLiteral("worker-crashed")));
+  }
+
+  void aRunCanBeStopped() {
+    ui::MainWindow window;
+    window.show();
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    window.open(QStringLiteral("scenario:seed-001-2-large-matmul"));
+    window.runOn(QStringLiteral("cpu"));
+    QTest::qWait(500);
+    window.stopRun();
+    QVERIFY(idle.wait(10000));
+    QVERIFY(!window.isBusy());
+    QCOMPARE(window.document().run->crash->signal, std::string("stopped by the user"));
+  }
+
+  void screenshotModeSavesEveryView() {
+    QTemporaryDir shots;
+    QProcess gui;
+    gui.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+    gui.start(QStringLiteral(BLASSCOPE_GUI_PATH),
+              {QStringLiteral("--scenario"), QStringLiteral("rowmajor-lda"), QStringLiteral("--run"),
+               QStringLiteral("cpu"), QStringLiteral("--screenshot"), shots.path()});
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 0);
+    for (const char* view : {"overview", "tensors", "memory", "dtype-flow", "layout", "timings"}) {
+      const QImage image(QDir(shots.path()).filePath(QString::fromLatin1(view) + QStringLiteral(".png")));
+      QVERIFY2(!image.isNull(), view);
+      QVERIFY(image.width() > 600 && image.height() > 400);
+    }
   }
 
  private:

@@ -1,0 +1,166 @@
+#include "dtype_flow_view.h"
+
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsView>
+#include <QMouseEvent>
+#include <QVBoxLayout>
+
+namespace blasscope::ui {
+namespace {
+
+constexpr qreal kNodeWidth = 150, kNodeHeight = 44, kColumn = 230, kRow = 70;
+constexpr int kOpRole = 0;
+
+// Clicking an op node reports its index.
+class ClickableView : public QGraphicsView {
+ public:
+  explicit ClickableView(QGraphicsScene* scene, std::function<void(std::size_t)> clicked)
+      : QGraphicsView(scene), m_clicked(std::move(clicked)) {}
+
+ protected:
+  void mousePressEvent(QMouseEvent* event) override {
+    for (QGraphicsItem* item = itemAt(event->pos()); item; item = item->parentItem()) {
+      if (item->data(kOpRole).isValid()) {
+        m_clicked(item->data(kOpRole).toULongLong());
+        break;
+      }
+    }
+    QGraphicsView::mousePressEvent(event);
+  }
+
+ private:
+  std::function<void(std::size_t)> m_clicked;
+};
+
+QGraphicsRectItem* node(QGraphicsScene* scene, QPointF at, const QString& title, const QString& subtitle,
+                        const QColor& border, const QColor& fill, const QPalette& palette) {
+  auto* rect = scene->addRect(0, 0, kNodeWidth, kNodeHeight, QPen(border, 2), QBrush(fill));
+  rect->setPos(at);
+  auto* text = new QGraphicsSimpleTextItem(title, rect);
+  text->setBrush(palette.text());
+  text->setPos(6, 4);
+  auto* sub = new QGraphicsSimpleTextItem(subtitle, rect);
+  sub->setBrush(palette.placeholderText());
+  sub->setPos(6, 22);
+  return rect;
+}
+
+void edge(QGraphicsScene* scene, QPointF from, QPointF to, const QString& label, const QColor& color) {
+  scene->addLine(QLineF(from, to), QPen(color, 1.6));
+  auto* text = scene->addSimpleText(label);
+  text->setBrush(color);
+  text->setPos((from + to) / 2 + QPointF(-text->boundingRect().width() / 2, -18));
+}
+
+}  // namespace
+
+DtypeFlowView::DtypeFlowView(QWidget* parent) : DocumentView(parent), m_scene(new QGraphicsScene(this)) {
+  m_view = new ClickableView(m_scene, [this](std::size_t op) {
+    selectOp(op);
+    emit opSelected(op);
+  });
+  m_view->setRenderHint(QPainter::Antialiasing);
+  m_view->setDragMode(QGraphicsView::ScrollHandDrag);
+  setContent(m_view);
+  showEmpty(tr("Open a workload or a scenario to see how dtypes flow through its ops."));
+}
+
+QWidget* DtypeFlowView::exportWidget() {
+  return m_view;
+}
+
+void DtypeFlowView::setDocument(const RunDocument* doc) {
+  m_scene->clear();
+  m_opNodes.clear();
+  m_tensorNodes = m_edges = 0;
+  if (!doc || !doc->workload || !doc->plan) {
+    showEmpty(doc && doc->kind == RunDocument::Kind::TensorFile
+                  ? tr("A tensor file has no ops: the dtype flow needs a workload.")
+                  : tr("Open a workload or a scenario to see how dtypes flow through its ops."));
+    return;
+  }
+  const QPalette pal = palette();
+  const bool dark = pal.window().color().lightness() < 128;
+  const QColor tensorFill = dark ? QColor(0x2b, 0x3a, 0x4a) : QColor(0xe8, 0xf0, 0xfe);
+  const QColor opFill = dark ? QColor(0x33, 0x33, 0x33) : QColor(0xfa, 0xfa, 0xfa);
+  const QColor ok(0x2e, 0x7d, 0x32), bad(0xc6, 0x28, 0x28), warn(0xef, 0x6c, 0x00), neutral = pal.text().color();
+  auto dtypeOf = [&](const std::string& name) {
+    const auto it = doc->plan->tensors.find(name);
+    return it != doc->plan->tensors.end() && it->second.known
+               ? QString::fromStdString(std::string(core::name(it->second.dtype)))
+               : QStringLiteral("?");
+  };
+  std::map<std::string, QPointF> outlet;  // where each tensor's edges start
+  qreal y = 0;
+  for (const auto& spec : doc->workload->tensors) {
+    auto* n = node(m_scene, {0, y}, QString::fromStdString(spec.name), dtypeOf(spec.name), neutral, tensorFill, pal);
+    outlet[spec.name] = n->pos() + QPointF(kNodeWidth, kNodeHeight / 2);
+    ++m_tensorNodes;
+    y += kRow;
+  }
+  for (const auto& op : doc->workload->ops) {
+    const core::KernelRecord* record = nullptr;
+    if (doc->run) {
+      for (const auto& r : doc->run->ops) {
+        if (r.op == op.index && (!record || r.device == "cpu")) record = &r;
+      }
+    }
+    QColor border = neutral;
+    QString status = tr("not run");
+    if (record) {
+      status = QString::fromStdString(record->status);
+      border = record->status == "ok" ? ok : record->status == "skipped" ? warn : bad;
+      if (record->cast_overflow > 0 || record->cast_inexact > 0) border = warn;
+    }
+    const qreal column = kColumn * static_cast<qreal>(op.index + 1);
+    const qreal rowY = 2 * kRow * static_cast<qreal>(op.index);  // room for the output below
+    auto* opNode =
+        node(m_scene, {column, rowY},
+             QStringLiteral("%1 %2").arg(op.index).arg(QString::fromStdString(std::string(core::name(op.kind)))),
+             status, border, opFill, pal);
+    opNode->setData(kOpRole, static_cast<qulonglong>(op.index));
+    m_opNodes[op.index] = opNode;
+    const QPointF inlet = opNode->pos() + QPointF(0, kNodeHeight / 2);
+    const bool mismatch = record && record->error_kind == "dtype-mismatch";
+    for (const std::string* input : {&op.a, &op.b, &op.c}) {
+      if (input->empty() || !outlet.count(*input)) continue;
+      edge(m_scene, outlet[*input], inlet, dtypeOf(*input), mismatch ? bad : neutral);
+      ++m_edges;
+    }
+    if (record && !record->casts.empty()) {
+      QStringList casts;
+      for (const auto& c : record->casts) casts << QString::fromStdString(c);
+      auto* note = m_scene->addSimpleText(tr("promoted: %1").arg(casts.join(QStringLiteral("; "))));
+      note->setBrush(warn);
+      note->setPos(opNode->pos() + QPointF(0, kNodeHeight + 2));
+    }
+    // The output sits below its op and feeds later ops.
+    const bool in_place = op.out == op.a || op.out == op.c;
+    if (!in_place || !outlet.count(op.out)) {
+      auto* out = node(m_scene, opNode->pos() + QPointF(kNodeWidth * 0.35, kRow * 1.05), QString::fromStdString(op.out),
+                       dtypeOf(op.out), neutral, tensorFill, pal);
+      out->setZValue(-1);
+      ++m_tensorNodes;
+      const bool lossy = record && (record->cast_overflow > 0 || record->cast_inexact > 0);
+      edge(m_scene, opNode->pos() + QPointF(kNodeWidth / 2, kNodeHeight), out->pos() + QPointF(kNodeWidth * 0.15, 0),
+           dtypeOf(op.out) + (lossy ? tr(" (lossy)") : QString()), lossy ? warn : neutral);
+      ++m_edges;
+      outlet[op.out] = out->pos() + QPointF(kNodeWidth, kNodeHeight / 2);
+    }
+  }
+  m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20));
+  showContent();
+}
+
+void DtypeFlowView::selectOp(std::size_t op) {
+  for (auto& [index, node] : m_opNodes) {
+    QPen pen = node->pen();
+    pen.setWidthF(index == op ? 4.5 : 2);
+    node->setPen(pen);
+  }
+  if (const auto it = m_opNodes.find(op); it != m_opNodes.end()) m_view->ensureVisible(it->second);
+}
+
+}  // namespace blasscope::ui

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <map>
+
+#include "document_view.h"
+
+class QGraphicsScene;
+class QGraphicsView;
+class QGraphicsRectItem;
+
+namespace blasscope::ui {
+
+// The workload as a graph, tensors -> ops -> outputs, with the dtype on every edge. Casts and
+// promotions, mismatches and overflowing or lossy casts are highlighted; clicking an op
+// selects it everywhere.
+class DtypeFlowView : public DocumentView {
+  Q_OBJECT
+
+ public:
+  explicit DtypeFlowView(QWidget* parent = nullptr);
+  void setDocument(const RunDocument* doc) override;
+  void selectOp(std::size_t op) override;
+  QWidget* exportWidget() override;
+  int opNodes() const { return static_cast<int>(m_opNodes.size()); }
+  int tensorNodes() const { return m_tensorNodes; }
+  int edges() const { return m_edges; }
+
+ private:
+  QGraphicsScene* m_scene;
+  QGraphicsView* m_view;
+  std::map<std::size_t, QGraphicsRectItem*> m_opNodes;
+  int m_tensorNodes = 0;
+  int m_edges = 0;
+};
+
+}  // namespace blasscope::ui

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QWidget>
+
+class QLineEdit;
+class QTreeWidget;
+
+namespace blasscope::ui {
+
+// The built-in scenarios, grouped (from the articles, real failures, performance) and
+// searchable; double-click or Enter runs one.
+class GalleryView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit GalleryView(QWidget* parent = nullptr);
+  QTreeWidget* tree() const { return m_tree; }
+  static QString groupOf(const QString& id);
+
+ signals:
+  void scenarioActivated(const QString& id);
+
+ private:
+  void filter(const QString& text);
+
+  QLineEdit* m_search;
+  QTreeWidget* m_tree;
+};
+
+}  // namespace blasscope::ui

@@ -1,0 +1,174 @@
+#include "memory_view.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHorizontalBarSeries>
+#include <QLineSeries>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+
+#include "report/inspect_text.h"
+
+namespace blasscope::ui {
+namespace {
+
+QString bytes(std::uint64_t n) {
+  return QString::fromStdString(core::format_bytes(n));
+}
+
+// The unit the charts count in, chosen from the largest value so the axes read naturally.
+std::pair<double, QString> unit_for(double largest) {
+  if (largest >= 1024.0 * 1024 * 1024) return {1024.0 * 1024 * 1024, QStringLiteral("GiB")};
+  if (largest >= 1024.0 * 1024) return {1024.0 * 1024, QStringLiteral("MiB")};
+  return {1024.0, QStringLiteral("KiB")};
+}
+
+}  // namespace
+
+MemoryView::MemoryView(QWidget* parent)
+    : DocumentView(parent), m_timeline(new QChartView), m_tensors(new QChartView), m_summary(new QLabel) {
+  m_timeline->setRenderHint(QPainter::Antialiasing);
+  m_tensors->setRenderHint(QPainter::Antialiasing);
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(m_timeline);
+  split->addWidget(m_tensors);
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  layout->addWidget(m_summary);
+  layout->addWidget(split, 1);
+  setContent(content);
+  showEmpty(tr("Run a workload to see its memory: tensors, workspaces, the peak and the budget."));
+}
+
+QWidget* MemoryView::exportWidget() {
+  return m_timeline;
+}
+
+int MemoryView::timelinePoints() const {
+  const auto series = m_timeline->chart() ? m_timeline->chart()->series() : QList<QAbstractSeries*>();
+  return series.isEmpty() ? 0 : static_cast<int>(static_cast<QLineSeries*>(series.front())->count());
+}
+
+int MemoryView::tensorBars() const {
+  const auto series = m_tensors->chart() ? m_tensors->chart()->series() : QList<QAbstractSeries*>();
+  if (series.isEmpty()) return 0;
+  const auto sets = static_cast<QHorizontalBarSeries*>(series.front())->barSets();
+  return sets.isEmpty() ? 0 : static_cast<int>(sets.front()->count());
+}
+
+void MemoryView::setDocument(const RunDocument* doc) {
+  if (!doc || !doc->run) {
+    showEmpty(doc && doc->kind == RunDocument::Kind::Workload
+                  ? tr("Not run yet: memory over time comes from the run's allocation events.")
+                  : tr("Run a workload to see its memory: tensors, workspaces, the peak and the budget."));
+    return;
+  }
+  const core::RunResult& run = *doc->run;
+  std::uint64_t limit = 0, predicted = 0, largest_tensor = 0;
+  double end_t = 0, start_t = -1;
+  std::vector<std::pair<double, double>> points;
+  std::vector<std::pair<std::string, std::uint64_t>> tensors;
+  QStringList oom;
+  for (const auto& e : run.events) {
+    const std::string type = e.value("event", "");
+    end_t = std::max(end_t, e.value("t", 0.0));
+    if (type == "run_started") {
+      limit = e.value("memory_limit", std::uint64_t{0});
+      predicted = e.value("predicted_peak_bytes", std::uint64_t{0});
+    } else if (type == "memory") {
+      if (start_t < 0) start_t = e.value("t", 0.0);
+      points.emplace_back(e.value("t", 0.0), static_cast<double>(e.value("host_bytes", std::uint64_t{0})));
+    } else if (type == "tensor_allocated") {
+      tensors.emplace_back(e.value("tensor", ""), e.value("bytes", std::uint64_t{0}));
+      largest_tensor = std::max(largest_tensor, tensors.back().second);
+    } else if (type == "out_of_memory") {
+      oom << QString::fromStdString(e.value("message", ""));
+    }
+  }
+  const auto [scale, unit] = unit_for(std::max<double>(run.peak_host_bytes, predicted));
+  start_t = std::max(start_t, 0.0);
+  const double span_ms = std::max((end_t - start_t) * 1e3, 0.001);
+  auto* line = new QLineSeries;
+  line->setName(tr("host memory in use"));
+  for (const auto& [t, b] : points) line->append((t - start_t) * 1e3, b / scale);
+  auto* timeline = new QChart;
+  timeline->addSeries(line);
+  timeline->setTitle(tr("Host memory in use"));
+  auto* x = new QValueAxis;
+  x->setTitleText(tr("ms"));
+  x->setRange(0, span_ms);
+  x->setLabelFormat(QStringLiteral("%.3g"));
+  auto* y = new QValueAxis;
+  y->setTitleText(unit);
+  y->setLabelFormat(QStringLiteral("%.3g"));
+  const double top = std::max(static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted)) / scale;
+  y->setRange(0, std::max(top * 1.15, 1.0));
+  timeline->addAxis(x, Qt::AlignBottom);
+  timeline->addAxis(y, Qt::AlignLeft);
+  line->attachAxis(x);
+  line->attachAxis(y);
+  if (limit > 0 && static_cast<double>(limit) / scale < top * 4) {
+    auto* budget = new QLineSeries;
+    budget->setName(tr("budget"));
+    budget->append(0, static_cast<double>(limit) / scale);
+    budget->append(span_ms, static_cast<double>(limit) / scale);
+    budget->setPen(QPen(QColor(0xc6, 0x28, 0x28), 2, Qt::DashLine));
+    timeline->addSeries(budget);
+    budget->attachAxis(x);
+    budget->attachAxis(y);
+    y->setRange(0, std::max(top, static_cast<double>(limit) / scale) * 1.15);
+  }
+  m_timeline->setChart(timeline);
+
+  std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (tensors.size() > 12) tensors.resize(12);
+  const auto [tensor_scale, tensor_unit] = unit_for(static_cast<double>(largest_tensor));
+  auto* set = new QBarSet(tr("bytes"));
+  QStringList names;
+  for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
+    *set << static_cast<double>(it->second) / tensor_scale;
+    names << QString::fromStdString(it->first);
+  }
+  auto* bars = new QHorizontalBarSeries;
+  bars->append(set);
+  auto* tensorChart = new QChart;
+  tensorChart->addSeries(bars);
+  tensorChart->setTitle(tensors.empty() ? tr("No tensor was allocated") : tr("Largest tensors (%1)").arg(tensor_unit));
+  tensorChart->legend()->hide();
+  auto* names_axis = new QBarCategoryAxis;
+  names_axis->append(names);
+  auto* size_axis = new QValueAxis;
+  size_axis->setLabelFormat(QStringLiteral("%.3g"));
+  tensorChart->addAxis(names_axis, Qt::AlignLeft);
+  tensorChart->addAxis(size_axis, Qt::AlignBottom);
+  bars->attachAxis(names_axis);
+  bars->attachAxis(size_axis);
+  m_tensors->setChart(tensorChart);
+
+  const auto& cpu = run.environment.value("cpu", nlohmann::json::object());
+  QString summary = tr("Peak: <b>%1</b> · predicted for the whole workload: %2 · budget: %3 · host available: %4")
+                        .arg(bytes(run.peak_host_bytes), bytes(predicted), bytes(limit),
+                             bytes(cpu.value("memory_available", std::uint64_t{0})));
+  const auto& gpu = run.environment.value("gpu", nlohmann::json::object());
+  if (gpu.contains("device")) {
+    summary += tr(" · GPU: %1 free of %2")
+                   .arg(bytes(gpu["device"].value("memory_free", std::uint64_t{0})),
+                        bytes(gpu["device"].value("memory_total", std::uint64_t{0})));
+  }
+  if (!oom.isEmpty()) {
+    summary += tr("<br><span style='color:#c62828'><b>Out of memory:</b> %1</span>")
+                   .arg(oom.join(QStringLiteral("; ")).toHtmlEscaped());
+  } else if (limit > 0 && predicted > limit) {
+    summary += tr("<br><span style='color:#c62828'>The workload is predicted to need more than its budget.</span>");
+  }
+  m_summary->setText(summary);
+  showContent();
+}
+
+}  // namespace blasscope::ui

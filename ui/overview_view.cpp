@@ -1,0 +1,60 @@
+#include "overview_view.h"
+
+#include <QHeaderView>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ops_model.h"
+
+namespace blasscope::ui {
+
+OverviewView::OverviewView(QWidget* parent)
+    : DocumentView(parent), m_model(new OpsModel(this)), m_table(new QTableView), m_header(new QLabel) {
+  m_table->setModel(m_model);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->verticalHeader()->hide();
+  m_table->setAlternatingRowColors(true);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_header->setWordWrap(true);
+  m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  layout->addWidget(m_header);
+  layout->addWidget(m_table, 1);
+  setContent(content);
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
+    if (const auto* r = m_model->recordAt(index.row())) emit opSelected(r->op);
+  });
+  showEmpty(tr("No workload yet. Pick a scenario in the gallery, or open a workload (Ctrl+O), and run it."));
+}
+
+void OverviewView::setDocument(const RunDocument* doc) {
+  m_model->setRun(doc && doc->run ? &*doc->run : nullptr, doc ? &doc->diagnoses : nullptr);
+  if (!doc || doc->kind != RunDocument::Kind::Workload) {
+    showEmpty(doc && doc->kind == RunDocument::Kind::TensorFile
+                  ? tr("A tensor file has no ops: see the Tensors view.")
+                  : tr("No workload yet. Pick a scenario in the gallery, or open a workload (Ctrl+O), and run it."));
+    return;
+  }
+  QString header = QStringLiteral("<b>%1</b>").arg(doc->title.toHtmlEscaped());
+  if (doc->workload && doc->workload->scenario) {
+    header += QStringLiteral("<br>") + QString::fromStdString(doc->workload->scenario->story).toHtmlEscaped();
+  }
+  if (!doc->run) {
+    header += tr("<br><i>Not run yet: Run on CPU (Ctrl+R), GPU (Ctrl+G) or both (Ctrl+B).</i>");
+  } else if (doc->run->crash) {
+    header += tr("<br><span style='color:#c62828'>The worker died with %1; the events before it are kept.</span>")
+                  .arg(QString::fromStdString(doc->run->crash->signal));
+  }
+  m_header->setText(header);
+  showContent();
+}
+
+void OverviewView::selectOp(std::size_t op) {
+  const int row = m_model->rowOfOp(op);
+  if (row >= 0 && m_table->currentIndex().row() != row) m_table->selectRow(row);
+}
+
+}  // namespace blasscope::ui

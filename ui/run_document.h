@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QString>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "diagnose/diagnosis.h"
+#include "diagnose/workload_plan.h"
+#include "exec/run_result.h"
+#include "report/inspect_report.h"
+#include "tensor/host_tensor.h"
+#include "workload/workload.h"
+
+namespace blasscope::ui {
+
+// What the window shows: a tensor file (inspected), or a workload with its last run (or a
+// saved session). Views read it; none of them owns it.
+struct RunDocument {
+  enum class Kind { Empty, TensorFile, Workload };
+  Kind kind = Kind::Empty;
+  QString title;
+  QString source;  // file path or "scenario:ID"
+  std::optional<core::Workload> workload;
+  std::optional<core::WorkloadPlan> plan;
+  std::optional<core::RunResult> run;  // empty until run (or loaded from a session)
+  std::optional<core::InspectReport> inspect;
+  std::vector<core::Diagnosis> diagnoses;
+
+  bool hasRun() const { return run.has_value(); }
+};
+
+// Values of a document's input tensor for the histogram: a tensor file's data, or a synthetic
+// tensor made again in this process when it is small. Empty with `why` set otherwise.
+std::shared_ptr<core::HostTensor> document_tensor_values(const RunDocument& doc, const std::string& name, QString& why);
+
+}  // namespace blasscope::ui

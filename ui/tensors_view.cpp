@@ -1,0 +1,177 @@
+#include "tensors_view.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QHeaderView>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include "analysis/tensor_layout.h"
+#include "analysis/value_histogram.h"
+#include "exec/op_support.h"
+#include "report/inspect_text.h"
+#include "tensor/element_codec.h"
+#include "tensor_table_model.h"
+
+namespace blasscope::ui {
+namespace {
+
+// Rows for a workload's input tensors: what the plan knows, and the values when small
+// enough to make again here.
+std::vector<core::TensorReport> workload_rows(const RunDocument& doc) {
+  std::vector<core::TensorReport> rows;
+  if (!doc.workload || !doc.plan) return rows;
+  for (const auto& spec : doc.workload->tensors) {
+    const auto it = doc.plan->tensors.find(spec.name);
+    if (it == doc.plan->tensors.end() || !it->second.known) continue;
+    const core::TensorMeta& meta = it->second;
+    core::TensorReport row;
+    row.info.name = spec.name;
+    row.info.dtype = meta.dtype;
+    row.info.shape = meta.shape;
+    row.info.order = meta.order;
+    row.info.nbytes = meta.bytes;
+    row.scanned = true;
+    QString why;
+    if (auto values = document_tensor_values(doc, spec.name, why)) {
+      row.stats = core::summarize_values(*values);
+      row.layout.file_alignment = core::alignment_of(reinterpret_cast<std::uintptr_t>(values->data()));
+      row.info.data_offset = 0;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+TensorsView::TensorsView(QWidget* parent)
+    : DocumentView(parent),
+      m_model(new TensorTableModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)),
+      m_table(new QTableView),
+      m_chart(new QChartView),
+      m_positions(new QLabel) {
+  m_proxy->setSourceModel(m_model);
+  m_proxy->setSortRole(Qt::UserRole);
+  m_table->setModel(m_proxy);
+  m_table->setSortingEnabled(true);
+  m_table->sortByColumn(-1, Qt::AscendingOrder);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->verticalHeader()->hide();
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_chart->setRenderHint(QPainter::Antialiasing);
+  m_chart->setMinimumHeight(160);
+  m_positions->setWordWrap(true);
+  m_positions->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* lower = new QWidget;
+  auto* lowerLayout = new QVBoxLayout(lower);
+  lowerLayout->setContentsMargins(0, 0, 0, 0);
+  lowerLayout->addWidget(m_chart, 1);
+  lowerLayout->addWidget(m_positions);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(m_table);
+  split->addWidget(lower);
+  split->setStretchFactor(1, 1);
+  setContent(split);
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& index) { showHistogram(m_proxy->mapToSource(index).row()); });
+  showEmpty(tr("Open a tensor file (.npy, .npz, .safetensors) or a workload to see its tensors."));
+}
+
+void TensorsView::setDocument(const RunDocument* doc) {
+  m_doc = doc;
+  std::vector<core::TensorReport> rows;
+  if (doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect) rows = doc->inspect->tensors;
+  if (doc && doc->kind == RunDocument::Kind::Workload) rows = workload_rows(*doc);
+  m_model->setTensors(std::move(rows));
+  if (m_model->rowCount() == 0) {
+    showEmpty(doc && doc->kind != RunDocument::Kind::Empty
+                  ? tr("This document has no tensors BLAScope can read.")
+                  : tr("Open a tensor file (.npy, .npz, .safetensors) or a workload to see its tensors."));
+    return;
+  }
+  showContent();
+  selectTensor(0);
+}
+
+void TensorsView::selectTensor(int row) {
+  m_table->selectRow(m_proxy->mapFromSource(m_model->index(row, 0)).row());
+}
+
+int TensorsView::histogramBins() const {
+  const auto series = m_chart->chart()->series();
+  if (series.isEmpty()) return 0;
+  const auto sets = static_cast<QBarSeries*>(series.front())->barSets();
+  return sets.isEmpty() ? 0 : static_cast<int>(sets.front()->count());
+}
+
+QWidget* TensorsView::exportWidget() {
+  return m_chart;
+}
+
+void TensorsView::showHistogram(int row) {
+  const core::TensorReport* t = m_model->tensorAt(row);
+  auto* chart = new QChart;
+  chart->legend()->hide();
+  m_positions->clear();
+  if (!t || !m_doc) {
+    m_chart->setChart(chart);
+    return;
+  }
+  QString why;
+  auto values = document_tensor_values(*m_doc, t->info.name, why);
+  if (!values) {
+    chart->setTitle(why);
+    m_chart->setChart(chart);
+    return;
+  }
+  if (values->is_padded()) {
+    auto dense = std::make_shared<core::HostTensor>(values->name(), values->dtype(), values->shape(), values->order());
+    core::copy_converted(*values, *dense);
+    values = dense;
+  }
+  const auto h =
+      core::value_histogram(values->dtype(), values->data(), values->element_count(), values->shape(), values->order());
+  auto* set = new QBarSet(QString::fromStdString(t->info.name));
+  QStringList labels;
+  const double width = h.counts.empty() ? 0 : (h.high - h.low) / static_cast<double>(h.counts.size());
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    *set << static_cast<double>(h.counts[i]);
+    labels << (i % 8 == 0 ? QString::number(h.low + width * static_cast<double>(i), 'g', 3) : QString(i, QChar(u' ')));
+  }
+  auto* series = new QBarSeries;
+  series->append(set);
+  series->setBarWidth(1.0);
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  x->append(labels);
+  auto* y = new QValueAxis;
+  y->setLabelFormat(QStringLiteral("%.0f"));
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+  chart->setTitle(tr("Finite values of '%1': %2 sampled, from %3 to %4")
+                      .arg(QString::fromStdString(t->info.name))
+                      .arg(h.sampled)
+                      .arg(h.low, 0, 'g', 4)
+                      .arg(h.high, 0, 'g', 4));
+  m_chart->setChart(chart);
+  if (h.nonfinite == 0) {
+    m_positions->setText(tr("No NaN or Inf among the sampled values."));
+  } else {
+    QStringList where;
+    for (const auto& p : h.nonfinite_positions) where << QString::fromStdString(core::format_shape(p));
+    m_positions->setText(
+        tr("%1 NaN/Inf values; the first at %2").arg(h.nonfinite).arg(where.join(QStringLiteral(", "))));
+  }
+}
+
+}  // namespace blasscope::ui

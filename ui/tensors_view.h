@@ -1,0 +1,41 @@
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "document_view.h"
+
+class QTableView;
+class QSortFilterProxyModel;
+class QChartView;
+class QChart;
+
+namespace blasscope::ui {
+
+class TensorTableModel;
+
+// The tensors: dtype, shape, order, bytes, alignment, NaN/Inf/zero/subnormal counts, min/max;
+// the selected one's histogram and where its NaN/Inf values are.
+class TensorsView : public DocumentView {
+  Q_OBJECT
+
+ public:
+  explicit TensorsView(QWidget* parent = nullptr);
+  void setDocument(const RunDocument* doc) override;
+  QWidget* exportWidget() override;
+  TensorTableModel* model() const { return m_model; }
+  int histogramBins() const;
+  void selectTensor(int row);
+
+ private:
+  void showHistogram(int row);
+
+  const RunDocument* m_doc = nullptr;
+  TensorTableModel* m_model;
+  QSortFilterProxyModel* m_proxy;
+  QTableView* m_table;
+  QChartView* m_chart;
+  QLabel* m_positions;
+};
+
+}  // namespace blasscope::ui

@@ -1,0 +1,155 @@
+#include "timings_view.h"
+
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsView>
+#include <QHeaderView>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTreeView>
+#include <map>
+
+namespace blasscope::ui {
+namespace {
+
+QString ms(std::optional<double> s) {
+  return s ? QStringLiteral("%1 ms").arg(*s * 1e3, 0, 'f', 3) : QStringLiteral("–");
+}
+
+QString throughput(const core::KernelRecord& r) {
+  if (r.gflops) return QStringLiteral("%1 GFLOP/s").arg(*r.gflops, 0, 'f', 1);
+  if (r.gbytes_per_second) return QStringLiteral("%1 GB/s").arg(*r.gbytes_per_second, 0, 'f', 1);
+  return QStringLiteral("–");
+}
+
+QString share_of_peak(const core::KernelRecord& r, const nlohmann::json& env) {
+  if (!r.gflops) return QStringLiteral("–");
+  const bool gpu = r.device == "gpu";
+  const bool fp64 = r.dtype == "float64" || r.dtype == "complex128";
+  double peak = 0;
+  if (gpu && env["gpu"].contains("device")) {
+    peak = env["gpu"]["device"].value(fp64 ? "peak_gflops_fp64" : "peak_gflops_fp32", 0.0);
+  } else if (!gpu && env.contains("cpu")) {
+    peak = env["cpu"].value(fp64 ? "peak_gflops_fp64" : "peak_gflops_fp32", 0.0);
+  }
+  return peak > 0 ? QStringLiteral("%1%").arg(100 * *r.gflops / peak, 0, 'f', 1) : QStringLiteral("–");
+}
+
+}  // namespace
+
+TimingsView::TimingsView(QWidget* parent)
+    : DocumentView(parent),
+      m_model(new QStandardItemModel(this)),
+      m_tree(new QTreeView),
+      m_scene(new QGraphicsScene(this)),
+      m_timeline(new QGraphicsView(m_scene)) {
+  m_tree->setModel(m_model);
+  m_tree->setAlternatingRowColors(true);
+  m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_timeline->setRenderHint(QPainter::Antialiasing);
+  m_timeline->setMinimumHeight(120);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(m_tree);
+  split->addWidget(m_timeline);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  setContent(split);
+  connect(m_tree->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
+    const QModelIndex top = index.parent().isValid() ? index.parent() : index;
+    const QVariant op = m_model->index(top.row(), 0).data(Qt::UserRole);
+    if (op.isValid()) emit opSelected(op.toULongLong());
+  });
+  showEmpty(tr("Run a workload to see per-op timings; run on both devices (Ctrl+B) to compare CPU and GPU."));
+}
+
+QWidget* TimingsView::exportWidget() {
+  return m_timeline;
+}
+
+void TimingsView::setDocument(const RunDocument* doc) {
+  m_model->clear();
+  m_scene->clear();
+  m_bars = 0;
+  if (!doc || !doc->run || doc->run->ops.empty()) {
+    showEmpty(doc && doc->kind == RunDocument::Kind::Workload
+                  ? tr("Not run yet: timings come from the run (CPU wall clock, CUDA events and CUPTI on the GPU).")
+                  : tr("Run a workload to see per-op timings; run on both devices (Ctrl+B) to compare CPU and GPU."));
+    return;
+  }
+  const core::RunResult& run = *doc->run;
+  m_model->setHorizontalHeaderLabels(
+      {tr("Op / kernel"), tr("Device"), tr("Status"), tr("Time"), tr("Throughput"), tr("Of peak"), tr("CPU ÷ GPU")});
+  std::map<std::size_t, double> speedup;
+  for (const auto& c : run.comparisons) {
+    if (c.speedup) speedup[c.op] = *c.speedup;
+  }
+  for (const auto& r : run.ops) {
+    QList<QStandardItem*> row{
+        new QStandardItem(QStringLiteral("%1 %2 (%3)")
+                              .arg(r.op)
+                              .arg(QString::fromStdString(r.op_kind), QString::fromStdString(r.kernel))),
+        new QStandardItem(QString::fromStdString(r.device)),
+        new QStandardItem(QString::fromStdString(r.status)),
+        new QStandardItem(ms(r.device == "gpu" && r.device_seconds ? r.device_seconds : r.seconds)),
+        new QStandardItem(throughput(r)),
+        new QStandardItem(share_of_peak(r, run.environment)),
+        new QStandardItem(speedup.count(r.op) && r.device == "gpu" ? QStringLiteral("%1×").arg(speedup[r.op], 0, 'f', 1)
+                                                                   : QStringLiteral("–"))};
+    row[0]->setData(static_cast<qulonglong>(r.op), Qt::UserRole);
+    for (const auto& e : r.device_events) {
+      row[0]->appendRow(
+          {new QStandardItem(QString::fromStdString(e.name)), new QStandardItem(QString::fromStdString(e.family)),
+           new QStandardItem(QString::fromStdString(e.kind)),
+           new QStandardItem(QStringLiteral("%1 µs").arg(static_cast<double>(e.end_ns - e.start_ns) / 1e3, 0, 'f', 1)),
+           new QStandardItem(e.bytes ? QStringLiteral("%1 bytes").arg(e.bytes) : QString())});
+    }
+    for (auto* item : row) item->setEditable(false);
+    m_model->appendRow(row);
+  }
+  m_tree->expandAll();
+  // Timeline: one bar per kernel, a lane per device.
+  std::map<std::pair<std::size_t, std::string>, double> started;
+  double end_t = 0;
+  for (const auto& e : run.events) end_t = std::max(end_t, e.value("t", 0.0));
+  const double scale = end_t > 0 ? 900.0 / end_t : 1.0;
+  const QColor cpu(0x15, 0x65, 0xc0), gpu(0x2e, 0x7d, 0x32);
+  for (const auto& e : run.events) {
+    const std::string type = e.value("event", "");
+    if (type == "kernel_started")
+      started[{e.value("op", std::size_t{0}), e.value("device", "cpu")}] = e.value("t", 0.0);
+    if (type != "kernel_finished") continue;
+    const auto& r = e["record"];
+    const auto key = std::make_pair(r.value("op", std::size_t{0}), r.value("device", "cpu"));
+    if (!started.count(key)) continue;
+    const double x = started[key] * scale, w = std::max(2.0, (e.value("t", 0.0) - started[key]) * scale);
+    const qreal lane = key.second == "gpu" ? 40 : 0;
+    auto* bar = m_scene->addRect(x, lane, w, 30, QPen(Qt::NoPen), QBrush(key.second == "gpu" ? gpu : cpu));
+    bar->setToolTip(QStringLiteral("op %1 %2 on %3")
+                        .arg(key.first)
+                        .arg(QString::fromStdString(r.value("kernel", "")), QString::fromStdString(key.second)));
+    ++m_bars;
+  }
+  auto* cpuLabel = m_scene->addSimpleText(tr("CPU"));
+  cpuLabel->setPos(-40, 6);
+  cpuLabel->setBrush(palette().text());
+  auto* gpuLabel = m_scene->addSimpleText(tr("GPU"));
+  gpuLabel->setPos(-40, 46);
+  gpuLabel->setBrush(palette().text());
+  auto* axis = m_scene->addSimpleText(tr("%1 ms from start to end of the run").arg(end_t * 1e3, 0, 'f', 1));
+  axis->setPos(0, 80);
+  axis->setBrush(palette().text());
+  showContent();
+}
+
+void TimingsView::selectOp(std::size_t op) {
+  for (int row = 0; row < m_model->rowCount(); ++row) {
+    if (m_model->index(row, 0).data(Qt::UserRole).toULongLong() == op) {
+      if (m_tree->currentIndex().row() != row || m_tree->currentIndex().parent().isValid()) {
+        m_tree->setCurrentIndex(m_model->index(row, 0));
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace blasscope::ui

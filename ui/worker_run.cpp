@@ -1,0 +1,90 @@
+#include "worker_run.h"
+
+#include <QCoreApplication>
+#include <QDir>
+
+#include "exec/worker_client.h"
+
+namespace blasscope::ui {
+
+WorkerRun::WorkerRun(QObject* parent) : QObject(parent) {
+  connect(&m_process, &QProcess::readyReadStandardOutput, this, &WorkerRun::readEvents);
+  connect(&m_process, &QProcess::finished, this, &WorkerRun::processFinished);
+  connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+    if (error == QProcess::FailedToStart) {
+      emit failed(tr("Cannot start %1: %2").arg(workerPath(), m_process.errorString()));
+    }
+  });
+  m_process.setProcessChannelMode(QProcess::SeparateChannels);
+}
+
+WorkerRun::~WorkerRun() {
+  if (isRunning()) {
+    m_process.kill();
+    m_process.waitForFinished(2000);
+  }
+}
+
+QString WorkerRun::workerPath() {
+  const QByteArray overridden = qgetenv("BLASSCOPE_WORKER");
+  if (!overridden.isEmpty()) return QString::fromLocal8Bit(overridden);
+  return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("blasscope-worker"));
+}
+
+void WorkerRun::start(const QString& workload, const QString& device) {
+  if (isRunning()) return;
+  m_collector = core::RunCollector();
+  m_pending.clear();
+  m_done.clear();
+  m_total = 0;
+  m_stopped = false;
+  m_process.start(workerPath(), {workload, QStringLiteral("--device"), device});
+}
+
+void WorkerRun::stop() {
+  if (!isRunning()) return;
+  m_stopped = true;
+  m_process.kill();
+}
+
+void WorkerRun::readEvents() {
+  m_pending += m_process.readAllStandardOutput();
+  qsizetype newline;
+  while ((newline = m_pending.indexOf('\n')) >= 0) {
+    const QByteArray line = m_pending.left(newline);
+    m_pending.remove(0, newline + 1);
+    if (line.isEmpty()) continue;
+    nlohmann::json event;
+    try {
+      event = nlohmann::json::parse(line.constData(), line.constData() + line.size());
+    } catch (const nlohmann::json::exception&) {
+      continue;  // stray output
+    }
+    m_collector.publish(event);
+    const std::string type = event.value("event", "");
+    if (type == "run_started") m_total = event.value("ops", 0);
+    if (type == "kernel_started") {
+      emit progress(static_cast<int>(m_done.size()), m_total,
+                    tr("op %1: %2").arg(event.value("op", 0)).arg(QString::fromStdString(event.value("kernel", ""))));
+    }
+    if (type == "kernel_finished") {
+      m_done.insert(event.value("op", std::size_t{0}));
+      emit progress(static_cast<int>(m_done.size()), m_total, QString());
+    }
+  }
+}
+
+void WorkerRun::processFinished(int exitCode, QProcess::ExitStatus status) {
+  readEvents();
+  if (m_stopped) {
+    m_collector.crashed("stopped by the user");
+  } else if (status == QProcess::CrashExit) {
+    // On Unix QProcess reports the terminating signal as the exit code of a crash.
+    m_collector.crashed(core::signal_name(exitCode));
+  } else if (exitCode != 0) {
+    m_collector.crashed("exit status " + std::to_string(exitCode));
+  }
+  emit finished(m_collector.finish());
+}
+
+}  // namespace blasscope::ui

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <set>
+
+#include "core_metatypes.h"
+#include "exec/run_result.h"
+
+namespace blasscope::ui {
+
+// Runs a workload in blasscope-worker without blocking the GUI: events stream in as the
+// worker writes them, a crash or a Stop keeps every event received, and the result arrives
+// as one RunResult.
+class WorkerRun : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit WorkerRun(QObject* parent = nullptr);
+  ~WorkerRun() override;
+
+  // `workload` is a file path or "scenario:ID"; `device` is cpu, gpu or both.
+  void start(const QString& workload, const QString& device);
+  void stop();
+  bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
+
+  // blasscope-worker next to this program, unless BLASSCOPE_WORKER names another.
+  static QString workerPath();
+
+ signals:
+  void progress(int done, int total, const QString& current);
+  void finished(const blasscope::core::RunResult& result);
+  void failed(const QString& message);
+
+ private:
+  void readEvents();
+  void processFinished(int exitCode, QProcess::ExitStatus status);
+
+  QProcess m_process;
+  core::RunCollector m_collector;
+  QByteArray m_pending;
+  std::set<std::size_t> m_done;
+  int m_total = 0;
+  bool m_stopped = false;
+};
+
+}  // namespace blasscope::ui
