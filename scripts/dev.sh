@@ -91,11 +91,12 @@ run_demo() {
   if ! has_display; then
     echo "dev.sh: no display (DISPLAY and WAYLAND_DISPLAY are unset), so running the demo headless." >&2
     echo "        For the GUI, run this from a desktop session, or see it under a virtual display:" >&2
-    echo "        xvfb-run -a $BUILD/bin/blasscope --screenshot demo.png $demo/training_step.npz" >&2
+    echo "        xvfb-run -a $BUILD/bin/blasscope --scenario nan-svd --run cpu --screenshot shots/" >&2
     run_demo --headless
     return
   fi
-  exec "$BUILD/bin/blasscope" "$demo"/*
+  echo "dev.sh: starting the GUI: click a scenario in the gallery to run it, or open a demo tensor file from $demo"
+  exec "$BUILD/bin/blasscope"
 }
 
 run_tests() {

@@ -1,9 +1,7 @@
 #include "timings_view.h"
 
-#include <QGraphicsRectItem>
-#include <QGraphicsScene>
-#include <QGraphicsView>
 #include <QHeaderView>
+#include <QPainter>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTreeView>
@@ -37,17 +35,64 @@ QString share_of_peak(const core::KernelRecord& r, const nlohmann::json& env) {
 
 }  // namespace
 
+// The run as bars on a time axis, one lane per device, scaled to the widget's width.
+class TimelineWidget : public QWidget {
+ public:
+  struct Bar {
+    double start, end;
+    bool gpu;
+    QString label;
+  };
+
+  void setBars(std::vector<Bar> bars, double end) {
+    m_bars = std::move(bars);
+    m_end = end;
+    setMinimumHeight(120);
+    update();
+  }
+  int bars() const { return static_cast<int>(m_bars.size()); }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    p.setPen(palette().text().color());
+    constexpr int kLabel = 44, kLane = 34;
+    p.drawText(QRect(4, 10, kLabel, kLane - 10), Qt::AlignVCenter, tr("CPU"));
+    p.drawText(QRect(4, 10 + kLane, kLabel, kLane - 10), Qt::AlignVCenter, tr("GPU"));
+    const double width = std::max(10, this->width() - kLabel - 10);
+    const double scale = m_end > 0 ? width / m_end : 0;
+    for (const Bar& b : m_bars) {
+      const QRectF r(kLabel + b.start * scale, 10 + (b.gpu ? kLane : 0), std::max(2.0, (b.end - b.start) * scale),
+                     kLane - 10);
+      p.fillRect(r, b.gpu ? QColor(0x2e, 0x7d, 0x32) : QColor(0x15, 0x65, 0xc0));
+      if (r.width() > 60) {
+        p.setPen(Qt::white);
+        p.drawText(r.adjusted(4, 0, 0, 0), Qt::AlignVCenter, b.label);
+      }
+    }
+    p.setPen(palette().text().color());
+    p.drawText(QRect(kLabel, 10 + 2 * kLane, this->width() - kLabel, 20), Qt::AlignLeft,
+               tr("0 to %1 ms: the whole run, from the worker's start").arg(m_end * 1e3, 0, 'f', 1));
+  }
+
+ private:
+  std::vector<Bar> m_bars;
+  double m_end = 0;
+};
+
+int TimingsView::timelineBars() const {
+  return m_timeline->bars();
+}
+
 TimingsView::TimingsView(QWidget* parent)
     : DocumentView(parent),
       m_model(new QStandardItemModel(this)),
       m_tree(new QTreeView),
-      m_scene(new QGraphicsScene(this)),
-      m_timeline(new QGraphicsView(m_scene)) {
+      m_timeline(new TimelineWidget) {
   m_tree->setModel(m_model);
   m_tree->setAlternatingRowColors(true);
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_timeline->setRenderHint(QPainter::Antialiasing);
-  m_timeline->setMinimumHeight(120);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(m_tree);
   split->addWidget(m_timeline);
@@ -68,8 +113,7 @@ QWidget* TimingsView::exportWidget() {
 
 void TimingsView::setDocument(const RunDocument* doc) {
   m_model->clear();
-  m_scene->clear();
-  m_bars = 0;
+  m_timeline->setBars({}, 0);
   if (!doc || !doc->run || doc->run->ops.empty()) {
     showEmpty(doc && doc->kind == RunDocument::Kind::Workload
                   ? tr("Not run yet: timings come from the run (CPU wall clock, CUDA events and CUPTI on the GPU).")
@@ -109,11 +153,10 @@ void TimingsView::setDocument(const RunDocument* doc) {
   m_tree->expandAll();
   // Timeline: one bar per kernel, a lane per device.
   std::map<std::pair<std::size_t, std::string>, double> started;
+  std::vector<TimelineWidget::Bar> bars;
   double end_t = 0;
-  for (const auto& e : run.events) end_t = std::max(end_t, e.value("t", 0.0));
-  const double scale = end_t > 0 ? 900.0 / end_t : 1.0;
-  const QColor cpu(0x15, 0x65, 0xc0), gpu(0x2e, 0x7d, 0x32);
   for (const auto& e : run.events) {
+    end_t = std::max(end_t, e.value("t", 0.0));
     const std::string type = e.value("event", "");
     if (type == "kernel_started")
       started[{e.value("op", std::size_t{0}), e.value("device", "cpu")}] = e.value("t", 0.0);
@@ -121,23 +164,10 @@ void TimingsView::setDocument(const RunDocument* doc) {
     const auto& r = e["record"];
     const auto key = std::make_pair(r.value("op", std::size_t{0}), r.value("device", "cpu"));
     if (!started.count(key)) continue;
-    const double x = started[key] * scale, w = std::max(2.0, (e.value("t", 0.0) - started[key]) * scale);
-    const qreal lane = key.second == "gpu" ? 40 : 0;
-    auto* bar = m_scene->addRect(x, lane, w, 30, QPen(Qt::NoPen), QBrush(key.second == "gpu" ? gpu : cpu));
-    bar->setToolTip(QStringLiteral("op %1 %2 on %3")
-                        .arg(key.first)
-                        .arg(QString::fromStdString(r.value("kernel", "")), QString::fromStdString(key.second)));
-    ++m_bars;
+    bars.push_back({started[key], e.value("t", 0.0), key.second == "gpu",
+                    QStringLiteral("%1 %2").arg(key.first).arg(QString::fromStdString(r.value("kernel", "")))});
   }
-  auto* cpuLabel = m_scene->addSimpleText(tr("CPU"));
-  cpuLabel->setPos(-40, 6);
-  cpuLabel->setBrush(palette().text());
-  auto* gpuLabel = m_scene->addSimpleText(tr("GPU"));
-  gpuLabel->setPos(-40, 46);
-  gpuLabel->setBrush(palette().text());
-  auto* axis = m_scene->addSimpleText(tr("%1 ms from start to end of the run").arg(end_t * 1e3, 0, 'f', 1));
-  axis->setPos(0, 80);
-  axis->setBrush(palette().text());
+  m_timeline->setBars(std::move(bars), end_t);
   showContent();
 }
 

@@ -4,10 +4,10 @@
 
 class QStandardItemModel;
 class QTreeView;
-class QGraphicsScene;
-class QGraphicsView;
 
 namespace blasscope::ui {
+
+class TimelineWidget;
 
 // Per op and device: seconds, GFLOP/s or GB/s, share of the device's peak, CPU against GPU;
 // CUPTI kernels under their op; and a timeline of the run.
@@ -20,14 +20,12 @@ class TimingsView : public DocumentView {
   void selectOp(std::size_t op) override;
   QWidget* exportWidget() override;
   QStandardItemModel* model() const { return m_model; }
-  int timelineBars() const { return m_bars; }
+  int timelineBars() const;
 
  private:
   QStandardItemModel* m_model;
   QTreeView* m_tree;
-  QGraphicsScene* m_scene;
-  QGraphicsView* m_timeline;
-  int m_bars = 0;
+  TimelineWidget* m_timeline;
 };
 
 }  // namespace blasscope::ui
