@@ -79,6 +79,11 @@ MainWindow::MainWindow(QWidget* parent)
     doc.diagnoses = core::diagnose_inspect(report);
     setDocument(std::move(doc));
     setBusy(false);
+    statusBar()->showMessage(tr("Read %1: %2 tensors, %3 diagnoses.")
+                                 .arg(m_doc.title)
+                                 .arg(report.tensors.size())
+                                 .arg(m_doc.diagnoses.size()),
+                             10000);
     emit idle();
   });
   connect(m_loader, &FileLoader::failed, this, [this](const QString& path, const QString& message) {

@@ -15,6 +15,7 @@
 #include "analysis/tensor_layout.h"
 #include "analysis/value_histogram.h"
 #include "exec/op_support.h"
+#include "io/tensor_file_reader.h"
 #include "report/inspect_text.h"
 #include "tensor/element_codec.h"
 #include "tensor_table_model.h"
@@ -125,20 +126,42 @@ void TensorsView::showHistogram(int row) {
     m_chart->setChart(chart);
     return;
   }
-  QString why;
-  auto values = document_tensor_values(*m_doc, t->info.name, why);
-  if (!values) {
-    chart->setTitle(why);
-    m_chart->setChart(chart);
-    return;
+  core::ValueHistogram h;
+  // A file's little-endian tensor is sampled where it is mapped, however large.
+  const core::TensorInfo* mapped = nullptr;
+  core::TensorFile file;
+  if (m_doc->kind == RunDocument::Kind::TensorFile) {
+    try {
+      file = core::open_tensor_file(m_doc->source.toStdString());
+      for (const auto& info : file.tensors) {
+        if (info.name == t->info.name && info.storage.kind == core::TensorStorage::Kind::Mapped &&
+            info.byte_order != core::ByteOrder::Big && core::is_scannable(info.dtype)) {
+          mapped = &info;
+        }
+      }
+    } catch (const std::exception&) {
+    }
   }
-  if (values->is_padded()) {
-    auto dense = std::make_shared<core::HostTensor>(values->name(), values->dtype(), values->shape(), values->order());
-    core::copy_converted(*values, *dense);
-    values = dense;
+  if (mapped) {
+    h = core::value_histogram(mapped->dtype, file.mapping->bytes().data() + mapped->data_offset,
+                              mapped->element_count(), mapped->shape, mapped->order);
+  } else {
+    QString why;
+    auto values = document_tensor_values(*m_doc, t->info.name, why);
+    if (!values) {
+      chart->setTitle(why);
+      m_chart->setChart(chart);
+      return;
+    }
+    if (values->is_padded()) {
+      auto dense =
+          std::make_shared<core::HostTensor>(values->name(), values->dtype(), values->shape(), values->order());
+      core::copy_converted(*values, *dense);
+      values = dense;
+    }
+    h = core::value_histogram(values->dtype(), values->data(), values->element_count(), values->shape(),
+                              values->order());
   }
-  const auto h =
-      core::value_histogram(values->dtype(), values->data(), values->element_count(), values->shape(), values->order());
   auto* set = new QBarSet(QString::fromStdString(t->info.name));
   QStringList labels;
   const double width = h.counts.empty() ? 0 : (h.high - h.low) / static_cast<double>(h.counts.size());
