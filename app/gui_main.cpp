@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   }
   window.show();
   const bool screenshots = parser.isSet(screenshot);
+  window.setInteractive(!screenshots);
   bool waiting = false;
   if (screenshots) {
     QObject::connect(&window, &blasscope::ui::MainWindow::idle, &app, [&] {

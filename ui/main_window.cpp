@@ -51,6 +51,13 @@ bool looksLikeJson(const QString& path) {
   return head.startsWith('{');
 }
 
+// Sessions and workloads are both JSON; a session says so in its "format" (which may come
+// after a long list of events).
+bool isSession(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) && file.readAll().contains("\"format\": \"blasscope-session\"");
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -118,7 +125,7 @@ MainWindow::MainWindow(QWidget* parent)
   });
   connect(m_worker, &WorkerRun::failed, this, [this](const QString& message) {
     setBusy(false);
-    QMessageBox::warning(this, tr("Cannot run"), message);
+    warn(tr("Cannot run"), message);
     emit idle();
   });
   probeEnvironment();
@@ -260,7 +267,8 @@ void MainWindow::open(const QString& source) {
   if (isBusy()) return;
   const bool scenario = source.startsWith(QStringLiteral("scenario:"));
   if (!scenario && !QFileInfo::exists(source)) {
-    QMessageBox::warning(this, tr("Cannot open"), tr("%1 does not exist.").arg(source));
+    warn(tr("Cannot open"), tr("%1 does not exist.").arg(source));
+    emit idle();
     return;
   }
   addRecent(source);
@@ -273,8 +281,7 @@ void MainWindow::open(const QString& source) {
   doc.kind = RunDocument::Kind::Workload;
   doc.source = source;
   try {
-    QFile file(source);
-    if (!scenario && file.open(QIODevice::ReadOnly) && file.read(4096).contains("\"blasscope-session\"")) {
+    if (!scenario && isSession(source)) {
       doc.run = core::read_session(source.toStdString());
       doc.diagnoses = core::diagnose_run(*doc.run);
       doc.title = QString::fromStdString(doc.run->workload);
@@ -289,10 +296,20 @@ void MainWindow::open(const QString& source) {
     }
     if (doc.workload) doc.plan = core::plan_workload(*doc.workload);
   } catch (const core::InputError& error) {
-    QMessageBox::warning(this, tr("Cannot open"), tr("%1: %2").arg(source, QString::fromUtf8(error.what())));
+    warn(tr("Cannot open"), tr("%1: %2").arg(source, QString::fromUtf8(error.what())));
+    emit idle();
     return;
   }
   setDocument(std::move(doc));
+}
+
+void MainWindow::warn(const QString& title, const QString& text) {
+  statusBar()->showMessage(text);
+  if (m_interactive) {
+    QMessageBox::warning(this, title, text);
+  } else {
+    qWarning("%s: %s", qPrintable(title), qPrintable(text));
+  }
 }
 
 void MainWindow::runOn(const QString& device) {

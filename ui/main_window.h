@@ -42,6 +42,9 @@ class MainWindow : public QMainWindow {
   const std::vector<DocumentView*>& views() const { return m_views; }
   // Saves one PNG per view into `dir` (named after the view); false when one failed.
   bool saveViewScreenshots(const QString& dir);
+  // Headless use (screenshot mode): problems go to stderr and the status bar, never to a
+  // dialog that nobody can close.
+  void setInteractive(bool interactive) { m_interactive = interactive; }
 
  signals:
   void idle();  // a load or a run has finished (or failed)
@@ -66,6 +69,7 @@ class MainWindow : public QMainWindow {
   void exportReport();
   void exportTrace();
   void exportView();
+  void warn(const QString& title, const QString& text);
 
   RunDocument m_doc;
   FileLoader* m_loader;
@@ -79,7 +83,8 @@ class MainWindow : public QMainWindow {
   QPushButton* m_stop = nullptr;
   QMenu* m_recent = nullptr;
   QString m_defaultDevice = QStringLiteral("cpu");
-  QProcess* m_probe = nullptr;  // blasscope-worker --environment, while it runs
+  QProcess* m_probe = nullptr;
+  bool m_interactive = true;  // blasscope-worker --environment, while it runs
 };
 
 }  // namespace blasscope::ui
