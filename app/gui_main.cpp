@@ -73,15 +73,25 @@ int main(int argc, char** argv) {
   const bool screenshots = parser.isSet(screenshot);
   window.setInteractive(!screenshots);
   bool waiting = false;
+  bool finishing = false;  // idle can come more than once: a failed open, then the start-up check
   if (screenshots) {
-    QObject::connect(&window, &blasscope::ui::MainWindow::idle, &app, [&] {
-      if (window.isBusy()) return;
-      QTimer::singleShot(300, &app, [&] {
-        const bool ok = window.saveViewScreenshots(parser.value(screenshot));
-        std::printf("screenshots %s in %s\n", ok ? "saved" : "FAILED", qPrintable(parser.value(screenshot)));
-        QApplication::exit(ok ? 0 : 1);
-      });
-    });
+    QObject::connect(
+        &window, &blasscope::ui::MainWindow::idle, &app,
+        [&] {
+          if (window.isBusy() || finishing) return;
+          finishing = true;
+          if (!window.lastWarning().isEmpty()) {
+            std::fprintf(stderr, "no screenshots saved, after the warning above\n");
+            QApplication::exit(2);
+            return;
+          }
+          QTimer::singleShot(300, &app, [&] {
+            const bool ok = window.saveViewScreenshots(parser.value(screenshot));
+            std::printf("screenshots %s in %s\n", ok ? "saved" : "FAILED", qPrintable(parser.value(screenshot)));
+            QApplication::exit(ok ? 0 : 1);
+          });
+        },
+        Qt::QueuedConnection);  // queued: idle may come before app.exec(), when exit() would be lost
   }
   if (parser.isSet(scenario)) {
     window.open(QStringLiteral("scenario:") + parser.value(scenario));

@@ -305,6 +305,7 @@ void MainWindow::open(const QString& source) {
 
 void MainWindow::warn(const QString& title, const QString& text) {
   statusBar()->showMessage(text);
+  m_last_warning = title + QStringLiteral(": ") + text;
   if (m_interactive) {
     QMessageBox::warning(this, title, text);
   } else {

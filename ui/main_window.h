@@ -45,6 +45,8 @@ class MainWindow : public QMainWindow {
   // Headless use (screenshot mode): problems go to stderr and the status bar, never to a
   // dialog that nobody can close.
   void setInteractive(bool interactive) { m_interactive = interactive; }
+  // The last warning shown since start; non-interactive callers treat it as a failure.
+  const QString& lastWarning() const { return m_last_warning; }
 
  signals:
   void idle();  // a load or a run has finished (or failed)
@@ -84,6 +86,7 @@ class MainWindow : public QMainWindow {
   QMenu* m_recent = nullptr;
   QString m_defaultDevice = QStringLiteral("cpu");
   QProcess* m_probe = nullptr;
+  QString m_last_warning;
   bool m_interactive = true;  // blasscope-worker --environment, while it runs
 };
 

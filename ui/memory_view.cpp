@@ -1,6 +1,5 @@
 #include "memory_view.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
@@ -11,6 +10,7 @@
 #include <QValueAxis>
 #include <algorithm>
 
+#include "bar_chart_axes.h"
 #include "report/inspect_text.h"
 
 namespace blasscope::ui {
@@ -93,22 +93,23 @@ void MemoryView::setDocument(const RunDocument* doc) {
   }
   const auto [scale, unit] = unit_for(std::max<double>(run.peak_host_bytes, predicted));
   start_t = std::max(start_t, 0.0);
-  const double span_ms = std::max((end_t - start_t) * 1e3, 0.001);
+  // Short runs read better in microseconds than as 0.000x ms.
+  const bool in_us = (end_t - start_t) < 1e-3;
+  const double time_scale = in_us ? 1e6 : 1e3;
+  const double span = std::max((end_t - start_t) * time_scale, 0.001);
   auto* line = new QLineSeries;
   line->setName(tr("host memory in use"));
-  for (const auto& [t, b] : points) line->append((t - start_t) * 1e3, b / scale);
+  for (const auto& [t, b] : points) line->append((t - start_t) * time_scale, b / scale);
   auto* timeline = new QChart;
   timeline->addSeries(line);
   timeline->setTitle(tr("Host memory in use"));
   auto* x = new QValueAxis;
-  x->setTitleText(tr("ms"));
-  x->setRange(0, span_ms);
-  x->setLabelFormat(QStringLiteral("%.3g"));
+  x->setTitleText(in_us ? tr("µs") : tr("ms"));
   auto* y = new QValueAxis;
   y->setTitleText(unit);
   y->setLabelFormat(QStringLiteral("%.3g"));
   const double top = std::max(static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted)) / scale;
-  y->setRange(0, std::max(top * 1.15, 1.0));
+  double y_top = std::max(top * 1.05, 1.0);
   timeline->addAxis(x, Qt::AlignBottom);
   timeline->addAxis(y, Qt::AlignLeft);
   line->attachAxis(x);
@@ -117,13 +118,15 @@ void MemoryView::setDocument(const RunDocument* doc) {
     auto* budget = new QLineSeries;
     budget->setName(tr("budget"));
     budget->append(0, static_cast<double>(limit) / scale);
-    budget->append(span_ms, static_cast<double>(limit) / scale);
+    budget->append(span, static_cast<double>(limit) / scale);
     budget->setPen(QPen(QColor(0xc6, 0x28, 0x28), 2, Qt::DashLine));
     timeline->addSeries(budget);
     budget->attachAxis(x);
     budget->attachAxis(y);
-    y->setRange(0, std::max(top, static_cast<double>(limit) / scale) * 1.15);
+    y_top = std::max(top, static_cast<double>(limit) / scale) * 1.05;
   }
+  useRoundTicks(x, span, false);
+  useRoundTicks(y, y_top, false);
   m_timeline->setChart(timeline);
 
   std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -141,14 +144,8 @@ void MemoryView::setDocument(const RunDocument* doc) {
   tensorChart->addSeries(bars);
   tensorChart->setTitle(tensors.empty() ? tr("No tensor was allocated") : tr("Largest tensors (%1)").arg(tensor_unit));
   tensorChart->legend()->hide();
-  auto* names_axis = new QBarCategoryAxis;
-  names_axis->append(names);
-  auto* size_axis = new QValueAxis;
-  size_axis->setLabelFormat(QStringLiteral("%.3g"));
-  tensorChart->addAxis(names_axis, Qt::AlignLeft);
-  tensorChart->addAxis(size_axis, Qt::AlignBottom);
-  bars->attachAxis(names_axis);
-  bars->attachAxis(size_axis);
+  auto* size_axis = attachBarAxes(tensorChart, bars, names, Qt::AlignLeft, Qt::AlignBottom, QStringLiteral("%.3g"));
+  useRoundTicks(size_axis, static_cast<double>(largest_tensor) / tensor_scale, false);
   m_tensors->setChart(tensorChart);
 
   const auto& cpu = run.environment.value("cpu", nlohmann::json::object());

@@ -1,6 +1,5 @@
 #include "tensors_view.h"
 
-#include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
@@ -10,10 +9,10 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include "analysis/tensor_layout.h"
 #include "analysis/value_histogram.h"
+#include "bar_chart_axes.h"
 #include "exec/op_support.h"
 #include "io/tensor_file_reader.h"
 #include "report/inspect_text.h"
@@ -164,23 +163,25 @@ void TensorsView::showHistogram(int row) {
   }
   auto* set = new QBarSet(QString::fromStdString(t->info.name));
   QStringList labels;
-  const double width = h.counts.empty() ? 0 : (h.high - h.low) / static_cast<double>(h.counts.size());
+  std::uint64_t highest = 0;
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     *set << static_cast<double>(h.counts[i]);
-    labels << (i % 8 == 0 ? QString::number(h.low + width * static_cast<double>(i), 'g', 3) : QString(i, QChar(u' ')));
+    labels << QString::number(i);
+    highest = std::max(highest, h.counts[i]);
   }
   auto* series = new QBarSeries;
   series->append(set);
   series->setBarWidth(1.0);
   chart->addSeries(series);
-  auto* x = new QBarCategoryAxis;
-  x->append(labels);
-  auto* y = new QValueAxis;
-  y->setLabelFormat(QStringLiteral("%.0f"));
-  chart->addAxis(x, Qt::AlignBottom);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(x);
-  series->attachAxis(y);
+  auto* counts_axis = attachBarAxes(chart, series, labels, Qt::AlignBottom, Qt::AlignLeft, QStringLiteral("%.0f"));
+  useRoundTicks(counts_axis, static_cast<double>(highest), true);
+  // One category per bin is too narrow for a label, so the bins' hidden axis gives way to one over the values.
+  chart->axes(Qt::Horizontal).front()->setVisible(false);
+  auto* values_axis = new QValueAxis;
+  values_axis->setRange(h.low, h.high > h.low ? h.high : h.low + 1);
+  values_axis->setLabelFormat(QStringLiteral("%.3g"));
+  values_axis->setTitleText(tr("value"));
+  chart->addAxis(values_axis, Qt::AlignBottom);
   chart->setTitle(tr("Finite values of '%1': %2 sampled, from %3 to %4")
                       .arg(QString::fromStdString(t->info.name))
                       .arg(h.sampled)
