@@ -240,6 +240,19 @@ class UiTests : public QObject {
     }
   }
 
+  void screenshotModeFailsOnAnUnknownScenarioWithoutSavingAnything() {
+    QTemporaryDir shots;
+    QProcess gui;
+    gui.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+    gui.start(QStringLiteral(BLASSCOPE_GUI_PATH),
+              {QStringLiteral("--scenario"), QStringLiteral("no-such-scenario"), QStringLiteral("--run"),
+               QStringLiteral("cpu"), QStringLiteral("--screenshot"), shots.path()});
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 2);
+    QVERIFY(QString::fromUtf8(gui.readAllStandardError()).contains(QStringLiteral("no-such-scenario")));
+    QVERIFY(QDir(shots.path()).entryList(QDir::Files).isEmpty());
+  }
+
  private:
   QTemporaryDir m_dir;
 };
