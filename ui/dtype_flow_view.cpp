@@ -6,6 +6,8 @@
 #include <QGraphicsView>
 #include <QMouseEvent>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 namespace blasscope::ui {
 namespace {
@@ -13,13 +15,27 @@ namespace {
 constexpr qreal kNodeWidth = 150, kNodeHeight = 44, kColumn = 230, kRow = 70;
 constexpr int kOpRole = 0;
 
-// Clicking an op node reports its index.
+// Clicking an op node reports its index. The graph shrinks to fit a small window, down to a
+// scale where its labels stay readable; past that it scrolls.
 class ClickableView : public QGraphicsView {
  public:
   explicit ClickableView(QGraphicsScene* scene, std::function<void(std::size_t)> clicked)
       : QGraphicsView(scene), m_clicked(std::move(clicked)) {}
 
+  void fitScene() {
+    const QRectF r = sceneRect();
+    if (r.isEmpty()) return;
+    const qreal fit = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
+    const qreal scale = std::clamp(fit, 0.65, 1.0);
+    setTransform(QTransform::fromScale(scale, scale));
+  }
+
  protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QGraphicsView::resizeEvent(event);
+    fitScene();
+  }
+
   void mousePressEvent(QMouseEvent* event) override {
     for (QGraphicsItem* item = itemAt(event->pos()); item; item = item->parentItem()) {
       if (item->data(kOpRole).isValid()) {
@@ -48,10 +64,18 @@ QGraphicsRectItem* node(QGraphicsScene* scene, QPointF at, const QString& title,
 }
 
 void edge(QGraphicsScene* scene, QPointF from, QPointF to, const QString& label, const QColor& color) {
-  scene->addLine(QLineF(from, to), QPen(color, 1.6));
+  // Lines pass under the nodes they cross; labels stay on top.
+  scene->addLine(QLineF(from, to), QPen(color, 1.6))->setZValue(-2);
   auto* text = scene->addSimpleText(label);
+  text->setZValue(1);
   text->setBrush(color);
-  text->setPos((from + to) / 2 + QPointF(-text->boundingRect().width() / 2, -18));
+  const QRectF box = text->boundingRect();
+  if (std::abs(to.x() - from.x()) < 1) {  // an op's output, straight down: label beside the line
+    text->setPos((from + to) / 2 + QPointF(6, -box.height() / 2));
+  } else {
+    // Near the source: edges converge on an op's inlet, and long ones cross the nodes in between.
+    text->setPos(from + (to - from) * 0.3 + QPointF(-box.width() / 2, -box.height() - 2));
+  }
 }
 
 }  // namespace
@@ -134,7 +158,8 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
       for (const auto& c : record->casts) casts << QString::fromStdString(c);
       auto* note = m_scene->addSimpleText(tr("promoted: %1").arg(casts.join(QStringLiteral("; "))));
       note->setBrush(warn);
-      note->setPos(opNode->pos() + QPointF(0, kNodeHeight + 2));
+      // Right of the op, where the graph leaves room: below it are the output edge and its label.
+      note->setPos(opNode->pos() + QPointF(kNodeWidth + 8, (kNodeHeight - note->boundingRect().height()) / 2));
     }
     // The output sits below its op and feeds later ops.
     const bool in_place = op.out == op.a || op.out == op.c;
@@ -152,6 +177,7 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
   }
   m_scene->setSceneRect(m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20));
   showContent();
+  static_cast<ClickableView*>(m_view)->fitScene();
 }
 
 void DtypeFlowView::selectOp(std::size_t op) {

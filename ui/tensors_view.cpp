@@ -9,6 +9,8 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <cmath>
+#include <numeric>
 
 #include "analysis/tensor_layout.h"
 #include "analysis/value_histogram.h"
@@ -164,6 +166,9 @@ void TensorsView::showHistogram(int row) {
   auto* set = new QBarSet(QString::fromStdString(t->info.name));
   QStringList labels;
   std::uint64_t highest = 0;
+  if (h.high <= h.low && !h.counts.empty()) {
+    h.counts = {std::accumulate(h.counts.begin(), h.counts.end(), std::uint64_t{0})};
+  }
   for (std::size_t i = 0; i < h.counts.size(); ++i) {
     *set << static_cast<double>(h.counts[i]);
     labels << QString::number(i);
@@ -178,15 +183,21 @@ void TensorsView::showHistogram(int row) {
   // One category per bin is too narrow for a label, so the bins' hidden axis gives way to one over the values.
   chart->axes(Qt::Horizontal).front()->setVisible(false);
   auto* values_axis = new QValueAxis;
-  values_axis->setRange(h.low, h.high > h.low ? h.high : h.low + 1);
+  // All-equal values fill one bar over a range centred on them.
+  const double pad = h.high > h.low ? 0.0 : (h.low != 0 ? std::abs(h.low) * 0.01 : 1.0);
+  values_axis->setRange(h.low - pad, h.high + pad);
+  values_axis->setTickCount(3);  // low, middle, high: room for whole labels in a narrow window
+  values_axis->setTruncateLabels(false);
   values_axis->setLabelFormat(QStringLiteral("%.3g"));
   values_axis->setTitleText(tr("value"));
   chart->addAxis(values_axis, Qt::AlignBottom);
-  chart->setTitle(tr("Finite values of '%1': %2 sampled, from %3 to %4")
-                      .arg(QString::fromStdString(t->info.name))
-                      .arg(h.sampled)
-                      .arg(h.low, 0, 'g', 4)
-                      .arg(h.high, 0, 'g', 4));
+  // A short title survives a narrow window; the whole description is the tooltip.
+  chart->setTitle(tr("'%1': %2 finite values").arg(QString::fromStdString(t->info.name)).arg(h.sampled));
+  m_chart->setToolTip(tr("Finite values of '%1': %2 sampled, from %3 to %4")
+                          .arg(QString::fromStdString(t->info.name))
+                          .arg(h.sampled)
+                          .arg(h.low, 0, 'g', 4)
+                          .arg(h.high, 0, 'g', 4));
   m_chart->setChart(chart);
   if (h.nonfinite == 0) {
     m_positions->setText(tr("No NaN or Inf among the sampled values."));
