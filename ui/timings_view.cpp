@@ -72,7 +72,7 @@ class TimelineWidget : public QWidget {
       }
     }
     p.setPen(palette().text().color());
-    p.drawText(QRect(kLabel, 10 + 2 * kLane, this->width() - kLabel, 20), Qt::AlignLeft,
+    p.drawText(QRect(kLabel, 10 + 2 * kLane, this->width() - kLabel - 4, 40), Qt::AlignLeft | Qt::TextWordWrap,
                tr("0 to %1 ms: the whole run, from the worker's start").arg(m_end * 1e3, 0, 'f', 1));
   }
 
