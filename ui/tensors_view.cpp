@@ -12,6 +12,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "analysis/tensor_findings.h"
 #include "analysis/tensor_layout.h"
 #include "analysis/value_histogram.h"
 #include "bar_chart_axes.h"
@@ -199,7 +200,16 @@ void TensorsView::showHistogram(int row) {
                           .arg(h.low, 0, 'g', 4)
                           .arg(h.high, 0, 'g', 4));
   m_chart->setChart(chart);
-  if (h.nonfinite == 0) {
+  // The full scan, when there was one, counts every value; the histogram only samples.
+  if (t->stats && t->stats->nonfinite() > 0 && h.nonfinite == 0) {
+    m_positions->setText(tr("%1 NaN/Inf values in the whole tensor, the first at %2; none among the %3 values "
+                            "sampled for the histogram.")
+                             .arg(t->stats->nonfinite())
+                             .arg(t->stats->first_nonfinite
+                                      ? QString::fromStdString(core::index_tuple(t->info, *t->stats->first_nonfinite))
+                                      : tr("an unknown index"))
+                             .arg(h.sampled));
+  } else if (h.nonfinite == 0) {
     m_positions->setText(tr("No NaN or Inf among the sampled values."));
   } else {
     QStringList where;

@@ -13,12 +13,12 @@ std::string value_word(const TensorInfo& tensor) {
 }
 
 // Turns a flat storage-order index into a NumPy index tuple like (3, 1).
+}  // namespace
+
 std::string index_tuple(const TensorInfo& tensor, std::uint64_t flat) {
   if (kind(tensor.dtype) == DTypeKind::Complex) flat /= 2;
   return format_shape(unravel_storage_index(flat, tensor.shape, tensor.order));
 }
-
-}  // namespace
 
 std::vector<Finding> findings_for_values(const TensorInfo& tensor, const TensorStats& stats) {
   std::vector<Finding> findings;
