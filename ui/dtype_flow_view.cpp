@@ -5,6 +5,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
 #include <QMouseEvent>
+#include <QPainterPath>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -63,19 +64,41 @@ QGraphicsRectItem* node(QGraphicsScene* scene, QPointF at, const QString& title,
   return rect;
 }
 
-void edge(QGraphicsScene* scene, QPointF from, QPointF to, const QString& label, const QColor& color) {
-  // Lines pass under the nodes they cross; labels stay on top.
+// An op's output edge, straight down to the output node, labelled beside the line.
+void outputEdge(QGraphicsScene* scene, QPointF from, QPointF to, const QString& label, const QColor& color) {
   scene->addLine(QLineF(from, to), QPen(color, 1.6))->setZValue(-2);
   auto* text = scene->addSimpleText(label);
   text->setZValue(1);
   text->setBrush(color);
-  const QRectF box = text->boundingRect();
-  if (std::abs(to.x() - from.x()) < 1) {  // an op's output, straight down: label beside the line
-    text->setPos((from + to) / 2 + QPointF(6, -box.height() / 2));
-  } else {
-    // Near the source: edges converge on an op's inlet, and long ones cross the nodes in between.
-    text->setPos(from + (to - from) * 0.3 + QPointF(-box.width() / 2, -box.height() - 2));
+  text->setPos((from + to) / 2 + QPointF(6, -text->boundingRect().height() / 2));
+}
+
+// An op's input edge, drawn in right angles so that it never crosses a node: the columns of
+// nodes leave vertical gaps, and each edge takes its own lane (`lane_x`) in the gap beside its
+// source. Its dtype label sits on an opaque patch, clear of the nodes.
+void routedEdge(QGraphicsScene* scene, QPointF from, QPointF to, qreal lane_x, const QString& label,
+                const QColor& color, const QColor& background) {
+  QPainterPath path(from);
+  const bool bent = std::abs(to.y() - from.y()) > 0.5;
+  if (bent) {
+    path.lineTo(lane_x, from.y());
+    path.lineTo(lane_x, to.y());
   }
+  path.lineTo(to);
+  scene->addPath(path, QPen(color, 1.6))->setZValue(-2);
+  auto* text = new QGraphicsSimpleTextItem(label);
+  QFont font = text->font();
+  font.setPointSizeF(font.pointSizeF() * 0.85);
+  text->setFont(font);
+  text->setBrush(color);
+  const QRectF box = text->boundingRect();
+  auto* patch = scene->addRect(box.adjusted(-1, 0, 1, 0), QPen(Qt::NoPen), QBrush(background));
+  text->setParentItem(patch);
+  patch->setZValue(1);
+  // On the last stretch when it is long enough, else on the first, just right of the source.
+  const bool on_last = bent && to.x() - lane_x >= box.width() + 8;
+  patch->setPos(on_last ? QPointF(lane_x + 4, to.y() - box.height() - 1)
+                        : QPointF(from.x() + 3, from.y() - box.height() - 1));
 }
 
 }  // namespace
@@ -117,6 +140,7 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
                : QStringLiteral("?");
   };
   std::map<std::string, QPointF> outlet;  // where each tensor's edges start
+  std::map<int, int> lanes;               // lanes taken in the gap right of each outlet column
   qreal y = 0;
   for (const auto& spec : doc->workload->tensors) {
     auto* n = node(m_scene, {0, y}, QString::fromStdString(spec.name), dtypeOf(spec.name), neutral, tensorFill, pal);
@@ -146,11 +170,23 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
              status, border, opFill, pal);
     opNode->setData(kOpRole, static_cast<qulonglong>(op.index));
     m_opNodes[op.index] = opNode;
-    const QPointF inlet = opNode->pos() + QPointF(0, kNodeHeight / 2);
     const bool mismatch = record && record->error_kind == "dtype-mismatch";
+    std::vector<QPointF> sources;
+    std::vector<QString> labels;
     for (const std::string* input : {&op.a, &op.b, &op.c}) {
       if (input->empty() || !outlet.count(*input)) continue;
-      edge(m_scene, outlet[*input], inlet, dtypeOf(*input), mismatch ? bad : neutral);
+      sources.push_back(outlet[*input]);
+      labels.push_back(dtypeOf(*input));
+    }
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      // Inputs enter at their own heights, so their last stretches stay apart.
+      const qreal slot = sources.size() == 1 ? kNodeHeight / 2
+                                             : 7 + 30 * static_cast<qreal>(i) / static_cast<qreal>(sources.size() - 1);
+      const QPointF inlet = opNode->pos() + QPointF(0, slot);
+      const qreal gap = sources[i].x() < kNodeWidth + 1 ? kColumn - kNodeWidth : kColumn - kNodeWidth * 1.35;
+      const int lane = lanes[static_cast<int>(sources[i].x())]++;
+      const qreal lane_x = sources[i].x() + std::fmod(10 + 7 * static_cast<qreal>(lane), gap - 6);
+      routedEdge(m_scene, sources[i], inlet, lane_x, labels[i], mismatch ? bad : neutral, pal.base().color());
       ++m_edges;
     }
     if (record && !record->casts.empty()) {
@@ -169,8 +205,9 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
       out->setZValue(-1);
       ++m_tensorNodes;
       const bool lossy = record && (record->cast_overflow > 0 || record->cast_inexact > 0);
-      edge(m_scene, opNode->pos() + QPointF(kNodeWidth / 2, kNodeHeight), out->pos() + QPointF(kNodeWidth * 0.15, 0),
-           dtypeOf(op.out) + (lossy ? tr(" (lossy)") : QString()), lossy ? warn : neutral);
+      outputEdge(m_scene, opNode->pos() + QPointF(kNodeWidth / 2, kNodeHeight),
+                 out->pos() + QPointF(kNodeWidth * 0.15, 0), dtypeOf(op.out) + (lossy ? tr(" (lossy)") : QString()),
+                 lossy ? warn : neutral);
       ++m_edges;
       outlet[op.out] = out->pos() + QPointF(kNodeWidth, kNodeHeight / 2);
     }
