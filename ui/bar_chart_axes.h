@@ -17,6 +17,7 @@ inline QValueAxis* attachBarAxes(QChart* chart, QAbstractBarSeries* series, cons
                                  Qt::Alignment category_edge, Qt::Alignment value_edge, const QString& value_format) {
   auto* category_axis = new QBarCategoryAxis;
   category_axis->append(categories);
+  category_axis->setTruncateLabels(false);  // names must stay whole; the plot gives way to them
   auto* value_axis = new QValueAxis;
   value_axis->setLabelFormat(value_format);
   chart->addAxis(category_axis, category_edge);

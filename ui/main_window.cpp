@@ -17,6 +17,7 @@
 #include <QStatusBar>
 #include <QSvgGenerator>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <fstream>
 
@@ -172,6 +173,8 @@ void MainWindow::createViews() {
   addDockWidget(Qt::RightDockWidgetArea, failuresDock);
   connect(m_failures, &FailuresPanel::opSelected, this, &MainWindow::selectOp);
   resizeDocks({galleryDock, failuresDock}, {260, 380}, Qt::Horizontal);
+  m_galleryDock = galleryDock;
+  m_failuresDock = failuresDock;
 
   m_environment = new QLabel;
   m_progress = new QProgressBar;
@@ -301,6 +304,15 @@ void MainWindow::open(const QString& source) {
     return;
   }
   setDocument(std::move(doc));
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  // After the layout has placed the docks at the new size.
+  QTimer::singleShot(0, this, [this] {
+    if (m_tabs->width() >= width() * 45 / 100) return;
+    resizeDocks({m_galleryDock, m_failuresDock}, {width() * 22 / 100, width() * 30 / 100}, Qt::Horizontal);
+  });
 }
 
 void MainWindow::warn(const QString& title, const QString& text) {

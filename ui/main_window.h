@@ -5,6 +5,7 @@
 
 #include "run_document.h"
 
+class QDockWidget;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -53,6 +54,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  // Keeps the views at least 45% of a narrow window by narrowing the docks.
+  void resizeEvent(QResizeEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -87,6 +90,8 @@ class MainWindow : public QMainWindow {
   QString m_defaultDevice = QStringLiteral("cpu");
   QProcess* m_probe = nullptr;
   QString m_last_warning;
+  QDockWidget* m_galleryDock = nullptr;
+  QDockWidget* m_failuresDock = nullptr;
   bool m_interactive = true;  // blasscope-worker --environment, while it runs
 };
 

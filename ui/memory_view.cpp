@@ -30,20 +30,28 @@ std::pair<double, QString> unit_for(double largest) {
 }  // namespace
 
 MemoryView::MemoryView(QWidget* parent)
-    : DocumentView(parent), m_timeline(new QChartView), m_tensors(new QChartView), m_summary(new QLabel) {
+    : DocumentView(parent),
+      m_split(new QSplitter(Qt::Horizontal)),
+      m_timeline(new QChartView),
+      m_tensors(new QChartView),
+      m_summary(new QLabel) {
   m_timeline->setRenderHint(QPainter::Antialiasing);
   m_tensors->setRenderHint(QPainter::Antialiasing);
   m_summary->setWordWrap(true);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* split = new QSplitter(Qt::Horizontal);
-  split->addWidget(m_timeline);
-  split->addWidget(m_tensors);
+  m_split->addWidget(m_timeline);
+  m_split->addWidget(m_tensors);
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
   layout->addWidget(m_summary);
-  layout->addWidget(split, 1);
+  layout->addWidget(m_split, 1);
   setContent(content);
   showEmpty(tr("Run a workload to see its memory: tensors, workspaces, the peak and the budget."));
+}
+
+void MemoryView::resizeEvent(QResizeEvent* event) {
+  DocumentView::resizeEvent(event);
+  m_split->setOrientation(width() < 760 ? Qt::Vertical : Qt::Horizontal);
 }
 
 QWidget* MemoryView::exportWidget() {
@@ -86,6 +94,12 @@ void MemoryView::setDocument(const RunDocument* doc) {
       points.emplace_back(e.value("t", 0.0), static_cast<double>(e.value("host_bytes", std::uint64_t{0})));
     } else if (type == "tensor_allocated") {
       tensors.emplace_back(e.value("tensor", ""), e.value("bytes", std::uint64_t{0}));
+      largest_tensor = std::max(largest_tensor, tensors.back().second);
+    } else if (type == "workspace_allocated") {
+      // LAPACK's own names for them, WORK and IWORK, keep the axis labels short.
+      const bool integer = e.value("workspace", std::string()).find("integer") != std::string::npos;
+      tensors.emplace_back("op" + std::to_string(e.value("op", std::size_t{0})) + (integer ? " IWORK" : " WORK"),
+                           e.value("bytes", std::uint64_t{0}));
       largest_tensor = std::max(largest_tensor, tensors.back().second);
     } else if (type == "out_of_memory") {
       oom << QString::fromStdString(e.value("message", ""));
@@ -142,7 +156,8 @@ void MemoryView::setDocument(const RunDocument* doc) {
   bars->append(set);
   auto* tensorChart = new QChart;
   tensorChart->addSeries(bars);
-  tensorChart->setTitle(tensors.empty() ? tr("No tensor was allocated") : tr("Largest tensors (%1)").arg(tensor_unit));
+  tensorChart->setTitle(tensors.empty() ? tr("No tensor was allocated")
+                                        : tr("Largest tensors and workspaces (%1)").arg(tensor_unit));
   tensorChart->legend()->hide();
   auto* size_axis = attachBarAxes(tensorChart, bars, names, Qt::AlignLeft, Qt::AlignBottom, QStringLiteral("%.3g"));
   useRoundTicks(size_axis, static_cast<double>(largest_tensor) / tensor_scale, false);

@@ -3,6 +3,7 @@
 #include "document_view.h"
 
 class QChartView;
+class QSplitter;
 
 namespace blasscope::ui {
 
@@ -18,7 +19,12 @@ class MemoryView : public DocumentView {
   int timelinePoints() const;
   int tensorBars() const;
 
+ protected:
+  // The two charts sit side by side, or stacked when the view is too narrow for both.
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  QSplitter* m_split;
   QChartView* m_timeline;
   QChartView* m_tensors;
   QLabel* m_summary;

@@ -1,6 +1,9 @@
 // The svd and lstsq ops: LAPACK ?gesdd and ?gelsd, called as NumPy calls them.
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <utility>
+#include <vector>
 
 #include "exec/cpu_ops.h"
 #include "exec/op_support.h"
@@ -37,32 +40,49 @@ HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, c
   return work;
 }
 
-// LAPACK workspace charged to the memory budget for as long as the op runs.
+// LAPACK workspace charged to the memory budget for as long as the op runs, and reported
+// (workspace_allocated / workspace_freed) so the memory view shows it beside the tensors.
 class Workspace {
  public:
-  explicit Workspace(RunState& state) : m_state(state) {}
-  ~Workspace() { m_state.release(m_bytes); }
+  Workspace(RunState& state, std::size_t op) : m_state(state), m_op(op) {}
+  ~Workspace() {
+    for (const auto& [what, bytes] : m_parts) {
+      m_state.release(bytes);
+      m_state.publish({{"event", "workspace_freed"}, {"op", m_op}, {"workspace", what}, {"bytes", bytes}});
+    }
+    if (!m_parts.empty()) m_state.publish({{"event", "memory"}, {"host_bytes", m_state.budget().used()}});
+  }
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
   template <typename T>
   std::vector<T> take(std::int64_t elements, const std::string& what) {
     const auto bytes = static_cast<std::uint64_t>(elements) * sizeof(T);
-    m_state.reserve(bytes, what);
-    m_bytes += bytes;
-    return std::vector<T>(static_cast<std::size_t>(elements));
+    m_state.reserve(bytes, "op " + std::to_string(m_op) + "'s " + what);
+    std::vector<T> storage;
+    try {
+      storage.resize(static_cast<std::size_t>(elements));
+    } catch (const std::bad_alloc&) {
+      m_state.release(bytes);
+      throw;
+    }
+    m_parts.emplace_back(what, bytes);
+    m_state.publish({{"event", "workspace_allocated"}, {"op", m_op}, {"workspace", what}, {"bytes", bytes}});
+    m_state.publish({{"event", "memory"}, {"host_bytes", m_state.budget().used()}});
+    return storage;
   }
 
  private:
   RunState& m_state;
-  std::uint64_t m_bytes = 0;
+  std::size_t m_op;
+  std::vector<std::pair<std::string, std::uint64_t>> m_parts;
 };
 
 template <typename T>
 int run_gesdd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& s) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   const auto sizes = gesdd_workspace<T>(m, n);
-  Workspace workspace(state);
+  Workspace workspace(state, record.op);
   auto work = workspace.take<T>(sizes.work, "gesdd workspace");
   auto iwork = workspace.take<int>(sizes.iwork, "gesdd integer workspace");
   int info = 0;
@@ -77,7 +97,7 @@ int run_gelsd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& 
               int& rank) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   const auto sizes = gelsd_workspace<T>(m, n, nrhs);
-  Workspace workspace(state);
+  Workspace workspace(state, record.op);
   auto work = workspace.take<T>(sizes.work, "gelsd workspace");
   auto iwork = workspace.take<int>(sizes.iwork, "gelsd integer workspace");
   int info = 0;

@@ -8,6 +8,7 @@
 #include "exec/session_file.h"
 #include "exec/trace_writer.h"
 #include "io/input_error.h"
+#include "kernels/lapack_drivers.h"
 #include "test_files.h"
 #include "workload/workload_parser.h"
 
@@ -130,6 +131,19 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
   EXPECT_EQ(r.ops[1].kernel, "sgelsd");
   EXPECT_EQ(r.ops[1].info, 0);
   EXPECT_EQ(r.ops[1].status, "ok");
+  // Each driver's real and integer workspaces are reported, with the sizes LAPACK asked for.
+  EXPECT_EQ(count_events(r, "workspace_allocated"), 4u);
+  EXPECT_EQ(count_events(r, "workspace_freed"), 4u);
+  const auto sizes = gesdd_workspace<float>(40, 30);
+  bool found = false;
+  for (const auto& e : r.events) {
+    if (e.value("event", "") == "workspace_allocated" && e.value("workspace", "") == "gesdd workspace") {
+      EXPECT_EQ(e.value("op", 99), 0);
+      EXPECT_EQ(e.value("bytes", std::uint64_t{0}), static_cast<std::uint64_t>(sizes.work) * sizeof(float));
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Runner, OutOfMemoryIsReportedNotFatal) {
