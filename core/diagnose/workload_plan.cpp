@@ -1,10 +1,12 @@
 #include "diagnose/workload_plan.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "exec/dtype_promotion.h"
 #include "exec/tensor_factory.h"
 #include "kernels/gemm.h"
+#include "kernels/lapack_drivers.h"
 #include "report/inspect_text.h"
 #include "tensor/host_tensor.h"
 
@@ -32,8 +34,30 @@ std::uint64_t ld_of(const TensorMeta& t) {
 
 TensorMeta meta_of(DType dtype, std::vector<std::uint64_t> shape, MemoryOrder order) {
   TensorMeta t{dtype, std::move(shape), order, 0, 0, true};
-  t.bytes = HostTensor::storage_bytes_for(dtype, t.shape, order, 0);
+  t.bytes = HostTensor::storage_bytes_for(dtype, t.shape, order, 0) + HostTensor::kAllocationOverhead;
   return t;
+}
+
+// LAPACK's workspace query for ?gesdd (no B) or ?gelsd (B with `nrhs` columns), in bytes.
+template <typename T>
+std::uint64_t lapack_workspace_bytes(std::uint64_t m, std::uint64_t n, std::optional<std::uint64_t> nrhs) {
+  const auto sizes = nrhs ? gelsd_workspace<T>(m, n, *nrhs) : gesdd_workspace<T>(m, n);
+  return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
+}
+
+// What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
+// for the solution), the singular values for lstsq, and the workspace LAPACK asks for.
+std::uint64_t lapack_transient_bytes(const TensorMeta& a, const TensorMeta* b) {
+  if (a.dtype != DType::Float32 && a.dtype != DType::Float64) return 0;
+  const std::uint64_t m = a.shape[0], n = a.shape[1], item = item_size(a.dtype);
+  std::uint64_t bytes = m * n * item + HostTensor::kAllocationOverhead;
+  std::optional<std::uint64_t> nrhs;
+  if (b) {
+    nrhs = b->shape.size() == 2 ? b->shape[1] : 1;
+    bytes += (std::max(m, n) * *nrhs + std::min(m, n)) * item + 2 * HostTensor::kAllocationOverhead;
+  }
+  return bytes + (a.dtype == DType::Float64 ? lapack_workspace_bytes<double>(m, n, nrhs)
+                                            : lapack_workspace_bytes<float>(m, n, nrhs));
 }
 
 class Planner {
@@ -60,6 +84,7 @@ class Planner {
       case OpKind::Dlascl: return plan_lascl_op(op, *a);
       case OpKind::Svd:
         if (!check_index(op, op.a, *a) || a->shape.size() != 2) return unknown(op.out);
+        transient(lapack_transient_bytes(*a, nullptr));
         return output(op.out, meta_of(a->dtype, {std::min(a->shape[0], a->shape[1])}, MemoryOrder::C));
       case OpKind::Lstsq: {
         const TensorMeta* b = find(op.b);
@@ -68,13 +93,19 @@ class Planner {
         }
         std::vector<std::uint64_t> shape{a->shape[1]};
         if (b->shape.size() == 2) shape.push_back(b->shape[1]);
+        transient(lapack_transient_bytes(*a, b));
         return output(op.out, meta_of(a->dtype, shape, MemoryOrder::Fortran));
       }
       case OpKind::Cast: return output(op.out, meta_of(op.cast_to, a->shape, a->order));
     }
   }
 
+  // Memory an op holds only while it runs; the largest of these adds to the peak.
+  std::uint64_t transient_peak() const { return m_transient_peak; }
+
  private:
+  void transient(std::uint64_t bytes) { m_transient_peak = std::max(m_transient_peak, bytes); }
+
   const TensorMeta* find(const std::string& name) const {
     const auto it = m_plan.tensors.find(name);
     return it != m_plan.tensors.end() && it->second.known ? &it->second : nullptr;
@@ -187,6 +218,7 @@ class Planner {
   }
 
   WorkloadPlan& m_plan;
+  std::uint64_t m_transient_peak = 0;
 };
 
 }  // namespace
@@ -199,6 +231,7 @@ WorkloadPlan plan_workload(const Workload& workload) {
     plan.predicted_peak_bytes += plan.tensors[spec.name].bytes;
   }
   for (const OpSpec& op : workload.ops) planner.add_op(op);
+  plan.predicted_peak_bytes += planner.transient_peak();
   return plan;
 }
 

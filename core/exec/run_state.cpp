@@ -46,7 +46,7 @@ HostTensor& RunState::adopt(HostTensor tensor, std::uint64_t charged, const std:
 
 HostTensor& RunState::create(const std::string& name, DType dtype, const std::vector<std::uint64_t>& shape,
                              MemoryOrder order) {
-  const std::uint64_t bytes = HostTensor::storage_bytes_for(dtype, shape, order, 0) + 4096 + 128;
+  const std::uint64_t bytes = HostTensor::storage_bytes_for(dtype, shape, order, 0) + HostTensor::kAllocationOverhead;
   reserve(bytes, "tensor '" + name + "'");
   try {
     return adopt(HostTensor(name, dtype, shape, order), bytes, "op");

@@ -76,8 +76,7 @@ TensorRequirement requirement_of(const TensorSpec& spec) {
     const TensorInfo& info = file_entry(spec, holder);
     r = {info.dtype, info.shape, info.order, info.nbytes};
   }
-  // The guard page and alignment slack are paid too.
-  r.bytes += 4096 + 128;
+  r.bytes += HostTensor::kAllocationOverhead;
   return r;
 }
 

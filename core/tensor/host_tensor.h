@@ -37,6 +37,8 @@ class HostTensor {
   // Byte offset of the element with flat C-order index `flat` (any rank, dense or padded).
   std::uint64_t offset_of_flat(std::uint64_t flat) const;
 
+  // What every allocation costs beyond its elements: the guard page and the alignment slack.
+  static constexpr std::uint64_t kAllocationOverhead = 4096 + 128;
   // Bytes needed for a tensor of this description (for budget checks before allocating).
   static std::uint64_t storage_bytes_for(DType dtype, const std::vector<std::uint64_t>& shape, MemoryOrder order,
                                          std::uint64_t ld);

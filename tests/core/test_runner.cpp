@@ -146,6 +146,20 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
   EXPECT_TRUE(found);
 }
 
+TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
+  // Copies, workspaces and guard pages included: the plan is an upper bound, and a close one.
+  const RunResult r = run(R"({"name": "peak", "tensors": {"a": {"shape": [300, 200], "dtype": "float64"},
+      "b": {"shape": [300, 4], "dtype": "float64"}},
+    "ops": [{"op": "svd", "a": "a"}, {"op": "lstsq", "a": "a", "b": "b", "out": "x"}]})");
+  std::uint64_t predicted = 0;
+  for (const auto& e : r.events) {
+    if (e.value("event", "") == "run_started") predicted = e.value("predicted_peak_bytes", std::uint64_t{0});
+  }
+  ASSERT_GT(r.peak_host_bytes, 0u);
+  EXPECT_GE(predicted, r.peak_host_bytes);
+  EXPECT_LE(static_cast<double>(predicted), 1.25 * static_cast<double>(r.peak_host_bytes));
+}
+
 TEST(Runner, OutOfMemoryIsReportedNotFatal) {
   const RunResult r = run(R"({"name": "oom", "memory_limit": "1MiB", "tensors": {
       "big": {"shape": [1000, 1000], "dtype": "float64"}, "s": {"shape": [100, 100], "dtype": "float64"}},
