@@ -9,7 +9,7 @@
 namespace blasscope::ui {
 
 // A view of the current document. When it has nothing to show it says why, in place of
-// its content; selecting an op anywhere selects it here.
+// its content; selecting an op or a tensor anywhere selects it here.
 class DocumentView : public QWidget {
   Q_OBJECT
 
@@ -24,6 +24,7 @@ class DocumentView : public QWidget {
 
   virtual void setDocument(const RunDocument* doc) = 0;
   virtual void selectOp(std::size_t) {}
+  virtual void selectTensorNamed(const QString&) {}
   // The widget to export as PNG/SVG (a chart or a drawing), or the whole view.
   virtual QWidget* exportWidget() { return this; }
   bool isShowingContent() const { return m_stack->currentIndex() == 1; }
@@ -31,6 +32,7 @@ class DocumentView : public QWidget {
 
  signals:
   void opSelected(std::size_t op);
+  void tensorSelected(const QString& name);
 
  protected:
   void setContent(QWidget* content) { m_stack->addWidget(content); }

@@ -14,14 +14,15 @@ namespace blasscope::ui {
 namespace {
 
 constexpr qreal kNodeWidth = 150, kNodeHeight = 44, kColumn = 230, kRow = 70;
-constexpr int kOpRole = 0;
+constexpr int kOpRole = 0, kTensorRole = 1;
 
-// Clicking an op node reports its index. The graph shrinks to fit a small window, down to a
+// Clicking an op node reports its index, a tensor node its name. The graph shrinks to fit a small window, down to a
 // scale where its labels stay readable; past that it scrolls.
 class ClickableView : public QGraphicsView {
  public:
-  explicit ClickableView(QGraphicsScene* scene, std::function<void(std::size_t)> clicked)
-      : QGraphicsView(scene), m_clicked(std::move(clicked)) {}
+  ClickableView(QGraphicsScene* scene, std::function<void(std::size_t)> op_clicked,
+                std::function<void(const QString&)> tensor_clicked)
+      : QGraphicsView(scene), m_clicked(std::move(op_clicked)), m_tensorClicked(std::move(tensor_clicked)) {}
 
   void fitScene() {
     const QRectF r = sceneRect();
@@ -43,12 +44,17 @@ class ClickableView : public QGraphicsView {
         m_clicked(item->data(kOpRole).toULongLong());
         break;
       }
+      if (item->data(kTensorRole).isValid()) {
+        m_tensorClicked(item->data(kTensorRole).toString());
+        break;
+      }
     }
     QGraphicsView::mousePressEvent(event);
   }
 
  private:
   std::function<void(std::size_t)> m_clicked;
+  std::function<void(const QString&)> m_tensorClicked;
 };
 
 QGraphicsRectItem* node(QGraphicsScene* scene, QPointF at, const QString& title, const QString& subtitle,
@@ -104,10 +110,16 @@ void routedEdge(QGraphicsScene* scene, QPointF from, QPointF to, qreal lane_x, c
 }  // namespace
 
 DtypeFlowView::DtypeFlowView(QWidget* parent) : DocumentView(parent), m_scene(new QGraphicsScene(this)) {
-  m_view = new ClickableView(m_scene, [this](std::size_t op) {
-    selectOp(op);
-    emit opSelected(op);
-  });
+  m_view = new ClickableView(
+      m_scene,
+      [this](std::size_t op) {
+        selectOp(op);
+        emit opSelected(op);
+      },
+      [this](const QString& name) {
+        selectTensorNamed(name);
+        emit tensorSelected(name);
+      });
   m_view->setRenderHint(QPainter::Antialiasing);
   m_view->setDragMode(QGraphicsView::ScrollHandDrag);
   setContent(m_view);
@@ -121,6 +133,7 @@ QWidget* DtypeFlowView::exportWidget() {
 void DtypeFlowView::setDocument(const RunDocument* doc) {
   m_scene->clear();
   m_opNodes.clear();
+  m_tensorNodeItems.clear();
   m_tensorNodes = m_edges = 0;
   if (!doc || !doc->workload || !doc->plan) {
     showEmpty(doc && doc->kind == RunDocument::Kind::TensorFile
@@ -144,6 +157,8 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
   qreal y = 0;
   for (const auto& spec : doc->workload->tensors) {
     auto* n = node(m_scene, {0, y}, QString::fromStdString(spec.name), dtypeOf(spec.name), neutral, tensorFill, pal);
+    n->setData(kTensorRole, QString::fromStdString(spec.name));
+    m_tensorNodeItems[QString::fromStdString(spec.name)] = n;
     outlet[spec.name] = n->pos() + QPointF(kNodeWidth, kNodeHeight / 2);
     ++m_tensorNodes;
     y += kRow;
@@ -203,6 +218,8 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
       auto* out = node(m_scene, opNode->pos() + QPointF(kNodeWidth * 0.35, kRow * 1.05), QString::fromStdString(op.out),
                        dtypeOf(op.out), neutral, tensorFill, pal);
       out->setZValue(-1);
+      out->setData(kTensorRole, QString::fromStdString(op.out));
+      m_tensorNodeItems[QString::fromStdString(op.out)] = out;
       ++m_tensorNodes;
       const bool lossy = record && (record->cast_overflow > 0 || record->cast_inexact > 0);
       outputEdge(m_scene, opNode->pos() + QPointF(kNodeWidth / 2, kNodeHeight),
@@ -217,13 +234,30 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
   static_cast<ClickableView*>(m_view)->fitScene();
 }
 
-void DtypeFlowView::selectOp(std::size_t op) {
-  for (auto& [index, node] : m_opNodes) {
+namespace {
+
+// One node drawn thick (the selection), every other at the normal width.
+template <typename Key>
+void emphasise(const std::map<Key, QGraphicsRectItem*>& nodes, const Key* selected) {
+  for (const auto& [key, node] : nodes) {
     QPen pen = node->pen();
-    pen.setWidthF(index == op ? 4.5 : 2);
+    pen.setWidthF(selected && key == *selected ? 4.5 : 2);
     node->setPen(pen);
   }
+}
+
+}  // namespace
+
+void DtypeFlowView::selectOp(std::size_t op) {
+  emphasise(m_opNodes, &op);
+  emphasise<QString>(m_tensorNodeItems, nullptr);
   if (const auto it = m_opNodes.find(op); it != m_opNodes.end()) m_view->ensureVisible(it->second);
+}
+
+void DtypeFlowView::selectTensorNamed(const QString& name) {
+  emphasise<std::size_t>(m_opNodes, nullptr);
+  emphasise(m_tensorNodeItems, &name);
+  if (const auto it = m_tensorNodeItems.find(name); it != m_tensorNodeItems.end()) m_view->ensureVisible(it->second);
 }
 
 }  // namespace blasscope::ui

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QString>
 #include <map>
 
 #include "document_view.h"
@@ -11,8 +12,8 @@ class QGraphicsRectItem;
 namespace blasscope::ui {
 
 // The workload as a graph, tensors -> ops -> outputs, with the dtype on every edge. Casts and
-// promotions, mismatches and overflowing or lossy casts are highlighted; clicking an op
-// selects it everywhere.
+// promotions, mismatches and overflowing or lossy casts are highlighted; clicking an op or a
+// tensor selects it everywhere.
 class DtypeFlowView : public DocumentView {
   Q_OBJECT
 
@@ -20,6 +21,7 @@ class DtypeFlowView : public DocumentView {
   explicit DtypeFlowView(QWidget* parent = nullptr);
   void setDocument(const RunDocument* doc) override;
   void selectOp(std::size_t op) override;
+  void selectTensorNamed(const QString& name) override;
   QWidget* exportWidget() override;
   int opNodes() const { return static_cast<int>(m_opNodes.size()); }
   int tensorNodes() const { return m_tensorNodes; }
@@ -29,6 +31,7 @@ class DtypeFlowView : public DocumentView {
   QGraphicsScene* m_scene;
   QGraphicsView* m_view;
   std::map<std::size_t, QGraphicsRectItem*> m_opNodes;
+  std::map<QString, QGraphicsRectItem*> m_tensorNodeItems;
   int m_tensorNodes = 0;
   int m_edges = 0;
 };

@@ -151,6 +151,7 @@ void MainWindow::createViews() {
     m_tabs->addTab(m_views[i], titles[static_cast<int>(i)]);
     m_views[i]->setObjectName(QString::fromLatin1(kViewNames[i]));
     connect(m_views[i], &DocumentView::opSelected, this, &MainWindow::selectOp);
+    connect(m_views[i], &DocumentView::tensorSelected, this, &MainWindow::selectTensorNamed);
   }
   setCentralWidget(m_tabs);
 
@@ -360,6 +361,10 @@ void MainWindow::refreshViews() {
     empty = tr("Not run yet: press Run (Ctrl+R for the CPU, Ctrl+G for the GPU, Ctrl+B for both).");
   }
   m_failures->setDiagnoses(m_doc.diagnoses, empty);
+}
+
+void MainWindow::selectTensorNamed(const QString& name) {
+  for (DocumentView* v : m_views) v->selectTensorNamed(name);
 }
 
 void MainWindow::selectOp(std::size_t op) {

@@ -66,6 +66,7 @@ class MainWindow : public QMainWindow {
   void setDocument(RunDocument doc);
   void refreshViews();
   void selectOp(std::size_t op);
+  void selectTensorNamed(const QString& name);
   void addRecent(const QString& source);
   void rebuildRecentMenu();
   void setBusy(bool busy, const QString& what = {});

@@ -108,6 +108,17 @@ void TensorsView::selectTensor(int row) {
   m_table->selectRow(m_proxy->mapFromSource(m_model->index(row, 0)).row());
 }
 
+void TensorsView::selectTensorNamed(const QString& name) {
+  for (int row = 0; row < m_model->rowCount(); ++row) {
+    if (QString::fromStdString(m_model->tensorAt(row)->info.name) == name) return selectTensor(row);
+  }
+}
+
+QString TensorsView::currentTensorName() const {
+  const core::TensorReport* t = m_model->tensorAt(m_proxy->mapToSource(m_table->currentIndex()).row());
+  return t ? QString::fromStdString(t->info.name) : QString();
+}
+
 int TensorsView::histogramBins() const {
   const auto series = m_chart->chart()->series();
   if (series.isEmpty()) return 0;

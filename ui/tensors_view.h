@@ -26,6 +26,8 @@ class TensorsView : public DocumentView {
   TensorTableModel* model() const { return m_model; }
   int histogramBins() const;
   void selectTensor(int row);
+  void selectTensorNamed(const QString& name) override;
+  QString currentTensorName() const;
 
  private:
   void showHistogram(int row);

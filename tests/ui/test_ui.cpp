@@ -1,6 +1,7 @@
 // UI tests, headless (QT_QPA_PLATFORM=offscreen): models, views filled from real runs, the
 // background loader, the window driving a real worker, and the screenshot mode.
 #include <QAbstractItemModelTester>
+#include <QGraphicsView>
 #include <QListView>
 #include <QProcess>
 #include <QSignalSpy>
@@ -131,6 +132,28 @@ class UiTests : public QObject {
     tensors.setDocument(&doc);
     QCOMPARE(tensors.model()->rowCount(), 2);
     QCOMPARE(tensors.histogramBins(), 40);
+  }
+
+  void clickingATensorNodeSelectsItEverywhere() {
+    const ui::RunDocument doc = runScenario("seed-000-1-custom-layer-dtypes");
+    ui::DtypeFlowView flow;
+    flow.resize(900, 600);
+    flow.setDocument(&doc);
+    flow.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&flow));
+    QSignalSpy picked(&flow, &ui::DocumentView::tensorSelected);
+    auto* view = qobject_cast<QGraphicsView*>(flow.exportWidget());
+    QVERIFY(view);
+    // Inputs stack in the first column, one row (70) apart: the second is 'kernel'.
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(QPointF(75, 70 + 22)));
+    QCOMPARE(picked.count(), 1);
+    QCOMPARE(picked.at(0).at(0).toString(), QStringLiteral("kernel"));
+    ui::TensorsView tensors;
+    tensors.setDocument(&doc);
+    tensors.selectTensorNamed(QStringLiteral("kernel"));
+    QCOMPARE(tensors.currentTensorName(), QStringLiteral("kernel"));
+    tensors.selectTensorNamed(QStringLiteral("inputs"));
+    QCOMPARE(tensors.currentTensorName(), QStringLiteral("inputs"));
   }
 
   void viewsSayWhyTheyAreEmpty() {
