@@ -84,6 +84,8 @@ void FailuresPanel::showDetails() {
   for (const auto& s : d->seen_as) html += QStringLiteral("<li><code>%1</code></li>").arg(esc(s));
   html += QStringLiteral("</ul>");
   m_details->setHtml(html);
+  // The tensor first: in the dtype flow the op, when there is one, keeps the highlight.
+  if (d->tensor) emit tensorSelected(QString::fromStdString(*d->tensor));
   if (d->op) emit opSelected(*d->op);
 }
 

@@ -25,6 +25,7 @@ class FailuresPanel : public QWidget {
 
  signals:
   void opSelected(std::size_t op);
+  void tensorSelected(const QString& name);
 
  private:
   void showDetails();

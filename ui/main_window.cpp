@@ -173,6 +173,7 @@ void MainWindow::createViews() {
   failuresDock->setFeatures(QDockWidget::DockWidgetMovable);  // always visible
   addDockWidget(Qt::RightDockWidgetArea, failuresDock);
   connect(m_failures, &FailuresPanel::opSelected, this, &MainWindow::selectOp);
+  connect(m_failures, &FailuresPanel::tensorSelected, this, &MainWindow::selectTensorNamed);
   resizeDocks({galleryDock, failuresDock}, {260, 380}, Qt::Horizontal);
   m_galleryDock = galleryDock;
   m_failuresDock = failuresDock;
