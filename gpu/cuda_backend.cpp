@@ -211,6 +211,17 @@ core::GpuDeviceInfo CudaBackend::device() {
   return info;
 }
 
+void CudaBackend::finishTimedOp(KernelRecord& record, const std::vector<double>& device_seconds, std::size_t op) {
+  check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
+  record.seconds = median(record.seconds_each);
+  record.device_seconds = median(device_seconds);
+  if (m_tracing) {
+    CuptiTracer::end_op();
+    record.device_events = CuptiTracer::take(op);
+    record.cupti_dropped = CuptiTracer::dropped();
+  }
+}
+
 KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
   record.device = "gpu";
@@ -269,14 +280,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
     }
     check(cudaMemcpyAsync(r.out->data(), c.data(), r.out->storage_bytes(), cudaMemcpyDeviceToHost, m_stream),
           "cudaMemcpy");
-    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
-    record.seconds = median(record.seconds_each);
-    record.device_seconds = median(device_seconds);
-    if (m_tracing) {
-      CuptiTracer::end_op();
-      record.device_events = CuptiTracer::take(r.op);
-      record.cupti_dropped = CuptiTracer::dropped();
-    }
+    finishTimedOp(record, device_seconds, r.op);
   } catch (const GpuFailure& failure) {
     if (m_tracing) CuptiTracer::end_op();
     fail_record(record, failure);
@@ -315,14 +319,7 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
       record.seconds_each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
     }
     check(cudaMemcpyAsync(r.matrix->data(), a.data(), bytes, cudaMemcpyDeviceToHost, m_stream), "cudaMemcpy");
-    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
-    record.seconds = median(record.seconds_each);
-    record.device_seconds = median(device_seconds);
-    if (m_tracing) {
-      CuptiTracer::end_op();
-      record.device_events = CuptiTracer::take(r.op);
-      record.cupti_dropped = CuptiTracer::dropped();
-    }
+    finishTimedOp(record, device_seconds, r.op);
   } catch (const GpuFailure& failure) {
     if (m_tracing) CuptiTracer::end_op();
     fail_record(record, failure);

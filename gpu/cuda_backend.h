@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
 #include "gpu_model/gpu_backend.h"
 
@@ -24,6 +25,8 @@ class CudaBackend : public core::GpuBackend {
 
  private:
   explicit CudaBackend(int device) : m_device(device) {}
+  // After the repetitions: waits for the stream, takes the medians and the op's CUPTI records.
+  void finishTimedOp(core::KernelRecord& record, const std::vector<double>& device_seconds, std::size_t op);
 
   int m_device;
   cudaStream_t m_stream = nullptr;

@@ -32,6 +32,18 @@ std::vector<double> multipliers_of(double cfrom, double cto) {
   return {muls.begin(), muls.end()};
 }
 
+// The plugin fills what it measured; the shape, operands and casts stay the runner's.
+void take_device_measurements(KernelRecord& record, const KernelRecord& device) {
+  record.seconds_each = device.seconds_each;
+  record.seconds = device.seconds;
+  record.device_seconds = device.device_seconds;
+  record.device_events = device.device_events;
+  record.cupti_dropped = device.cupti_dropped;
+  record.status = device.status;
+  record.error_kind = device.error_kind;
+  record.error = device.error;
+}
+
 }  // namespace
 
 KernelRecord run_gemm_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu, const std::string& out_name) {
@@ -43,16 +55,8 @@ KernelRecord run_gemm_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu,
   record.kernel = "cublasGemmEx";
   emit_kernel_started(state, record);
   KernelRecord device = gpu.gemm(request, [&state](const nlohmann::json& e) { state.publish(e); });
-  // The plugin fills what it measured; the shape, operands and casts stay the runner's.
   record.kernel = device.kernel;
-  record.seconds_each = device.seconds_each;
-  record.seconds = device.seconds;
-  record.device_seconds = device.device_seconds;
-  record.device_events = device.device_events;
-  record.cupti_dropped = device.cupti_dropped;
-  record.status = device.status;
-  record.error_kind = device.error_kind;
-  record.error = device.error;
+  take_device_measurements(record, device);
   if (record.status == "ok") finish_gemm_record(record, g);
   return record;
 }
@@ -84,14 +88,7 @@ KernelRecord run_lascl_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu
                           is_double ? multipliers_of<double>(p.cfrom, op.cto) : multipliers_of<float>(p.cfrom, op.cto),
                           op.repeat};
   KernelRecord device = gpu.lascl(request, [&state](const nlohmann::json& e) { state.publish(e); });
-  record.seconds_each = device.seconds_each;
-  record.seconds = device.seconds;
-  record.device_seconds = device.device_seconds;
-  record.device_events = device.device_events;
-  record.cupti_dropped = device.cupti_dropped;
-  record.status = device.status;
-  record.error_kind = device.error_kind;
-  record.error = device.error;
+  take_device_measurements(record, device);
   if (record.status == "ok") finish_lascl_record(record, p);
   return record;
 }
