@@ -5,11 +5,14 @@
 #include <QListView>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <QtTest>
 
+#include "bar_chart_axes.h"
 #include "diagnose/run_diagnosis.h"
 #include "diagnoses_model.h"
 #include "dtype_flow_view.h"
@@ -195,6 +198,48 @@ class UiTests : public QObject {
     QCOMPARE(cancelled.count(), 1);
     QTest::qWait(200);
     QCOMPARE(finished.count(), 0);
+  }
+
+  void aDiagnosisSelectsItsTensorAndOp() {
+    ui::FailuresPanel panel;
+    QSignalSpy tensor(&panel, &ui::FailuresPanel::tensorSelected);
+    QSignalSpy op(&panel, &ui::FailuresPanel::opSelected);
+    panel.setDiagnoses(
+        {core::detected("non-finite-input", core::Severity::Warning, 2, std::string("design"), "design", {"1 NaN"})},
+        QString());
+    panel.findChild<QListView*>()->setCurrentIndex(panel.model()->index(0, 0));
+    QTRY_VERIFY(tensor.count() >= 1);
+    QCOMPARE(tensor.last().at(0).toString(), QStringLiteral("design"));
+    QVERIFY(op.count() >= 1);
+    QCOMPARE(op.last().at(0).value<std::size_t>(), std::size_t{2});
+  }
+
+  void axisTicksAreRoundNumbers() {
+    QValueAxis counts;
+    ui::useRoundTicks(&counts, 7, true);
+    QCOMPARE(counts.max(), 8.0);  // step 2: 0, 2, 4, 6, 8
+    QCOMPARE(counts.tickCount(), 5);
+    ui::useRoundTicks(&counts, 3, true);
+    QCOMPARE(counts.max(), 3.0);  // counts never step by less than 1
+    QCOMPARE(counts.tickCount(), 4);
+    QValueAxis times;
+    ui::useRoundTicks(&times, 0.00047, false);
+    QVERIFY(qAbs(times.max() - 0.0005) < 1e-12);  // step 0.0001
+    QCOMPARE(times.tickCount(), 6);
+    ui::useRoundTicks(&times, 0, false);  // nothing measured still gives a usable axis
+    QCOMPARE(times.max(), 1.0);
+  }
+
+  void aNarrowWindowKeepsRoomForTheViews() {
+    ui::MainWindow window;
+    window.resize(900, 600);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_VERIFY(window.centralWidget()->width() >= window.width() * 45 / 100);
+    auto* memory = window.findChild<ui::MemoryView*>();
+    QVERIFY(memory);
+    window.findChild<QTabWidget*>()->setCurrentWidget(memory);
+    QTRY_COMPARE(memory->findChild<QSplitter*>()->orientation(), Qt::Vertical);  // the charts stack
   }
 
   void windowShowsATensorFile() {
