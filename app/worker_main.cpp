@@ -55,6 +55,14 @@ void limit_address_space(std::uint64_t budget) {
   ::setrlimit(RLIMIT_AS, &rl);
 }
 
+bool uses_gpu(const Workload& workload, const RunOptions& options) {
+  if (options.device) return *options.device != DeviceChoice::Cpu;
+  for (const OpSpec& op : workload.ops) {
+    if (op.device != DeviceChoice::Cpu) return true;
+  }
+  return false;
+}
+
 int usage() {
   std::cerr << "usage: blasscope-worker WORKLOAD|SCENARIO [--device cpu|gpu|both] [--save-outputs DIR]\n"
                "       blasscope-worker --environment   (print the CPU and GPU environment as one JSON line)\n"
@@ -94,7 +102,9 @@ int main(int argc, char** argv) {
   FdSink sink(events_fd);
   try {
     const Workload workload = load_workload(path);
-    if (workload.memory_limit) limit_address_space(*workload.memory_limit);
+    // CUDA reserves address space for all host and device memory at start-up, so under an
+    // address-space limit it cannot start: GPU runs rely on the budget checks alone.
+    if (workload.memory_limit && !uses_gpu(workload, options)) limit_address_space(*workload.memory_limit);
     run_workload(workload, options, sink);
   } catch (const InputError& error) {
     sink.publish({{"event", "rejected"}, {"message", error.what()}});

@@ -3,15 +3,25 @@
 #include <algorithm>
 #include <chrono>
 #include <complex>
+#include <optional>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "cupti_tracer.h"
 #include "gpu_model/cublas_status.h"
+#include "gpu_model/cuda_errors.h"
 #include "gpu_model/device_memory.h"
 #include "lascl_kernel.h"
 #include "report/inspect_text.h"
 
 namespace blasscope::gpu {
+// A CUDA or cuBLAS failure inside an op, carried to the record.
+struct GpuFailure : std::runtime_error {
+  GpuFailure(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
+  std::string kind;
+  bool sticky = false;  // the context is unusable from now on
+};
+
 namespace {
 
 using core::DType;
@@ -24,17 +34,14 @@ static_assert(CUBLAS_STATUS_NOT_INITIALIZED == 1 && CUBLAS_STATUS_ALLOC_FAILED =
               CUBLAS_STATUS_INTERNAL_ERROR == 14 && CUBLAS_STATUS_NOT_SUPPORTED == 15 &&
               CUBLAS_STATUS_LICENSE_ERROR == 16);
 
-// A CUDA or cuBLAS failure inside an op, carried to the record.
-struct GpuFailure : std::runtime_error {
-  GpuFailure(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
-  std::string kind;
-};
-
 void check(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return;
-  const std::string text =
-      std::string(call) + " returned " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
-  throw GpuFailure(error == cudaErrorMemoryAllocation ? "out-of-memory" : "cuda-error", text);
+  std::string text = std::string(call) + " returned " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
+  const bool sticky = core::is_sticky_cuda_error(cudaGetErrorName(error));
+  if (sticky) text += " (" + core::sticky_error_advice() + ")";
+  GpuFailure failure(error == cudaErrorMemoryAllocation ? "out-of-memory" : "cuda-error", text);
+  failure.sticky = sticky;
+  throw failure;
 }
 
 void check(cublasStatus_t status, const char* call) {
@@ -68,29 +75,41 @@ class DeviceBuffer {
   const char* m_what;
 };
 
-// CUDA-event timing of one repetition.
-class EventTimer {
+}  // namespace
+
+// CUDA-event timing of repetitions enqueued back to back: each has its own pair of events,
+// and nothing waits in between, so the times hold the kernels and not the host's launch gaps.
+class EventSeries {
  public:
-  EventTimer() {
-    check(cudaEventCreate(&m_start), "cudaEventCreate");
-    check(cudaEventCreate(&m_stop), "cudaEventCreate");
+  explicit EventSeries(int repetitions) : m_events(2 * static_cast<std::size_t>(std::max(repetitions, 1))) {
+    for (auto& e : m_events) check(cudaEventCreate(&e), "cudaEventCreate");
   }
-  ~EventTimer() {
-    cudaEventDestroy(m_start);
-    cudaEventDestroy(m_stop);
+  ~EventSeries() {
+    for (auto e : m_events) {
+      if (e) cudaEventDestroy(e);
+    }
   }
-  void start(cudaStream_t s) { check(cudaEventRecord(m_start, s), "cudaEventRecord"); }
-  double stop(cudaStream_t s) {
-    check(cudaEventRecord(m_stop, s), "cudaEventRecord");
-    check(cudaEventSynchronize(m_stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, m_start, m_stop), "cudaEventElapsedTime");
-    return ms / 1e3;
+  EventSeries(const EventSeries&) = delete;
+  EventSeries& operator=(const EventSeries&) = delete;
+  void start(int rep, cudaStream_t s) { check(cudaEventRecord(m_events[2 * rep], s), "cudaEventRecord"); }
+  void stop(int rep, cudaStream_t s) { check(cudaEventRecord(m_events[2 * rep + 1], s), "cudaEventRecord"); }
+  // Waits for the last repetition; the seconds of each.
+  std::vector<double> seconds(int repetitions) {
+    check(cudaEventSynchronize(m_events[2 * repetitions - 1]), "cudaEventSynchronize");
+    std::vector<double> out;
+    for (int rep = 0; rep < repetitions; ++rep) {
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, m_events[2 * rep], m_events[2 * rep + 1]), "cudaEventElapsedTime");
+      out.push_back(ms / 1e3);
+    }
+    return out;
   }
 
  private:
-  cudaEvent_t m_start{}, m_stop{};
+  std::vector<cudaEvent_t> m_events;
 };
+
+namespace {
 
 struct GemmTypes {
   cudaDataType_t data;
@@ -116,11 +135,21 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Device memory taken since cudaMemGetInfo reported `free_before` (the op's buffers, and what
+// cuBLAS allocated for itself), or nothing if another process freed memory meanwhile.
+std::optional<std::uint64_t> memory_taken_since(std::size_t free_before) {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess || free > free_before) return std::nullopt;
+  return free_before - free;
+}
+
 void fail_record(KernelRecord& record, const GpuFailure& failure) {
   record.status = "failed";
   record.error_kind = failure.kind;
   record.error = failure.what();
 }
+
+using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
@@ -159,6 +188,12 @@ CudaBackend* CudaBackend::create(std::string& reason) {
     reason = std::string("the CUDA device could not be opened: ") + failure.what();
     delete backend;
     return nullptr;
+  }
+  // BLASSCOPE_CUPTI=0 turns device tracing off (timings then come from CUDA events alone).
+  const char* cupti_setting = std::getenv("BLASSCOPE_CUPTI");
+  if (cupti_setting && std::string(cupti_setting) == "0") {
+    backend->m_info.cupti = "off (BLASSCOPE_CUPTI=0); timings come from CUDA events";
+    return backend;
   }
   std::string why_not;
   backend->m_tracing = CuptiTracer::start(why_not);
@@ -211,37 +246,71 @@ core::GpuDeviceInfo CudaBackend::device() {
   return info;
 }
 
-void CudaBackend::finishTimedOp(KernelRecord& record, const std::vector<double>& device_seconds, std::size_t op) {
+void CudaBackend::checkUsable() const {
+  if (!m_broken.empty()) throw GpuFailure("cuda-error", "not run: the CUDA context is unusable after " + m_broken);
+}
+
+void CudaBackend::fail(KernelRecord& record, const GpuFailure& failure, std::size_t op) {
+  if (failure.sticky && m_broken.empty()) m_broken = "op " + std::to_string(op) + "'s " + failure.what();
+  fail_record(record, failure);
+}
+
+void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t op) {
+  // cuBLAS allocates its workspace and loads its first kernels at the first GEMM: done here,
+  // measured and reported once, so each op's prediction is its own buffers alone.
+  std::size_t free_before = 0, total = 0;
+  check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
+  check(cublasCreate(&m_handle), "cublasCreate");
+  check(cublasSetStream(m_handle, m_stream), "cublasSetStream");
+  float* scratch = nullptr;
+  check(cudaMalloc(reinterpret_cast<void**>(&scratch), 3 * sizeof(float)), "cudaMalloc");
+  const float one = 1, zero = 0;
+  const cublasStatus_t status =
+      cublasSgemm(m_handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, scratch, 1, scratch + 1, 1, &zero, scratch + 2, 1);
+  const cudaError_t synced = cudaStreamSynchronize(m_stream);
+  std::size_t free_after = free_before;
+  cudaMemGetInfo(&free_after, &total);
+  cudaFree(scratch);
+  check(status, "cublasSgemm (cuBLAS set-up)");
+  check(synced, "cudaStreamSynchronize");
+  m_info.cublas_setup_bytes = free_before > free_after ? free_before - free_after : 0;
+  publish({{"event", "device_allocated"}, {"op", op}, {"buffer", "cuBLAS workspace and kernels"},
+           {"bytes", m_info.cublas_setup_bytes}});
+}
+
+void CudaBackend::finishTimedOp(KernelRecord& record, EventSeries& events, int repetitions) {
+  record.seconds_each = events.seconds(repetitions);
   check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   record.seconds = median(record.seconds_each);
-  record.device_seconds = median(device_seconds);
-  if (m_tracing) {
-    CuptiTracer::end_op();
-    record.device_events = CuptiTracer::take(op);
-    record.cupti_dropped = CuptiTracer::dropped();
-  }
+  record.device_seconds = record.seconds;
+  if (m_tracing) CuptiTracer::end_op();
+}
+
+std::vector<core::GpuOpActivity> CudaBackend::take_device_activity() {
+  if (!m_tracing || !m_broken.empty()) return {};
+  cudaStreamSynchronize(m_stream);
+  return CuptiTracer::take_all();
 }
 
 KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
   record.device = "gpu";
   record.kernel = "cublasGemmEx";
+  bool traced = false;
   try {
+    checkUsable();
     const GemmTypes types = gemm_types(r.dtype, r.tf32);
+    if (!m_handle) setUpCublas(publish, r.op);
     std::size_t free = 0, total = 0;
     check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
-    const auto need = core::gemm_device_memory(r.a->storage_bytes(), r.b->storage_bytes(), r.out->storage_bytes(),
-                                               m_info.compute_major);
+    const auto need = core::gemm_device_memory(r.a->storage_bytes(), r.b->storage_bytes(), r.out->storage_bytes());
+    record.device_memory_predicted = need.total();
     if (!need.fits(free)) {
       throw GpuFailure("out-of-memory", "device memory: the GEMM needs " + need.describe() + " but only " +
                                             core::format_bytes(free) + " of " + core::format_bytes(total) +
                                             " is free (other processes may hold the rest)");
     }
-    if (!m_handle) {
-      check(cublasCreate(&m_handle), "cublasCreate");
-      check(cublasSetStream(m_handle, m_stream), "cublasSetStream");
-    }
-    if (m_tracing) CuptiTracer::begin_op(r.op);
+    if (m_tracing) CuptiTracer::begin_op(r.op), traced = true;
     DeviceBuffer a(r.a->storage_bytes(), "A", r.op, publish), b(r.b->storage_bytes(), "B", r.op, publish),
         c(r.out->storage_bytes(), "C", r.op, publish);
     check(cudaMemcpyAsync(a.data(), r.a->data(), r.a->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
@@ -265,25 +334,32 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
     const std::complex<float> alpha_f(static_cast<float>(r.alpha)), beta_f(static_cast<float>(r.beta));
     const void* alpha = types.double_scalars ? static_cast<const void*>(&alpha_d) : &alpha_f;
     const void* beta = types.double_scalars ? static_cast<const void*>(&beta_d) : &beta_f;
-    EventTimer timer;
-    std::vector<double> device_seconds;
-    for (int rep = 0; rep < r.repeat; ++rep) {
-      if (rep > 0 && r.beta != 0) upload_c();
-      const auto wall = std::chrono::steady_clock::now();
-      timer.start(m_stream);
+    auto launch = [&] {
       check(cublasGemmEx(m_handle, op_first, op_second, rows, cols, static_cast<int>(call.k), alpha, first, types.data,
                          ld_first, second, types.data, ld_second, beta, c.data(), types.data,
                          static_cast<int>(call.ldc), types.compute, CUBLAS_GEMM_DEFAULT),
             "cublasGemmEx");
-      device_seconds.push_back(timer.stop(m_stream));
-      record.seconds_each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
+    };
+    // One untimed repetition first: CUDA loads a kernel's module at its first launch (tens of
+    // milliseconds), which is no part of the GEMM's time.
+    launch();
+    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
+    record.device_memory_measured = memory_taken_since(free);
+    EventSeries events(r.repeat);
+    for (int rep = 0; rep < r.repeat; ++rep) {
+      if (r.beta != 0) upload_c();  // every repetition reads C's original values
+      events.start(rep, m_stream);
+      launch();
+      events.stop(rep, m_stream);
     }
+    finishTimedOp(record, events, r.repeat);
+    traced = false;
     check(cudaMemcpyAsync(r.out->data(), c.data(), r.out->storage_bytes(), cudaMemcpyDeviceToHost, m_stream),
           "cudaMemcpy");
-    finishTimedOp(record, device_seconds, r.op);
+    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   } catch (const GpuFailure& failure) {
-    if (m_tracing) CuptiTracer::end_op();
-    fail_record(record, failure);
+    if (traced) CuptiTracer::end_op();
+    fail(record, failure, r.op);
   }
   return record;
 }
@@ -291,38 +367,48 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
 KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
   record.device = "gpu";
+  bool traced = false;
   try {
+    checkUsable();
     std::size_t free = 0, total = 0;
     check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
     const std::size_t bytes = r.matrix->storage_bytes();
-    if (static_cast<double>(bytes) > 0.95 * static_cast<double>(free)) {
-      throw GpuFailure("out-of-memory", "device memory: DLASCL needs " + core::format_bytes(bytes) + " but only " +
-                                            core::format_bytes(free) + " is free");
+    const auto need = core::lascl_device_memory(bytes);
+    record.device_memory_predicted = need.total();
+    if (!need.fits(free)) {
+      throw GpuFailure("out-of-memory", "device memory: DLASCL needs " + need.describe() + " but only " +
+                                            core::format_bytes(free) + " of " + core::format_bytes(total) +
+                                            " is free");
     }
-    if (m_tracing) CuptiTracer::begin_op(r.op);
+    if (m_tracing) CuptiTracer::begin_op(r.op), traced = true;
     DeviceBuffer a(bytes, "A", r.op, publish);
     auto upload = [&] {
       check(cudaMemcpyAsync(a.data(), r.matrix->data(), bytes, cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
     };
-    upload();
-    EventTimer timer;
-    std::vector<double> device_seconds;
     const bool is_double = r.matrix->dtype() == DType::Float64;
-    for (int rep = 0; rep < r.repeat; ++rep) {
-      if (rep > 0) upload();  // every repetition scales the original values
-      const auto wall = std::chrono::steady_clock::now();
-      timer.start(m_stream);
+    auto launch = [&] {
       check(is_double ? launch_lascl(r.type, r.m, r.n, static_cast<double*>(a.data()), r.lda, r.multipliers, m_stream)
                       : launch_lascl(r.type, r.m, r.n, static_cast<float*>(a.data()), r.lda, r.multipliers, m_stream),
             "blasscope_lascl_kernel launch");
-      device_seconds.push_back(timer.stop(m_stream));
-      record.seconds_each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count());
+    };
+    upload();
+    launch();  // untimed: loads the kernel's module
+    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
+    record.device_memory_measured = memory_taken_since(free);
+    EventSeries events(r.repeat);
+    for (int rep = 0; rep < r.repeat; ++rep) {
+      upload();  // every repetition scales the original values
+      events.start(rep, m_stream);
+      launch();
+      events.stop(rep, m_stream);
     }
+    finishTimedOp(record, events, r.repeat);
+    traced = false;
     check(cudaMemcpyAsync(r.matrix->data(), a.data(), bytes, cudaMemcpyDeviceToHost, m_stream), "cudaMemcpy");
-    finishTimedOp(record, device_seconds, r.op);
+    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   } catch (const GpuFailure& failure) {
-    if (m_tracing) CuptiTracer::end_op();
-    fail_record(record, failure);
+    if (traced) CuptiTracer::end_op();
+    fail(record, failure, r.op);
   }
   return record;
 }

@@ -10,6 +10,9 @@
 
 namespace blasscope::gpu {
 
+struct GpuFailure;
+class EventSeries;
+
 // The GPU backend on CUDA: cuBLAS GEMM (cublasGemmEx), BLAScope's DLASCL kernel, CUDA-event
 // timing and CUPTI device events. Every CUDA and cuBLAS call is checked; a failure becomes a
 // failed record (cuda-error, cublas-error, out-of-memory) with the status name.
@@ -22,17 +25,23 @@ class CudaBackend : public core::GpuBackend {
   core::GpuDeviceInfo device() override;
   core::KernelRecord gemm(const core::GpuGemmRequest& request, const core::GpuEventEmitter& publish) override;
   core::KernelRecord lascl(const core::GpuLasclRequest& request, const core::GpuEventEmitter& publish) override;
+  std::vector<core::GpuOpActivity> take_device_activity() override;
 
  private:
   explicit CudaBackend(int device) : m_device(device) {}
-  // After the repetitions: waits for the stream, takes the medians and the op's CUPTI records.
-  void finishTimedOp(core::KernelRecord& record, const std::vector<double>& device_seconds, std::size_t op);
+  // Fails the op at once when an earlier op left a sticky error.
+  void checkUsable() const;
+  void fail(core::KernelRecord& record, const GpuFailure& failure, std::size_t op);
+  void setUpCublas(const core::GpuEventEmitter& publish, std::size_t op);
+  // After the repetitions: their CUDA-event times, the median, and the end of the op's trace.
+  void finishTimedOp(core::KernelRecord& record, EventSeries& events, int repetitions);
 
   int m_device;
   cudaStream_t m_stream = nullptr;
   cublasHandle_t m_handle = nullptr;  // made at the first GEMM: its failure is that op's error
   core::GpuDeviceInfo m_info;
   bool m_tracing = false;
+  std::string m_broken;  // the sticky error that made the context unusable, if any
 };
 
 // Why the CUDA runtime cannot give us a device, in words users can act on.

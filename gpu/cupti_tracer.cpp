@@ -130,23 +130,39 @@ std::string cupti_error(CUptiResult result) {
 }  // namespace
 
 bool CuptiTracer::start(std::string& why_not) {
-  CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  for (CUpti_ActivityKind kind : kEnabledKinds) {
-    if (result != CUPTI_SUCCESS) break;
-    result = cuptiActivityEnable(kind);
-  }
-  if (result == CUPTI_SUCCESS) return true;
-  why_not = "CUPTI unavailable: " + cupti_error(result);
-  if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
-    why_not += " (profiling needs NVreg_RestrictProfilingToAdminUsers=0 or root); timings come from CUDA events";
-  }
-  return false;
+  // Once per process: every backend made later (one per run) shares the same callbacks.
+  static std::string failure;
+  static const bool started = [] {
+    CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    for (CUpti_ActivityKind kind : kEnabledKinds) {
+      if (result != CUPTI_SUCCESS) break;
+      result = cuptiActivityEnable(kind);
+    }
+    if (result == CUPTI_SUCCESS) return true;
+    failure = "CUPTI unavailable: " + cupti_error(result);
+    if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+      failure += " (profiling needs NVreg_RestrictProfilingToAdminUsers=0 or root); timings come from CUDA events";
+    }
+    return false;
+  }();
+  if (!started) why_not = failure;
+  return started;
 }
+
+namespace {
+
+std::uint64_t cupti_now() {
+  std::uint64_t t = 0;
+  cuptiGetTimestamp(&t);
+  return t;
+}
+
+}  // namespace
 
 void CuptiTracer::begin_op(std::size_t op) {
   {
     std::lock_guard lock(g_mutex);
-    g_collector.begin_op(op);
+    g_collector.begin_op(op, cupti_now());
   }
   cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, op + 1);
 }
@@ -154,17 +170,19 @@ void CuptiTracer::begin_op(std::size_t op) {
 void CuptiTracer::end_op() {
   std::uint64_t last = 0;
   cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+  std::lock_guard lock(g_mutex);
+  g_collector.end_op(cupti_now());
 }
 
-std::vector<core::DeviceEventRecord> CuptiTracer::take(std::size_t op) {
+std::vector<core::GpuOpActivity> CuptiTracer::take_all() {
+  // Once per run: the caller has synchronised, so every record is complete.
   cuptiActivityFlushAll(0);
   std::lock_guard lock(g_mutex);
-  return g_collector.take(op);
-}
-
-std::uint64_t CuptiTracer::dropped() {
-  std::lock_guard lock(g_mutex);
-  return g_collector.dropped();
+  std::vector<core::GpuOpActivity> activity;
+  for (auto& [op, events] : g_collector.take_all()) {
+    activity.push_back({op, std::move(events), g_collector.dropped()});
+  }
+  return activity;
 }
 
 }  // namespace blasscope::gpu

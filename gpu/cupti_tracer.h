@@ -4,23 +4,24 @@
 #include <string>
 #include <vector>
 
-#include "exec/kernel_record.h"
+#include "gpu_model/gpu_backend.h"
 
 namespace blasscope::gpu {
 
 // CUPTI activity tracing for the process (CUPTI's callbacks are process-wide). The enabled
 // activity kinds are the table kEnabledKinds in cupti_tracer.cpp. Buffer callbacks only
 // copy records into the collector and return; records are mapped to BLAScope ops through
-// external correlation ids pushed around each op.
+// external correlation ids pushed around each op. Buffers are flushed once per run.
 class CuptiTracer {
  public:
   // Starts tracing; false with the reason (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ...) if it can't.
   static bool start(std::string& why_not);
+  // Brackets one op: its API calls carry the op as external correlation id, and records
+  // without a correlation are placed by CUPTI timestamps.
   static void begin_op(std::size_t op);
   static void end_op();
-  // Flushes CUPTI's buffers and returns the op's device events, sorted by start.
-  static std::vector<core::DeviceEventRecord> take(std::size_t op);
-  static std::uint64_t dropped();
+  // Flushes CUPTI's buffers and returns each op's device events, sorted by start.
+  static std::vector<core::GpuOpActivity> take_all();
 };
 
 }  // namespace blasscope::gpu

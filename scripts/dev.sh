@@ -3,8 +3,12 @@
 #   scripts/dev.sh run [--headless]   set up, build, start the GUI (or the CLI) on the demo
 #   scripts/dev.sh test               set up, build, run the whole test suite with ctest
 #   scripts/dev.sh build              set up and build only
-#   scripts/dev.sh gpu-test           on a machine with a GPU: build, run the GPU tests and
-#                                     the GEMM/DLASCL scenarios on CPU and GPU side by side
+#   scripts/dev.sh gpu-test           on a machine with a GPU: build, run the GPU tests, the GPU
+#                                     benchmark and the scenarios on CPU and GPU side by side
+#   scripts/dev.sh gpu-bundle [DIR]   build here and pack what gpu-test needs (binaries, their
+#                                     libraries, Qt's offscreen plugin, a font) into DIR
+#                                     (default .gpu-bundle), for a GPU machine that cannot install
+#                                     Debian packages: there run `. DIR/env.sh; scripts/dev.sh gpu-test`
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,7 +26,7 @@ PACKAGES=(
 )
 
 usage() {
-  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 missing_packages() {
@@ -46,7 +50,11 @@ install_packages() {
     echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
     exit 1
   fi
-  apt-get update
+  apt-get update || {
+    echo "dev.sh: apt-get cannot reach the package archive; on a machine without network, use a bundle" >&2
+    echo "        built elsewhere: scripts/dev.sh gpu-bundle (see its help)" >&2
+    exit 1
+  }
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 }
 
@@ -104,16 +112,65 @@ run_tests() {
   ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "$(nproc)"
 }
 
+# The shared libraries an ELF file needs beyond the C runtime and CUDA (which the GPU machine has).
+bundled_libraries() {
+  ldd "$@" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libresolv|ld-linux[^/]*|libstdc\+\+|libgcc_s|libcuda|libcudart|libcublas(Lt)?|libcupti|libnvrtc)\.so'
+}
+
+make_gpu_bundle() {
+  local dest="${1:-$ROOT/.gpu-bundle}"
+  local qt_plugins
+  qt_plugins="$(dirname "$(dpkg -L qt6-base-dev 2>/dev/null | grep -m1 '/plugins/platforms/' || echo /usr/lib/x86_64-linux-gnu/qt6/plugins/platforms/x)")"
+  [ -f "$BUILD/lib/libblasscope_gpu.so" ] || { echo "dev.sh: the GPU plugin was not built (no CUDA toolkit found)" >&2; exit 1; }
+  rm -rf "$dest"
+  mkdir -p "$dest/build/bin" "$dest/build/lib" "$dest/libs" "$dest/qt/platforms" "$dest/fonts"
+  local exe
+  for exe in blasscope blasscope-cli blasscope-worker blasscope-bench-gpu test_gpu_device; do
+    cp "$BUILD/bin/$exe" "$dest/build/bin/"
+  done
+  cp "$BUILD/lib/libblasscope_gpu.so" "$dest/build/lib/"
+  cp "$qt_plugins/libqoffscreen.so" "$dest/qt/platforms/"
+  local lib
+  for lib in $(bundled_libraries "$dest"/build/bin/* "$dest"/build/lib/*.so "$dest"/qt/platforms/*.so); do
+    cp -L "$lib" "$dest/libs/"
+  done
+  cp /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf "$dest/fonts/"
+  cat >"$dest/fonts/fonts.conf" <<'CONF'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir prefix="relative">.</dir><cachedir>/tmp/blasscope-fontconfig</cachedir></fontconfig>
+CONF
+  cat >"$dest/env.sh" <<'ENV'
+# Source this on the GPU machine: it points BLAScope's scripts and binaries at this bundle.
+BUNDLE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cuda_dirs=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -d "$d" ] && cuda_dirs="$cuda_dirs:$d"
+done
+export LD_LIBRARY_PATH="$BUNDLE/libs$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export QT_PLUGIN_PATH="$BUNDLE/qt" FONTCONFIG_FILE="$BUNDLE/fonts/fonts.conf"
+export BLASSCOPE_BUILD_DIR="$BUNDLE/build" BLASSCOPE_PREBUILT=1
+export BLASSCOPE_GPU_PLUGIN="$BUNDLE/build/lib/libblasscope_gpu.so"
+ENV
+  du -sh "$dest"
+  echo "dev.sh: GPU bundle in $dest; on the GPU machine: . $(basename "$dest")/env.sh && scripts/dev.sh gpu-test"
+}
+
 run_gpu_tests() {
   if [ ! -f "$BUILD/lib/libblasscope_gpu.so" ]; then
     echo "dev.sh: the GPU plugin was not built (no CUDA toolkit found at configure time)" >&2
     exit 1
   fi
-  ctest --test-dir "$BUILD" --output-on-failure -L gpu
+  local status=0
+  echo "== GPU device tests"
+  "$BUILD/bin/test_gpu_device" || status=1
+  echo "== GPU benchmark"
+  "$BUILD/bin/blasscope-bench-gpu" || status=1
   echo "== CPU and GPU side by side"
   local id
   for id in healthy-baseline misaligned-vs-aligned ld-aliasing-vs-padded seed-001-2-large-matmul dlascl-cfrom-zero; do
-    "$BUILD/bin/blasscope-cli" run "$id" --device both --json | /usr/bin/python3 -c '
+    "$BUILD/bin/blasscope-cli" run "$id" --device both --json | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 gpu = r["environment"]["gpu"]
@@ -124,6 +181,14 @@ for c in r["comparisons"]:
         c["max_rel_diff"], c["tolerance"], "agree" if c["agree"] else "DISAGREE"))
 ' || true
   done
+  local shots="${BLASSCOPE_GPU_SHOTS:-$BUILD/gpu-shots}"
+  echo "== GUI screenshots of --device both runs (offscreen) in $shots"
+  for id in seed-001-2-large-matmul dlascl-cfrom-zero; do
+    QT_QPA_PLATFORM=offscreen "$BUILD/bin/blasscope" --scenario "$id" --run both --size 1280x800 \
+      --screenshot "$shots/$id" || { echo "dev.sh: screenshots of $id FAILED" >&2; status=1; }
+  done
+  [ "$status" = 0 ] || echo "dev.sh: gpu-test FAILED (see above)" >&2
+  return "$status"
 }
 
 main() {
@@ -133,7 +198,16 @@ main() {
     run) build; run_demo "$@" ;;
     test) build; run_tests ;;
     build) build ;;
-    gpu-test) build; run_gpu_tests ;;
+    gpu-test)
+      # A prebuilt bundle (gpu-bundle) serves GPU machines that cannot install packages.
+      if [ "${BLASSCOPE_PREBUILT:-0}" = 1 ] && [ -x "$BUILD/bin/blasscope-cli" ]; then
+        echo "dev.sh: using the prebuilt binaries in $BUILD"
+      else
+        build
+      fi
+      run_gpu_tests
+      ;;
+    gpu-bundle) build; make_gpu_bundle "$@" ;;
     -h|--help|help) usage ;;
     *) usage >&2; exit 2 ;;
   esac

@@ -89,6 +89,8 @@ struct KernelRecord {
   std::vector<DeviceEventRecord> device_events;  // from CUPTI
   std::uint64_t cupti_dropped = 0;               // activity records CUPTI could not keep
   std::optional<double> device_seconds;          // CUDA-event time of one repetition (median)
+  // Device memory the op was predicted to need, and what cudaMemGetInfo saw it take.
+  std::optional<std::uint64_t> device_memory_predicted, device_memory_measured;
 
   std::uint64_t input_nonfinite() const;
 };
@@ -105,6 +107,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelRecord, op, op_kind, devic
                                                 call, casts, bytes_touched, seconds_each, seconds, gflops,
                                                 gbytes_per_second, status, info, xerbla, error_kind, error, output_nan,
                                                 output_inf, cast_overflow, cast_overflow_max, cast_inexact,
-                                                cast_max_relative_error)
+                                                cast_max_relative_error, device_events, cupti_dropped, device_seconds,
+                                                device_memory_predicted, device_memory_measured)
 
 }  // namespace blasscope::core

@@ -42,7 +42,8 @@ std::string nonfinite_summary(const OperandRecord& o) {
 std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
   std::vector<RunFinding> out;
   static const std::set<std::string> kErrorKinds = {"shape-mismatch", "dtype-mismatch",   "unsupported-dtype",
-                                                    "out-of-memory",  "illegal-argument", "lapack-failed"};
+                                                    "out-of-memory",  "illegal-argument", "lapack-failed",
+                                                    "cublas-error",   "cuda-error"};
   if (is_invalid_cfrom(r)) {
     out.push_back({"dlascl-invalid-cfrom", Severity::Error, r.op, std::nullopt,
                    op_label(r) + ": " + r.error.value_or("DLASCL rejected CFROM (parameter 4)")});

@@ -26,6 +26,16 @@ void RunCollector::publish(const json& event) {
   } else if (type == "kernel_finished") {
     m_running.reset();
     m_result.ops.push_back(event.at("record").get<KernelRecord>());
+  } else if (type == "device_activity") {
+    // CUPTI's records of a GPU op, delivered after the run's last op.
+    const std::size_t op = event.value("op", std::size_t{0});
+    for (auto it = m_result.ops.rbegin(); it != m_result.ops.rend(); ++it) {
+      if (it->op == op && it->device == "gpu") {
+        it->device_events = event.value("device_events", std::vector<DeviceEventRecord>{});
+        it->cupti_dropped = event.value("cupti_dropped", std::uint64_t{0});
+        break;
+      }
+    }
   } else if (type == "memory") {
     // Kept up to date from the counters, so a crashed run still reports its peak.
     m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("host_bytes", std::uint64_t{0}));

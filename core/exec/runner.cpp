@@ -273,6 +273,14 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
     }
     if (both) compare_devices(op, state, cpu_record, gpu_record, gpu_out);
   }
+  if (gpu.backend) {
+    for (GpuOpActivity& activity : gpu.backend->take_device_activity()) {
+      state.publish({{"event", "device_activity"},
+                     {"op", activity.op},
+                     {"device_events", activity.events},
+                     {"cupti_dropped", activity.dropped}});
+    }
+  }
   const std::uint64_t peak = state.budget().peak();
   state.free_all();
   state.publish({{"event", "done"}, {"peak_host_bytes", peak}});

@@ -1,6 +1,7 @@
 #include "gpu_model/device_activity.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "gpu_model/kernel_family.h"
 
@@ -20,6 +21,21 @@ std::string kind_name(ActivityRecordView::Kind kind) {
 
 }  // namespace
 
+void ActivityCollector::begin_op(std::size_t op, std::uint64_t now_ns) {
+  m_windows.push_back({op, now_ns, std::numeric_limits<std::uint64_t>::max()});
+}
+
+void ActivityCollector::end_op(std::uint64_t now_ns) {
+  if (!m_windows.empty()) m_windows.back().end_ns = now_ns;
+}
+
+std::optional<std::size_t> ActivityCollector::op_at(std::uint64_t t_ns) const {
+  for (auto it = m_windows.rbegin(); it != m_windows.rend(); ++it) {
+    if (t_ns >= it->begin_ns && t_ns <= it->end_ns) return it->op;
+  }
+  return m_windows.empty() ? std::nullopt : std::optional<std::size_t>(m_windows.back().op);
+}
+
 void ActivityCollector::add(const ActivityRecordView& record) {
   using Kind = ActivityRecordView::Kind;
   if (record.kind == Kind::ExternalCorrelation) {
@@ -27,15 +43,9 @@ void ActivityCollector::add(const ActivityRecordView& record) {
     const std::size_t op = record.external_id - 1;
     m_op_of_correlation[record.correlation_id] = op;
     // Records that completed before their correlation record can be placed now.
-    std::vector<ActivityRecordView> still_waiting;
-    for (const auto& waiting : m_waiting) {
-      if (waiting.correlation_id == record.correlation_id) {
-        place(waiting, op);
-      } else {
-        still_waiting.push_back(waiting);
-      }
-    }
-    m_waiting.swap(still_waiting);
+    const auto [first, last] = m_waiting.equal_range(record.correlation_id);
+    for (auto it = first; it != last; ++it) place(it->second, op);
+    m_waiting.erase(first, last);
     return;
   }
   if (record.kind == Kind::Other) return;
@@ -43,17 +53,17 @@ void ActivityCollector::add(const ActivityRecordView& record) {
   if (it != m_op_of_correlation.end()) {
     place(record, it->second);
   } else if (record.correlation_id != 0) {
-    m_waiting.push_back(record);
-  } else if (m_current) {
-    place(record, *m_current);
+    m_waiting.emplace(record.correlation_id, record);
+  } else if (const auto op = op_at(record.start_ns)) {
+    place(record, *op);
   }
 }
 
 void ActivityCollector::place(const ActivityRecordView& r, std::size_t op) {
   DeviceEventRecord e;
   e.kind = kind_name(r.kind);
-  e.name = r.name;
-  e.family = r.kind == ActivityRecordView::Kind::Kernel ? kernel_family(r.name) : e.kind;
+  e.name = r.kind == ActivityRecordView::Kind::Kernel ? readable_kernel_name(r.name) : r.name;
+  e.family = r.kind == ActivityRecordView::Kind::Kernel ? kernel_family(e.name) : e.kind;
   e.start_ns = r.start_ns;
   e.end_ns = r.end_ns;
   e.grid = {r.grid[0], r.grid[1], r.grid[2]};
@@ -62,15 +72,21 @@ void ActivityCollector::place(const ActivityRecordView& r, std::size_t op) {
   m_by_op[op].push_back(std::move(e));
 }
 
-std::vector<DeviceEventRecord> ActivityCollector::take(std::size_t op) {
-  // Whatever still waits for a correlation belongs to the op that was traced.
-  for (const auto& waiting : m_waiting) place(waiting, m_current.value_or(op));
+std::map<std::size_t, std::vector<DeviceEventRecord>> ActivityCollector::take_all() {
+  // A record whose correlation never arrived belongs to the op running when it started.
+  for (const auto& [correlation, waiting] : m_waiting) {
+    if (const auto op = op_at(waiting.start_ns)) place(waiting, *op);
+  }
   m_waiting.clear();
-  std::vector<DeviceEventRecord> events = std::move(m_by_op[op]);
-  m_by_op.erase(op);
-  std::sort(events.begin(), events.end(),
-            [](const DeviceEventRecord& a, const DeviceEventRecord& b) { return a.start_ns < b.start_ns; });
-  return events;
+  m_windows.clear();
+  m_op_of_correlation.clear();
+  auto by_op = std::move(m_by_op);
+  m_by_op.clear();
+  for (auto& [op, events] : by_op) {
+    std::sort(events.begin(), events.end(),
+              [](const DeviceEventRecord& a, const DeviceEventRecord& b) { return a.start_ns < b.start_ns; });
+  }
+  return by_op;
 }
 
 }  // namespace blasscope::core

@@ -26,24 +26,31 @@ struct ActivityRecordView {
 
 // Turns activity records, which arrive in buffers in completion order, into per-op device
 // events: CUPTI's correlation ids are mapped to BLAScope's ops through the external
-// correlation records the plugin pushes around each op; records whose mapping has not
-// arrived yet wait for it; records of unknown ops go to the op being traced.
+// correlation records the plugin pushes around each op. Records that carry no correlation
+// (overhead) belong to the op whose time window holds their start; a record whose mapping
+// never arrived does too. Buffers are flushed once per run, so nothing here is per-op work.
 class ActivityCollector {
  public:
-  // The op whose work is being traced now (for records that carry no correlation).
-  void begin_op(std::size_t op) { m_current = op; }
+  // The op traced from `now_ns` (CUPTI's clock) until end_op.
+  void begin_op(std::size_t op, std::uint64_t now_ns = 0);
+  void end_op(std::uint64_t now_ns);
   void add(const ActivityRecordView& record);
   void add_dropped(std::uint64_t count) { m_dropped += count; }
-  // The device events of `op`, sorted by start time, and the records dropped so far.
-  std::vector<DeviceEventRecord> take(std::size_t op);
+  // Every op's device events, sorted by start time; the collector is empty afterwards.
+  std::map<std::size_t, std::vector<DeviceEventRecord>> take_all();
   std::uint64_t dropped() const { return m_dropped; }
 
  private:
+  struct Window {
+    std::size_t op;
+    std::uint64_t begin_ns, end_ns;
+  };
   void place(const ActivityRecordView& record, std::size_t op);
+  std::optional<std::size_t> op_at(std::uint64_t t_ns) const;
 
-  std::optional<std::size_t> m_current;
+  std::vector<Window> m_windows;  // in the order the ops ran
   std::map<std::uint32_t, std::size_t> m_op_of_correlation;
-  std::vector<ActivityRecordView> m_waiting;  // kernels whose correlation has not been seen
+  std::multimap<std::uint32_t, ActivityRecordView> m_waiting;  // correlation not seen yet
   std::map<std::size_t, std::vector<DeviceEventRecord>> m_by_op;
   std::uint64_t m_dropped = 0;
 };

@@ -1,5 +1,7 @@
 #include "gpu_model/device_memory.h"
 
+#include <algorithm>
+
 #include "report/inspect_text.h"
 
 namespace blasscope::core {
@@ -24,10 +26,22 @@ std::uint64_t cublas_workspace_bytes(int compute_major) {
   return compute_major >= 9 ? 32ull << 20 : 4ull << 20;
 }
 
+std::uint64_t device_allocation_bytes(std::uint64_t bytes) {
+  constexpr std::uint64_t kPage = 2ull << 20;
+  return (std::max<std::uint64_t>(bytes, 1) + kPage - 1) / kPage * kPage;
+}
+
+DeviceMemoryNeed lascl_device_memory(std::uint64_t matrix_bytes) {
+  return {{{"A", device_allocation_bytes(matrix_bytes)}}};
+}
+
 DeviceMemoryNeed gemm_device_memory(std::uint64_t a_bytes, std::uint64_t b_bytes, std::uint64_t c_bytes,
-                                    int compute_major) {
-  return {
-      {{"A", a_bytes}, {"B", b_bytes}, {"C", c_bytes}, {"cuBLAS workspace", cublas_workspace_bytes(compute_major)}}};
+                                    std::uint64_t workspace_bytes) {
+  DeviceMemoryNeed need{{{"A", device_allocation_bytes(a_bytes)},
+                         {"B", device_allocation_bytes(b_bytes)},
+                         {"C", device_allocation_bytes(c_bytes)}}};
+  if (workspace_bytes > 0) need.items.emplace_back("cuBLAS workspace", workspace_bytes);
+  return need;
 }
 
 }  // namespace blasscope::core

@@ -1,5 +1,9 @@
 #include "gpu_model/kernel_family.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
 #include <regex>
 #include <utility>
 #include <vector>
@@ -31,6 +35,14 @@ std::string kernel_family(const std::string& name) {
     if (std::regex_search(name, pattern)) return family;
   }
   return "other";
+}
+
+std::string readable_kernel_name(const std::string& name) {
+  if (!name.starts_with("_Z")) return name;
+  int status = 0;
+  const std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                         &std::free);
+  return status == 0 && text ? std::string(text.get()) : name;
 }
 
 }  // namespace blasscope::core

@@ -22,6 +22,22 @@ BLASSCOPE_HOST_DEVICE inline void lascl_row_range(char type, std::int64_t m, std
   if (type == 'H') last = j + 2 < m ? j + 2 : m;
 }
 
+// The CUDA kernel gives each block a tile of whole column segments: `tile_rows` rows (at most
+// the tile's size) of `tile size / tile_rows` columns. Element e of the tile is at row li and
+// column lj of it; the quotient comes from a float reciprocal, corrected by one either way,
+// so no integer division is needed on the GPU.
+BLASSCOPE_HOST_DEVICE inline void lascl_tile_position(int e, int tile_rows, float inverse_rows, int& li, int& lj) {
+  lj = static_cast<int>((static_cast<float>(e) + 0.5f) * inverse_rows);
+  li = e - lj * tile_rows;
+  if (li < 0) {
+    --lj;
+    li += tile_rows;
+  } else if (li >= tile_rows) {
+    ++lj;
+    li -= tile_rows;
+  }
+}
+
 // One element through every multiplier, in LAPACK's order.
 template <typename T>
 BLASSCOPE_HOST_DEVICE inline T lascl_scale_element(T value, const T* multipliers, int count) {

@@ -178,3 +178,19 @@ TEST(Dlascl, SharedElementLogicOfTheGpuKernelMatchesLapack) {
   }
   EXPECT_GT(compared, 1000);
 }
+
+// The CUDA kernel's tile indexing (row and column of element e of a block's tile, from a
+// float reciprocal instead of an integer division), checked here for every tile shape.
+TEST(Dlascl, GpuTilePositionIsExactForEveryTileShape) {
+  constexpr int kTile = 4096;  // the kernel's elements per block
+  for (int rows = 1; rows <= kTile; ++rows) {
+    const float inverse = 1.0f / static_cast<float>(rows);
+    for (int e = 0; e < kTile; ++e) {
+      int li = -1, lj = -1;
+      lascl_tile_position(e, rows, inverse, li, lj);
+      if (li != e % rows || lj != e / rows) {
+        FAIL() << "rows " << rows << " element " << e << ": got (" << li << ", " << lj << ")";
+      }
+    }
+  }
+}

@@ -2,8 +2,11 @@
 // device-memory prediction, the plugin loader's error reporting, result comparison.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "exec/gpu_ops.h"
 #include "gpu_model/cublas_status.h"
+#include "gpu_model/cuda_errors.h"
 #include "gpu_model/device_activity.h"
 #include "gpu_model/device_memory.h"
 #include "gpu_model/gpu_loader.h"
@@ -39,7 +42,7 @@ ActivityRecordView correlation(std::uint32_t id, std::uint64_t op) {
 
 TEST(ActivityCollector, MapsRecordsToOpsThroughExternalCorrelation) {
   ActivityCollector c;
-  c.begin_op(3);
+  c.begin_op(3, 0);
   c.add(correlation(10, 3));
   c.add(kernel("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 10, 500));
   ActivityRecordView copy;
@@ -49,41 +52,77 @@ TEST(ActivityCollector, MapsRecordsToOpsThroughExternalCorrelation) {
   copy.bytes = 4096;
   copy.start_ns = 100;
   c.add(copy);
-  const auto events = c.take(3);
+  auto all = c.take_all();
+  ASSERT_EQ(all.size(), 1u);
+  const auto& events = all[3];
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].kind, "memcpy");  // sorted by start
   EXPECT_EQ(events[0].bytes, 4096u);
   EXPECT_EQ(events[1].kind, "kernel");
   EXPECT_EQ(events[1].family, "cuBLAS xmma GEMM (tensor cores)");
   EXPECT_EQ(events[1].grid, (std::vector<std::int32_t>{8, 0, 0}));
-  EXPECT_TRUE(c.take(3).empty());  // taken once
+  EXPECT_TRUE(c.take_all().empty());  // taken once
 }
 
-TEST(ActivityCollector, RecordsThatArriveBeforeTheirCorrelationWait) {
+TEST(ActivityCollector, RecordsOfManyOpsFlushedOnceGoToTheirOwnOps) {
+  // A run's buffers arrive after its last op: correlation decides, not arrival order.
   ActivityCollector c;
-  c.begin_op(1);
-  c.add(kernel("nvjet_tst_128x64", 20, 900));  // completed first, correlation still unknown
-  c.add(kernel("other", 21, 950));
-  c.add(correlation(20, 0));  // belongs to op 0
-  EXPECT_EQ(c.take(0).size(), 1u);
-  const auto rest = c.take(1);  // the unmatched one goes to the op being traced
-  ASSERT_EQ(rest.size(), 1u);
-  EXPECT_EQ(rest[0].name, "other");
+  for (std::size_t op = 0; op < 50; ++op) {
+    c.begin_op(op, 1000 * op);
+    c.end_op(1000 * op + 900);
+  }
+  for (std::uint32_t op = 0; op < 50; ++op) {
+    c.add(kernel("nvjet_tst_128x64", 100 + op, 1000 * op + 10));  // kernels before their correlations
+  }
+  for (std::uint32_t op = 0; op < 50; ++op) c.add(correlation(100 + op, op));
+  const auto all = c.take_all();
+  ASSERT_EQ(all.size(), 50u);
+  for (const auto& [op, events] : all) {
+    ASSERT_EQ(events.size(), 1u) << op;
+    EXPECT_EQ(events[0].start_ns, 1000 * op + 10);
+  }
 }
 
-TEST(ActivityCollector, UncorrelatedRecordsAndDroppedCounts) {
+TEST(ActivityCollector, UncorrelatedRecordsGoToTheOpRunningWhenTheyStarted) {
   ActivityCollector c;
-  c.begin_op(4);
+  c.begin_op(1, 100);
+  c.end_op(200);
+  c.begin_op(2, 300);
+  c.end_op(400);
+  c.add(kernel("orphan", 21, 150));  // its correlation never arrives
   ActivityRecordView overhead;
   overhead.kind = ActivityRecordView::Kind::Overhead;
   overhead.name = "overhead";
+  overhead.start_ns = 350;
   c.add(overhead);
   ActivityRecordView ignored;  // kinds BLAScope does not trace
   c.add(ignored);
   c.add_dropped(7);
   c.add_dropped(2);
-  EXPECT_EQ(c.take(4).size(), 1u);
+  auto all = c.take_all();
+  ASSERT_EQ(all[1].size(), 1u);
+  EXPECT_EQ(all[1][0].name, "orphan");
+  ASSERT_EQ(all[2].size(), 1u);
+  EXPECT_EQ(all[2][0].kind, "overhead");
   EXPECT_EQ(c.dropped(), 9u);
+}
+
+TEST(KernelFamily, MangledKernelNamesAreMadeReadable) {
+  // The mangled name nvcc gives blasscope_lascl_kernel<double>(char, long, long, double*, long, ...).
+  EXPECT_EQ(readable_kernel_name("_Z3fooIdEvcPT_l"), "void foo<double>(char, double*, long)");
+  EXPECT_EQ(readable_kernel_name("sm90_xmma_gemm_f32f32"), "sm90_xmma_gemm_f32f32");
+  EXPECT_EQ(readable_kernel_name("_Znot-a-name"), "_Znot-a-name");
+  ActivityCollector collector;
+  collector.begin_op(0, 0);
+  ActivityRecordView k;
+  k.kind = ActivityRecordView::Kind::Kernel;
+  k.name = "_ZN9blasscope3gpu12_GLOBAL__N_122blasscope_lascl_kernelIdEEvcllPT_l";
+  collector.add(k);
+  auto all = collector.take_all();
+  const auto& events = all[0];
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].name.find("_Z"), std::string::npos) << events[0].name;
+  EXPECT_EQ(events[0].family, "BLAScope DLASCL");
 }
 
 TEST(KernelFamily, PrefixRules) {
@@ -104,12 +143,21 @@ TEST(CublasStatus, NamesAndMeanings) {
 }
 
 TEST(DeviceMemory, PredictionWithHeadroom) {
-  const auto need = gemm_device_memory(64 << 20, 64 << 20, 64 << 20, 9);
+  const auto need = gemm_device_memory(64 << 20, 64 << 20, 64 << 20, cublas_workspace_bytes(9));
   EXPECT_EQ(need.total(), (192ull << 20) + (32ull << 20));
   EXPECT_TRUE(need.fits(240ull << 20));
   EXPECT_FALSE(need.fits(230ull << 20));  // fits the bytes, not the 5% headroom
   EXPECT_EQ(cublas_workspace_bytes(8), 4ull << 20);
   EXPECT_NE(need.describe().find("cuBLAS workspace 32.0 MiB"), std::string::npos);
+}
+
+TEST(DeviceMemory, BuffersTakeWholeTwoMebibytePages) {
+  EXPECT_EQ(device_allocation_bytes(0), 2ull << 20);
+  EXPECT_EQ(device_allocation_bytes(1), 2ull << 20);
+  EXPECT_EQ(device_allocation_bytes((2ull << 20) + 1), 4ull << 20);
+  EXPECT_EQ(gemm_device_memory(100, 100, 100).total(), 6ull << 20);  // cuBLAS already set up
+  EXPECT_EQ(gemm_device_memory(100, 100, 100, cublas_workspace_bytes(8)).total(), (6ull << 20) + (4ull << 20));
+  EXPECT_EQ(lascl_device_memory(3ull << 20).total(), 4ull << 20);
 }
 
 TEST(GpuLoader, EveryFailureHasAPreciseReason) {
@@ -146,4 +194,47 @@ TEST(DeviceComparison, ToleranceGrowsWithKAndCatchesRealDifferences) {
   const auto c = compare_results(cpu, gpu, 1e-6);
   EXPECT_FALSE(c.agree);
   EXPECT_NEAR(c.max_rel_diff, 0.01 / 4, 1e-6);
+}
+
+TEST(DeviceComparison, TheSameInfinityOnBothSidesAgreesAndAnyOtherDoesNot) {
+  const double inf = std::numeric_limits<double>::infinity();
+  HostTensor cpu("c", DType::Float64, {1, 3}, MemoryOrder::C), gpu("g", DType::Float64, {1, 3}, MemoryOrder::C);
+  for (const auto* t : {&cpu, &gpu}) {
+    store_element(DType::Float64, t->data() + t->offset_of_flat(0), inf);
+    store_element(DType::Float64, t->data() + t->offset_of_flat(1), -inf);
+    store_element(DType::Float64, t->data() + t->offset_of_flat(2), 2.0);
+  }
+  EXPECT_TRUE(compare_results(cpu, gpu, 1e-12).agree);  // DLASCL overflowing on both devices
+  store_element(DType::Float64, gpu.data() + gpu.offset_of_flat(1), inf);
+  EXPECT_FALSE(compare_results(cpu, gpu, 1e-12).agree);
+  store_element(DType::Float64, gpu.data() + gpu.offset_of_flat(1), 5.0);
+  EXPECT_FALSE(compare_results(cpu, gpu, 1e-12).agree);
+}
+
+TEST(KernelRecordJson, DeviceTimingsAndCuptiEventsSurviveTheEventStream) {
+  KernelRecord r;
+  r.device = "gpu";
+  r.device_seconds = 1.5e-4;
+  r.cupti_dropped = 3;
+  DeviceEventRecord e;
+  e.kind = "kernel";
+  e.name = "sm90_xmma_gemm_f32f32";
+  e.start_ns = 10;
+  e.end_ns = 20;
+  r.device_events.push_back(e);
+  const KernelRecord back = nlohmann::json(r).get<KernelRecord>();
+  ASSERT_TRUE(back.device_seconds.has_value());
+  EXPECT_EQ(*back.device_seconds, 1.5e-4);
+  EXPECT_EQ(back.cupti_dropped, 3u);
+  ASSERT_EQ(back.device_events.size(), 1u);
+  EXPECT_EQ(back.device_events[0].name, e.name);
+  EXPECT_EQ(back.device_events[0].end_ns, 20u);
+}
+
+TEST(CudaErrors, KernelFaultsAreStickyAndOrdinaryErrorsAreNot) {
+  EXPECT_TRUE(is_sticky_cuda_error("cudaErrorIllegalAddress"));
+  EXPECT_TRUE(is_sticky_cuda_error("cudaErrorInvalidAddressSpace"));  // what a too large ld gave on an H100
+  EXPECT_FALSE(is_sticky_cuda_error("cudaErrorMemoryAllocation"));
+  EXPECT_FALSE(is_sticky_cuda_error("cudaErrorInvalidValue"));
+  EXPECT_NE(sticky_error_advice().find("every later CUDA call"), std::string::npos);
 }
