@@ -80,8 +80,9 @@ void MemoryView::setDocument(const RunDocument* doc) {
   const core::RunResult& run = *doc->run;
   std::uint64_t limit = 0, predicted = 0, largest_tensor = 0;
   double end_t = 0, start_t = -1;
-  std::vector<std::pair<double, double>> points;
+  std::vector<std::pair<double, double>> points, device_points;
   std::vector<std::pair<std::string, std::uint64_t>> tensors;
+  std::uint64_t device_bytes = 0, device_peak = 0;
   QStringList oom;
   for (const auto& e : run.events) {
     const std::string type = e.value("event", "");
@@ -101,33 +102,71 @@ void MemoryView::setDocument(const RunDocument* doc) {
       tensors.emplace_back("op" + std::to_string(e.value("op", std::size_t{0})) + (integer ? " IWORK" : " WORK"),
                            e.value("bytes", std::uint64_t{0}));
       largest_tensor = std::max(largest_tensor, tensors.back().second);
+    } else if (type == "device_allocated" || type == "device_freed") {
+      // GPU buffers (cudaMalloc'd by the plugin), as a second series on the same time axis.
+      const std::uint64_t b = e.value("bytes", std::uint64_t{0});
+      device_bytes = type == "device_allocated" ? device_bytes + b : device_bytes - std::min(device_bytes, b);
+      device_peak = std::max(device_peak, device_bytes);
+      device_points.emplace_back(e.value("t", 0.0), static_cast<double>(device_bytes));
+      if (type == "device_allocated") {
+        const std::string buffer = e.value("buffer", std::string());
+        tensors.emplace_back("op" + std::to_string(e.value("op", std::size_t{0})) + " " +
+                                 (buffer.size() > 12 ? std::string("cuBLAS") : buffer) + " (GPU)",
+                             b);
+        largest_tensor = std::max(largest_tensor, b);
+      }
     } else if (type == "out_of_memory") {
       oom << QString::fromStdString(e.value("message", ""));
     }
   }
-  const auto [scale, unit] = unit_for(std::max<double>(run.peak_host_bytes, predicted));
+  const auto [scale, unit] =
+      unit_for(std::max({static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted),
+                         static_cast<double>(device_peak)}));
   start_t = std::max(start_t, 0.0);
   // Short runs read better in microseconds than as 0.000x ms.
   const bool in_us = (end_t - start_t) < 1e-3;
   const double time_scale = in_us ? 1e6 : 1e3;
   const double span = std::max((end_t - start_t) * time_scale, 0.001);
-  auto* line = new QLineSeries;
-  line->setName(tr("host memory in use"));
-  for (const auto& [t, b] : points) line->append((t - start_t) * time_scale, b / scale);
+  // Steps, not slopes: memory changes at the events and holds in between.
+  auto step_series = [&](const QString& name, const std::vector<std::pair<double, double>>& samples) {
+    auto* series = new QLineSeries;
+    series->setName(name);
+    double previous = 0;
+    for (const auto& [t, b] : samples) {
+      const double x_at = std::max(t - start_t, 0.0) * time_scale;
+      if (series->count() > 0) series->append(x_at, previous);
+      series->append(x_at, b / scale);
+      previous = b / scale;
+    }
+    if (series->count() > 0) series->append(span, previous);
+    return series;
+  };
+  auto* line = step_series(tr("host memory in use"), points);
   auto* timeline = new QChart;
   timeline->addSeries(line);
-  timeline->setTitle(tr("Host memory in use"));
+  QLineSeries* device_line = nullptr;
+  if (!device_points.empty()) {
+    device_line = step_series(tr("GPU memory in use (BLAScope's buffers)"), device_points);
+    device_line->setPen(QPen(QColor(0x2e, 0x7d, 0x32), 2));
+    timeline->addSeries(device_line);
+  }
+  timeline->setTitle(device_line ? tr("Host and GPU memory in use") : tr("Host memory in use"));
   auto* x = new QValueAxis;
   x->setTitleText(in_us ? tr("µs") : tr("ms"));
   auto* y = new QValueAxis;
   y->setTitleText(unit);
   y->setLabelFormat(QStringLiteral("%.3g"));
-  const double top = std::max(static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted)) / scale;
+  const double top = std::max({static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted),
+                               static_cast<double>(device_peak)}) /
+                     scale;
   double y_top = std::max(top * 1.05, 1.0);
   timeline->addAxis(x, Qt::AlignBottom);
   timeline->addAxis(y, Qt::AlignLeft);
-  line->attachAxis(x);
-  line->attachAxis(y);
+  for (auto* series : {line, device_line}) {
+    if (!series) continue;
+    series->attachAxis(x);
+    series->attachAxis(y);
+  }
   if (limit > 0 && static_cast<double>(limit) / scale < top * 4) {
     auto* budget = new QLineSeries;
     budget->setName(tr("budget"));
@@ -172,6 +211,16 @@ void MemoryView::setDocument(const RunDocument* doc) {
     summary += tr(" · GPU: %1 free of %2")
                    .arg(bytes(gpu["device"].value("memory_free", std::uint64_t{0})),
                         bytes(gpu["device"].value("memory_total", std::uint64_t{0})));
+  }
+  std::uint64_t device_predicted = 0, device_measured = 0;
+  for (const auto& r : run.ops) {
+    device_predicted = std::max(device_predicted, r.device_memory_predicted.value_or(0));
+    device_measured = std::max(device_measured, r.device_memory_measured.value_or(0));
+  }
+  if (device_peak > 0 || device_predicted > 0) {
+    summary += tr("<br>GPU peak of BLAScope's buffers: <b>%1</b> · largest op predicted %2, measured with "
+                  "cudaMemGetInfo %3")
+                   .arg(bytes(device_peak), bytes(device_predicted), bytes(device_measured));
   }
   if (!oom.isEmpty()) {
     summary += tr("<br><span style='color:#c62828'><b>Out of memory:</b> %1</span>")

@@ -7,6 +7,8 @@
 #include <QTreeView>
 #include <map>
 
+#include "report/inspect_text.h"
+
 namespace blasscope::ui {
 namespace {
 
@@ -140,12 +142,27 @@ void TimingsView::setDocument(const RunDocument* doc) {
         new QStandardItem(speedup.count(r.op) && r.device == "gpu" ? QStringLiteral("%1×").arg(speedup[r.op], 0, 'f', 1)
                                                                    : QStringLiteral("–"))};
     row[0]->setData(static_cast<qulonglong>(r.op), Qt::UserRole);
+    // Kernels and copies one by one; allocations and CUPTI's overhead records as one row each.
+    std::map<std::string, std::pair<int, double>> summarised;  // kind -> count, µs
     for (const auto& e : r.device_events) {
-      row[0]->appendRow(
-          {new QStandardItem(QString::fromStdString(e.name)), new QStandardItem(QString::fromStdString(e.family)),
-           new QStandardItem(QString::fromStdString(e.kind)),
-           new QStandardItem(QStringLiteral("%1 µs").arg(static_cast<double>(e.end_ns - e.start_ns) / 1e3, 0, 'f', 1)),
-           new QStandardItem(e.bytes ? QStringLiteral("%1 bytes").arg(e.bytes) : QString())});
+      const double us = static_cast<double>(e.end_ns - e.start_ns) / 1e3;
+      if (e.kind == "memory" || e.kind == "overhead") {
+        summarised[e.kind].first += 1;
+        summarised[e.kind].second += us;
+        continue;
+      }
+      row[0]->appendRow({new QStandardItem(QString::fromStdString(e.name)),
+                         new QStandardItem(QString::fromStdString(e.family)),
+                         new QStandardItem(QString::fromStdString(e.kind)),
+                         new QStandardItem(QStringLiteral("%1 µs").arg(us, 0, 'f', 1)),
+                         new QStandardItem(e.bytes ? QString::fromStdString(core::format_bytes(e.bytes)) : QString())});
+    }
+    for (const auto& [kind, total] : summarised) {
+      row[0]->appendRow({new QStandardItem(kind == "memory" ? tr("%1 device allocations and frees").arg(total.first)
+                                                            : tr("%1 CUPTI overhead records").arg(total.first)),
+                         new QStandardItem(QString::fromStdString(kind)), new QStandardItem(QString::fromStdString(kind)),
+                         new QStandardItem(kind == "memory" ? QString() : QStringLiteral("%1 µs").arg(total.second, 0, 'f', 1)),
+                         new QStandardItem()});
     }
     for (auto* item : row) item->setEditable(false);
     m_model->appendRow(row);

@@ -5,6 +5,7 @@
 //  4. BLAScope's CUDA DLASCL: bandwidth as a share of the measured copy bandwidth;
 //  5. CPU against GPU, sgemm and dgemm, n = 1024 ... 8192, with the agreement check.
 // Without a usable GPU it prints why and exits 0: there is nothing to measure.
+// Usage: blasscope-bench-gpu [--quick (n up to 2048 in 5) | --cpu-vs-gpu (5 alone)]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
@@ -317,6 +318,10 @@ int main(int argc, char** argv) {
   setenv("BLASSCOPE_GPU_PLUGIN", plugin_path().c_str(), 0);
   if (argc > 1 && std::strcmp(argv[1], "--cupti-child") == 0) return cupti_child();
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  if (argc > 1 && std::strcmp(argv[1], "--cpu-vs-gpu") == 0) {  // section 5 alone
+    bench_cpu_vs_gpu(8192);
+    return 0;
+  }
   GpuLoad load = load_gpu_backend(plugin_path());
   if (!load.backend) {
     std::printf("blasscope-bench-gpu: nothing to measure: %s\n", load.reason.c_str());

@@ -213,3 +213,26 @@ TEST(Catalogue, MalformedExplanationsAreRefused) {
   EXPECT_THROW(parse_explanation("---\nid: x\nseverity: loud\n---\n"), std::runtime_error);
   EXPECT_THROW(parse_explanation("---\nid: x\nseverity: info\ntitle: t\n---\n## Cause\nc\n"), std::runtime_error);
 }
+
+TEST(RunDiagnosis, KernelMismatchEvidenceWeighsCpuGemmsAgainstTheirOwnPrecisionsPeak) {
+  RunResult result;
+  result.environment = {{"cpu", {{"kernel_mismatch", "OpenBLAS runs Prescott kernels (SSE) on a CPU with AVX-512"},
+                                 {"peak_gflops_fp32", 100.0},
+                                 {"peak_gflops_fp64", 50.0}}}};
+  KernelRecord cpu, gpu;
+  cpu.op_kind = gpu.op_kind = "gemm";
+  cpu.dtype = gpu.dtype = "float32";
+  cpu.gflops = 40;
+  gpu.device = "gpu";
+  gpu.gflops = 20000;  // an H100's sgemm must not count as the CPU's
+  result.ops = {cpu, gpu};
+  bool found = false;
+  for (const auto& d : diagnose_run(result)) {
+    if (d.id != "blas-kernel-mismatch") continue;
+    found = true;
+    ASSERT_EQ(d.evidence.size(), 2u);
+    EXPECT_NE(d.evidence[1].find("40 GFLOP/s = 40% of the 100 GFLOP/s float32 peak"), std::string::npos)
+        << d.evidence[1];
+  }
+  EXPECT_TRUE(found);
+}
