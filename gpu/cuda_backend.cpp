@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <complex>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 #include "cupti_tracer.h"
@@ -73,6 +73,23 @@ class DeviceBuffer {
   const core::GpuEventEmitter& m_emit;
   std::size_t m_op;
   const char* m_what;
+};
+
+// One op's CUPTI window: opened before its first allocation, closed after its last free, so
+// every record of the op (the result's download included) falls inside it.
+class TraceScope {
+ public:
+  TraceScope(bool tracing, std::size_t op) : m_tracing(tracing) {
+    if (m_tracing) CuptiTracer::begin_op(op);
+  }
+  ~TraceScope() {
+    if (m_tracing) CuptiTracer::end_op();
+  }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  bool m_tracing;
 };
 
 }  // namespace
@@ -260,7 +277,9 @@ void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t 
   // measured and reported once, so each op's prediction is its own buffers alone.
   std::size_t free_before = 0, total = 0;
   check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
-  check(cublasCreate(&m_handle), "cublasCreate");
+  cublasHandle_t handle = nullptr;
+  check(cublasCreate(&handle), "cublasCreate");  // m_handle stays unset if this fails
+  m_handle = handle;
   check(cublasSetStream(m_handle, m_stream), "cublasSetStream");
   float* scratch = nullptr;
   check(cudaMalloc(reinterpret_cast<void**>(&scratch), 3 * sizeof(float)), "cudaMalloc");
@@ -274,7 +293,9 @@ void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t 
   check(status, "cublasSgemm (cuBLAS set-up)");
   check(synced, "cudaStreamSynchronize");
   m_info.cublas_setup_bytes = free_before > free_after ? free_before - free_after : 0;
-  publish({{"event", "device_allocated"}, {"op", op}, {"buffer", "cuBLAS workspace and kernels"},
+  publish({{"event", "device_allocated"},
+           {"op", op},
+           {"buffer", "cuBLAS workspace and kernels"},
            {"bytes", m_info.cublas_setup_bytes}});
 }
 
@@ -283,7 +304,6 @@ void CudaBackend::finishTimedOp(KernelRecord& record, EventSeries& events, int r
   check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   record.seconds = median(record.seconds_each);
   record.device_seconds = record.seconds;
-  if (m_tracing) CuptiTracer::end_op();
 }
 
 std::vector<core::GpuOpActivity> CudaBackend::take_device_activity() {
@@ -296,7 +316,6 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
   KernelRecord record;
   record.device = "gpu";
   record.kernel = "cublasGemmEx";
-  bool traced = false;
   try {
     checkUsable();
     const GemmTypes types = gemm_types(r.dtype, r.tf32);
@@ -310,7 +329,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
                                             core::format_bytes(free) + " of " + core::format_bytes(total) +
                                             " is free (other processes may hold the rest)");
     }
-    if (m_tracing) CuptiTracer::begin_op(r.op), traced = true;
+    const TraceScope trace(m_tracing, r.op);
     DeviceBuffer a(r.a->storage_bytes(), "A", r.op, publish), b(r.b->storage_bytes(), "B", r.op, publish),
         c(r.out->storage_bytes(), "C", r.op, publish);
     check(cudaMemcpyAsync(a.data(), r.a->data(), r.a->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
@@ -353,12 +372,10 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
       events.stop(rep, m_stream);
     }
     finishTimedOp(record, events, r.repeat);
-    traced = false;
     check(cudaMemcpyAsync(r.out->data(), c.data(), r.out->storage_bytes(), cudaMemcpyDeviceToHost, m_stream),
           "cudaMemcpy");
     check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   } catch (const GpuFailure& failure) {
-    if (traced) CuptiTracer::end_op();
     fail(record, failure, r.op);
   }
   return record;
@@ -367,7 +384,6 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
 KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
   record.device = "gpu";
-  bool traced = false;
   try {
     checkUsable();
     std::size_t free = 0, total = 0;
@@ -377,10 +393,9 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
     record.device_memory_predicted = need.total();
     if (!need.fits(free)) {
       throw GpuFailure("out-of-memory", "device memory: DLASCL needs " + need.describe() + " but only " +
-                                            core::format_bytes(free) + " of " + core::format_bytes(total) +
-                                            " is free");
+                                            core::format_bytes(free) + " of " + core::format_bytes(total) + " is free");
     }
-    if (m_tracing) CuptiTracer::begin_op(r.op), traced = true;
+    const TraceScope trace(m_tracing, r.op);
     DeviceBuffer a(bytes, "A", r.op, publish);
     auto upload = [&] {
       check(cudaMemcpyAsync(a.data(), r.matrix->data(), bytes, cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");
@@ -403,11 +418,9 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
       events.stop(rep, m_stream);
     }
     finishTimedOp(record, events, r.repeat);
-    traced = false;
     check(cudaMemcpyAsync(r.matrix->data(), a.data(), bytes, cudaMemcpyDeviceToHost, m_stream), "cudaMemcpy");
     check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   } catch (const GpuFailure& failure) {
-    if (traced) CuptiTracer::end_op();
     fail(record, failure, r.op);
   }
   return record;

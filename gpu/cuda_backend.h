@@ -33,7 +33,7 @@ class CudaBackend : public core::GpuBackend {
   void checkUsable() const;
   void fail(core::KernelRecord& record, const GpuFailure& failure, std::size_t op);
   void setUpCublas(const core::GpuEventEmitter& publish, std::size_t op);
-  // After the repetitions: their CUDA-event times, the median, and the end of the op's trace.
+  // After the repetitions: their CUDA-event times and the median.
   void finishTimedOp(core::KernelRecord& record, EventSeries& events, int repetitions);
 
   int m_device;

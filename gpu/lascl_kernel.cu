@@ -20,38 +20,35 @@ struct Multipliers {
 constexpr int kThreads = 256;
 constexpr int kPerThread = 16;
 constexpr int kTile = kThreads * kPerThread;
-
-struct Tiling {
-  int rows, cols;  // rows x cols elements per block; rows * cols <= kTile
-  float inverse_rows;
-};
+constexpr std::int64_t kMaxGridY = 65535;  // more column tiles than this loop in the kernel
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    blasscope_lascl_kernel(char type, std::int64_t m, std::int64_t n, T* a, std::int64_t lda, Tiling tiling,
+    blasscope_lascl_kernel(char type, std::int64_t m, std::int64_t n, T* a, std::int64_t lda, core::LasclTiling tiling,
                            Multipliers<T> muls) {
   const std::int64_t row0 = static_cast<std::int64_t>(blockIdx.x) * tiling.rows;
   for (std::int64_t col0 = static_cast<std::int64_t>(blockIdx.y) * tiling.cols; col0 < n;
        col0 += static_cast<std::int64_t>(gridDim.y) * tiling.cols) {
+    // All loads first, then all stores; positions are recomputed rather than kept, which
+    // saves the registers that let more blocks share an SM.
     T values[kPerThread];
-    T* where[kPerThread];
+    unsigned scaled = 0;
 #pragma unroll
     for (int k = 0; k < kPerThread; ++k) {
-      int li = 0, lj = 0;
-      core::lascl_tile_position(static_cast<int>(threadIdx.x) + k * kThreads, tiling.rows, tiling.inverse_rows, li,
-                                lj);
-      const std::int64_t i = row0 + li, j = col0 + lj;
-      where[k] = nullptr;
-      if (lj < tiling.cols && i < m && j < n) {
-        std::int64_t first = 0, last = 0;
-        core::lascl_row_range(type, m, j, first, last);
-        if (i >= first && i < last) where[k] = a + j * lda + i;
+      std::int64_t offset = 0;
+      if (core::lascl_tile_element(type, m, n, lda, tiling, row0, col0, static_cast<int>(threadIdx.x) + k * kThreads,
+                                   offset)) {
+        values[k] = a[offset];
+        scaled |= 1u << k;
       }
-      if (where[k]) values[k] = *where[k];
     }
 #pragma unroll
     for (int k = 0; k < kPerThread; ++k) {
-      if (where[k]) *where[k] = core::lascl_scale_element(values[k], muls.values, muls.count);
+      std::int64_t offset = 0;
+      if ((scaled & (1u << k)) && core::lascl_tile_element(type, m, n, lda, tiling, row0, col0,
+                                                           static_cast<int>(threadIdx.x) + k * kThreads, offset)) {
+        a[offset] = core::lascl_scale_element_bounded(values[k], muls.values, muls.count);
+      }
     }
   }
 }
@@ -64,14 +61,10 @@ cudaError_t launch(char type, std::int64_t m, std::int64_t n, T* a, std::int64_t
   Multipliers<T> muls{};
   muls.count = static_cast<int>(values.size());
   for (int i = 0; i < muls.count; ++i) muls.values[i] = static_cast<T>(values[i]);
-  Tiling tiling{};
-  tiling.rows = static_cast<int>(std::min<std::int64_t>(m, kTile));
-  tiling.cols = kTile / tiling.rows;
-  tiling.inverse_rows = 1.0f / static_cast<float>(tiling.rows);
-  const std::int64_t row_blocks = (m + tiling.rows - 1) / tiling.rows;
-  const std::int64_t col_blocks = (n + tiling.cols - 1) / tiling.cols;
-  if (row_blocks > 0x7fffffff) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(row_blocks), static_cast<unsigned>(std::min<std::int64_t>(col_blocks, 65535)));
+  const core::LasclTiling tiling = core::lascl_tiling(m, n, kTile);
+  if (tiling.row_blocks > 0x7fffffff) return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(tiling.row_blocks),
+                  static_cast<unsigned>(std::min<std::int64_t>(tiling.col_blocks, kMaxGridY)));
   blasscope_lascl_kernel<T><<<grid, kThreads, 0, stream>>>(type, m, n, a, lda, tiling, muls);
   return cudaGetLastError();
 }

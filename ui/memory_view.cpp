@@ -119,9 +119,8 @@ void MemoryView::setDocument(const RunDocument* doc) {
       oom << QString::fromStdString(e.value("message", ""));
     }
   }
-  const auto [scale, unit] =
-      unit_for(std::max({static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted),
-                         static_cast<double>(device_peak)}));
+  const auto [scale, unit] = unit_for(std::max(
+      {static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted), static_cast<double>(device_peak)}));
   start_t = std::max(start_t, 0.0);
   // Short runs read better in microseconds than as 0.000x ms.
   const bool in_us = (end_t - start_t) < 1e-3;

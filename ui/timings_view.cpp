@@ -5,6 +5,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTreeView>
+#include <algorithm>
 #include <map>
 
 #include "report/inspect_text.h"
@@ -95,6 +96,10 @@ TimingsView::TimingsView(QWidget* parent)
   m_tree->setModel(m_model);
   m_tree->setAlternatingRowColors(true);
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // cuBLAS kernel names run to 150 characters: the first column keeps a readable width (set
+  // in setDocument) and elides them in the middle (the full name is the row's tooltip), so the
+  // other columns stay in view.
+  m_tree->setTextElideMode(Qt::ElideMiddle);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(m_tree);
   split->addWidget(m_timeline);
@@ -151,23 +156,28 @@ void TimingsView::setDocument(const RunDocument* doc) {
         summarised[e.kind].second += us;
         continue;
       }
-      row[0]->appendRow({new QStandardItem(QString::fromStdString(e.name)),
-                         new QStandardItem(QString::fromStdString(e.family)),
+      auto* name_item = new QStandardItem(QString::fromStdString(e.name));
+      name_item->setToolTip(name_item->text());
+      row[0]->appendRow({name_item, new QStandardItem(QString::fromStdString(e.family)),
                          new QStandardItem(QString::fromStdString(e.kind)),
                          new QStandardItem(QStringLiteral("%1 µs").arg(us, 0, 'f', 1)),
                          new QStandardItem(e.bytes ? QString::fromStdString(core::format_bytes(e.bytes)) : QString())});
     }
     for (const auto& [kind, total] : summarised) {
-      row[0]->appendRow({new QStandardItem(kind == "memory" ? tr("%1 device allocations and frees").arg(total.first)
-                                                            : tr("%1 CUPTI overhead records").arg(total.first)),
-                         new QStandardItem(QString::fromStdString(kind)), new QStandardItem(QString::fromStdString(kind)),
-                         new QStandardItem(kind == "memory" ? QString() : QStringLiteral("%1 µs").arg(total.second, 0, 'f', 1)),
-                         new QStandardItem()});
+      row[0]->appendRow(
+          {new QStandardItem(kind == "memory" ? tr("%1 device allocations and frees").arg(total.first)
+                                              : tr("%1 CUPTI overhead records").arg(total.first)),
+           new QStandardItem(QString::fromStdString(kind)), new QStandardItem(QString::fromStdString(kind)),
+           new QStandardItem(kind == "memory" ? QString() : QStringLiteral("%1 µs").arg(total.second, 0, 'f', 1)),
+           new QStandardItem()});
     }
     for (auto* item : row) item->setEditable(false);
     m_model->appendRow(row);
   }
   m_tree->expandAll();
+  m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);  // the model has its columns now
+  m_tree->resizeColumnToContents(0);
+  m_tree->setColumnWidth(0, std::min(m_tree->columnWidth(0), std::max(240, m_tree->viewport()->width() * 2 / 5)));
   // Timeline: one bar per kernel, a lane per device.
   std::map<std::pair<std::size_t, std::string>, double> started;
   std::vector<TimelineWidget::Bar> bars;

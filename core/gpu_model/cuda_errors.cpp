@@ -8,9 +8,11 @@ bool is_sticky_cuda_error(std::string_view error_name) {
   // The CUDA runtime API reference lists these as leaving the process in an inconsistent
   // state: the context must be destroyed (in practice, the process restarted).
   static constexpr std::array<std::string_view, 9> kSticky = {
-      "cudaErrorIllegalAddress",   "cudaErrorLaunchFailure",    "cudaErrorInvalidAddressSpace",
-      "cudaErrorMisalignedAddress", "cudaErrorHardwareStackError", "cudaErrorIllegalInstruction",
-      "cudaErrorInvalidPc",        "cudaErrorAssert",           "cudaErrorLaunchTimeout"};
+      "cudaErrorIllegalAddress",      "cudaErrorLaunchFailure",
+      "cudaErrorInvalidAddressSpace", "cudaErrorMisalignedAddress",
+      "cudaErrorHardwareStackError",  "cudaErrorIllegalInstruction",
+      "cudaErrorInvalidPc",           "cudaErrorAssert",
+      "cudaErrorLaunchTimeout"};
   for (const auto name : kSticky) {
     if (name == error_name) return true;
   }

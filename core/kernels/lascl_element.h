@@ -6,8 +6,10 @@
 // by nvcc as host and device code; no CUDA header is needed here).
 #if defined(__CUDACC__)
 #define BLASSCOPE_HOST_DEVICE __host__ __device__
+#define BLASSCOPE_UNROLL _Pragma("unroll")
 #else
 #define BLASSCOPE_HOST_DEVICE
+#define BLASSCOPE_UNROLL
 #endif
 
 namespace blasscope::core {
@@ -38,10 +40,56 @@ BLASSCOPE_HOST_DEVICE inline void lascl_tile_position(int e, int tile_rows, floa
   }
 }
 
+// How the CUDA kernel splits an m x n matrix into tiles of `tile` elements: whole column
+// segments of `rows` rows (all of a column when m <= tile), `cols` columns per tile.
+struct LasclTiling {
+  int rows = 1, cols = 1;
+  float inverse_rows = 1;
+  std::int64_t row_blocks = 0, col_blocks = 0;
+};
+
+BLASSCOPE_HOST_DEVICE inline LasclTiling lascl_tiling(std::int64_t m, std::int64_t n, int tile) {
+  LasclTiling t;
+  t.rows = static_cast<int>(m < tile ? m : tile);
+  if (t.rows < 1) t.rows = 1;
+  t.cols = tile / t.rows;
+  t.inverse_rows = 1.0f / static_cast<float>(t.rows);
+  t.row_blocks = (m + t.rows - 1) / t.rows;
+  t.col_blocks = (n + t.cols - 1) / t.cols;
+  return t;
+}
+
+// Element e of the tile that starts at (row0, col0): its offset in the column-major matrix,
+// and whether ?LASCL of this type scales it.
+BLASSCOPE_HOST_DEVICE inline bool lascl_tile_element(char type, std::int64_t m, std::int64_t n, std::int64_t lda,
+                                                     const LasclTiling& t, std::int64_t row0, std::int64_t col0, int e,
+                                                     std::int64_t& offset) {
+  int li = 0, lj = 0;
+  lascl_tile_position(e, t.rows, t.inverse_rows, li, lj);
+  const std::int64_t i = row0 + li, j = col0 + lj;
+  if (lj >= t.cols || i >= m || j >= n) return false;
+  std::int64_t first = 0, last = 0;
+  lascl_row_range(type, m, j, first, last);
+  offset = j * lda + i;
+  return i >= first && i < last;
+}
+
 // One element through every multiplier, in LAPACK's order.
 template <typename T>
 BLASSCOPE_HOST_DEVICE inline T lascl_scale_element(T value, const T* multipliers, int count) {
   for (int i = 0; i < count; ++i) value *= multipliers[i];
+  return value;
+}
+
+// The same steps, for multipliers in an array of compile-time bound (count of them used): the
+// loop unrolls, so the GPU keeps them in registers instead of re-reading local memory for
+// every element.
+template <typename T, int kMax>
+BLASSCOPE_HOST_DEVICE inline T lascl_scale_element_bounded(T value, const T (&multipliers)[kMax], int count) {
+  BLASSCOPE_UNROLL
+  for (int i = 0; i < kMax; ++i) {
+    if (i < count) value *= multipliers[i];
+  }
   return value;
 }
 

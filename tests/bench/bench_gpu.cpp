@@ -154,8 +154,9 @@ class BareGemm {
 };
 
 void bench_gemm_overhead(GpuBackend& gpu) {
-  std::printf("\n2. cuBLAS GEMM through BLAScope vs a bare cublasGemmEx (column-major, C = A B; CUDA-event time\n"
-              "   of each repetition, back to back; median over 5 alternating rounds)\n");
+  std::printf(
+      "\n2. cuBLAS GEMM through BLAScope vs a bare cublasGemmEx (column-major, C = A B; CUDA-event time\n"
+      "   of each repetition, back to back; median over 5 alternating rounds)\n");
   std::printf("   dtype     n      bare          BLAScope      ratio\n");
   for (const DType dtype : {DType::Float32, DType::Float64}) {
     for (const std::int64_t n : {256, 1024, 4096}) {
@@ -269,17 +270,24 @@ void bench_lascl(GpuBackend& gpu, double copy_gbs) {
     } else {
       for (float v : lascl_multipliers<float>(3.0f, 5.0f)) muls.push_back(v);
     }
-    GpuLasclRequest request{0, &a, c.type, static_cast<std::int64_t>(c.m), static_cast<std::int64_t>(c.n),
-                            static_cast<std::int64_t>(c.m), muls, 11};
+    GpuLasclRequest request{0,
+                            &a,
+                            c.type,
+                            static_cast<std::int64_t>(c.m),
+                            static_cast<std::int64_t>(c.n),
+                            static_cast<std::int64_t>(c.m),
+                            muls,
+                            11};
     const KernelRecord r = gpu.lascl(request, [](const nlohmann::json&) {});
     (void)gpu.take_device_activity();
     if (r.status != "ok") die("BLAScope DLASCL failed: " + r.error.value_or("?"));
     const double touched = static_cast<double>(c.m) * static_cast<double>(c.n) * item_size(c.dtype) *
                            (c.type == 'U' ? 0.5 * (1 + 1.0 / static_cast<double>(c.m)) : 1.0);
     const double gbs = 2 * touched / *r.device_seconds / 1e9;
-    std::printf("   %c     %-8s %7llu x %-8llu %6.2f  %8.1f us  %7.0f  %5.1f%%\n", c.type, std::string(name(c.dtype)).c_str(),
-                static_cast<unsigned long long>(c.m), static_cast<unsigned long long>(c.n), touched / 1e9,
-                *r.device_seconds * 1e6, gbs, 100 * gbs / copy_gbs);
+    std::printf("   %c     %-8s %7llu x %-8llu %6.2f  %8.1f us  %7.0f  %5.1f%%\n", c.type,
+                std::string(name(c.dtype)).c_str(), static_cast<unsigned long long>(c.m),
+                static_cast<unsigned long long>(c.n), touched / 1e9, *r.device_seconds * 1e6, gbs,
+                100 * gbs / copy_gbs);
   }
   std::printf("   goal: >= 85%% of the copy bandwidth on the large matrices\n");
 }
@@ -291,8 +299,8 @@ void bench_cpu_vs_gpu(int largest) {
     for (int n = 1024; n <= largest; n *= 2) {
       const std::string shape = "[" + std::to_string(n) + ", " + std::to_string(n) + "]";
       const std::string text = std::string(R"({"name": "cmp", "tensors": {"a": {"shape": )") + shape +
-                               R"(, "dtype": ")" + dtype + R"("}, "b": {"shape": )" + shape + R"(, "dtype": ")" + dtype +
-                               R"(", "seed": 2}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "repeat": 3}]})";
+                               R"(, "dtype": ")" + dtype + R"("}, "b": {"shape": )" + shape + R"(, "dtype": ")" +
+                               dtype + R"(", "seed": 2}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "repeat": 3}]})";
       RunOptions options;
       options.device = DeviceChoice::Both;
       RunCollector collector;
@@ -333,9 +341,10 @@ int main(int argc, char** argv) {
               info.compute_major, info.compute_minor, info.sm_count, info.memory_total / 1073741824.0,
               info.driver_version, info.runtime_version, info.cupti.c_str());
   const double copy_gbs = measure_copy_bandwidth(std::size_t{1} << 30);
-  std::printf("\n1. memory bandwidth: device-to-device copy of 1 GiB: %.0f GB/s measured (read + write); the "
-              "estimate from clocks and bus width is %.0f GB/s\n",
-              copy_gbs, info.bandwidth_gbytes);
+  std::printf(
+      "\n1. memory bandwidth: device-to-device copy of 1 GiB: %.0f GB/s measured (read + write); the "
+      "estimate from clocks and bus width is %.0f GB/s\n",
+      copy_gbs, info.bandwidth_gbytes);
   bench_gemm_overhead(gpu);
   bench_cupti_overhead(argv[0]);
   bench_lascl(gpu, copy_gbs);

@@ -194,3 +194,61 @@ TEST(Dlascl, GpuTilePositionIsExactForEveryTileShape) {
     }
   }
 }
+
+// The CUDA kernel's launch, simulated block by block on the host with its shared tiling code
+// (kernels/lascl_element.h): every element ?LASCL scales is visited exactly once, nothing else
+// (padding between columns, the untouched triangle) ever is. A small tile and grid cap make the
+// kernel's column loop run several times.
+TEST(Dlascl, GpuTilesCoverExactlyTheScaledElements) {
+  struct Case {
+    char type;
+    std::int64_t m, n, lda;
+    int tile, max_grid_y;
+  };
+  for (const Case c : {Case{'G', 1, 1, 1, 64, 65535}, Case{'G', 7, 300, 9, 64, 5}, Case{'U', 100, 37, 100, 64, 3},
+                       Case{'L', 130, 90, 131, 64, 4}, Case{'H', 64, 64, 64, 64, 2}, Case{'G', 65, 3, 70, 64, 65535},
+                       Case{'U', 5, 200, 5, 4096, 65535}, Case{'G', 3000, 5, 3001, 4096, 65535}}) {
+    const LasclTiling t = lascl_tiling(c.m, c.n, c.tile);
+    std::vector<int> visits(static_cast<std::size_t>(c.lda * c.n), 0);
+    const std::int64_t grid_y = std::min<std::int64_t>(t.col_blocks, c.max_grid_y);
+    for (std::int64_t bx = 0; bx < t.row_blocks; ++bx) {
+      for (std::int64_t by = 0; by < grid_y; ++by) {
+        for (std::int64_t col0 = by * t.cols; col0 < c.n; col0 += grid_y * t.cols) {
+          for (int e = 0; e < c.tile; ++e) {
+            std::int64_t offset = -1;
+            if (lascl_tile_element(c.type, c.m, c.n, c.lda, t, bx * t.rows, col0, e, offset)) {
+              ASSERT_GE(offset, 0);
+              ASSERT_LT(offset, c.lda * c.n);
+              ++visits[static_cast<std::size_t>(offset)];
+            }
+          }
+        }
+      }
+    }
+    for (std::int64_t j = 0; j < c.n; ++j) {
+      std::int64_t first = 0, last = 0;
+      lascl_row_range(c.type, c.m, j, first, last);
+      for (std::int64_t i = 0; i < c.lda; ++i) {
+        const bool scaled = i >= first && i < last && i < c.m;
+        ASSERT_EQ(visits[static_cast<std::size_t>(j * c.lda + i)], scaled ? 1 : 0)
+            << c.type << " m " << c.m << " n " << c.n << " at (" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
+TEST(Dlascl, BoundedScalingStepsAreTheSameSteps) {
+  for (double cfrom : interesting_scales<double>()) {
+    for (double cto : interesting_scales<double>()) {
+      const auto muls = lascl_multipliers(cfrom, cto);
+      ASSERT_LE(muls.size(), 8u);
+      double bounded[8] = {};
+      std::copy(muls.begin(), muls.end(), bounded);
+      for (double x : {1.0, -3.5, 1e-310, 1e308, 0.0}) {
+        const double a = lascl_scale_element(x, muls.data(), static_cast<int>(muls.size()));
+        const double b = lascl_scale_element_bounded(x, bounded, static_cast<int>(muls.size()));
+        ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << cfrom << " " << cto << " " << x;
+      }
+    }
+  }
+}

@@ -24,8 +24,8 @@ namespace {
 // The plugin next to this build, unless BLASSCOPE_GPU_PLUGIN names another (a build copied to
 // a GPU machine runs from another folder).
 const char* plugin() {
-  static const char* path = std::getenv("BLASSCOPE_GPU_PLUGIN") ? std::getenv("BLASSCOPE_GPU_PLUGIN")
-                                                                 : BLASSCOPE_TEST_GPU_PLUGIN;
+  static const char* path =
+      std::getenv("BLASSCOPE_GPU_PLUGIN") ? std::getenv("BLASSCOPE_GPU_PLUGIN") : BLASSCOPE_TEST_GPU_PLUGIN;
   return path;
 }
 
@@ -86,16 +86,17 @@ TEST(GpuDevice, LasclIsBitIdenticalToTheCpuAndLapack) {
   // Every matrix type, both precisions, one-step and multi-step multipliers, overflow to inf,
   // underflow to subnormals, and NaN/Inf in the input.
   const std::vector<const char*> double_scalings = {R"("cfrom": 3, "cto": 5)", R"("cfrom": 1e-300, "cto": 1e300)",
-                                                     R"("cfrom": 1e300, "cto": 1e-300)",
-                                                     R"("cfrom": 7e-20, "cto": 3e25)"};
+                                                    R"("cfrom": 1e300, "cto": 1e-300)",
+                                                    R"("cfrom": 7e-20, "cto": 3e25)"};
   const std::vector<const char*> float_scalings = {R"("cfrom": 3, "cto": 5)", R"("cfrom": 1e-30, "cto": 1e30)",
-                                                    R"("cfrom": 1e30, "cto": 1e-30)", R"("cfrom": 7e-20, "cto": 3e25)"};
+                                                   R"("cfrom": 1e30, "cto": 1e-30)", R"("cfrom": 7e-20, "cto": 3e25)"};
   for (const char* dtype : {"float64", "float32"}) {
     for (const char* type : {"G", "L", "U", "H"}) {
       for (const char* scaling : std::string(dtype) == "float64" ? double_scalings : float_scalings) {
-        const RunResult r = run(std::string(R"({"name": "l", "tensors": {"a": {"shape": [301, 203], "dtype": ")") +
-                                dtype + R"(", "order": "F", "nan": 3, "inf": 2}}, "ops": [{"op": "dlascl", "a": "a", "type": ")" +
-                                type + R"(", )" + scaling + R"(, "out": "s"}]})");
+        const RunResult r =
+            run(std::string(R"({"name": "l", "tensors": {"a": {"shape": [301, 203], "dtype": ")") + dtype +
+                R"(", "order": "F", "nan": 3, "inf": 2}}, "ops": [{"op": "dlascl", "a": "a", "type": ")" + type +
+                R"(", )" + scaling + R"(, "out": "s"}]})");
         ASSERT_EQ(r.comparisons.size(), 1u) << dtype << " " << type << " " << scaling;
         EXPECT_EQ(r.comparisons[0].max_abs_diff, 0.0) << dtype << " " << type << " " << scaling;
         for (const auto& op : r.ops) EXPECT_EQ(op.status, "ok") << op.device << " " << op.error.value_or("");
@@ -110,7 +111,8 @@ TEST(GpuDevice, CuptiSeesEachOpsKernelsAndCopies) {
   const RunResult r = run(R"({"name": "c", "tensors": {"a": {"shape": [512, 512], "dtype": "float32"},
     "m": {"shape": [1000, 700], "dtype": "float64", "order": "F"}},
     "ops": [{"op": "gemm", "a": "a", "b": "a", "device": "gpu", "repeat": 3},
-            {"op": "dlascl", "a": "m", "cfrom": 2, "cto": 3, "device": "gpu", "repeat": 2}]})", std::nullopt);
+            {"op": "dlascl", "a": "m", "cfrom": 2, "cto": 3, "device": "gpu", "repeat": 2}]})",
+                          std::nullopt);
   ASSERT_EQ(r.ops.size(), 2u);
   for (const auto& op : r.ops) {
     ASSERT_EQ(op.status, "ok") << op.error.value_or("");
@@ -141,7 +143,8 @@ TEST(GpuDevice, CudaEventTimesBoundTheKernelsCuptiSaw) {
   REQUIRE_GPU();
   if (gpu().backend->device().cupti != "tracing") GTEST_SKIP() << gpu().backend->device().cupti;
   const RunResult r = run(R"({"name": "t", "tensors": {"a": {"shape": [4096, 4096], "dtype": "float32"}},
-    "ops": [{"op": "gemm", "a": "a", "b": "a", "device": "gpu", "repeat": 5}]})", std::nullopt);
+    "ops": [{"op": "gemm", "a": "a", "b": "a", "device": "gpu", "repeat": 5}]})",
+                          std::nullopt);
   ASSERT_EQ(r.ops.size(), 1u);
   const auto& op = r.ops[0];
   ASSERT_EQ(op.status, "ok") << op.error.value_or("");
@@ -155,9 +158,9 @@ TEST(GpuDevice, CudaEventTimesBoundTheKernelsCuptiSaw) {
   const double per_repetition = kernel_seconds / 6;  // 5 timed repetitions and the untimed first one
   std::printf("CUDA events %.1f us, CUPTI kernels %.1f us per repetition, host %.1f us\n", *op.device_seconds * 1e6,
               per_repetition * 1e6, *op.seconds * 1e6);
-  EXPECT_GE(*op.device_seconds * 1.02, per_repetition);        // events enclose the kernels
+  EXPECT_GE(*op.device_seconds * 1.02, per_repetition);         // events enclose the kernels
   EXPECT_LE(*op.device_seconds, per_repetition * 1.2 + 20e-6);  // and little else
-  EXPECT_GE(*op.seconds * 1.02, *op.device_seconds);           // the host waited for them
+  EXPECT_GE(*op.seconds * 1.02, *op.device_seconds);            // the host waited for them
 }
 
 TEST(GpuDevice, DeviceMemoryPredictionMatchesCudaMemGetInfo) {
@@ -166,7 +169,8 @@ TEST(GpuDevice, DeviceMemoryPredictionMatchesCudaMemGetInfo) {
     "b": {"shape": [2000, 1000], "dtype": "float32"}, "x": {"shape": [5000, 3001], "dtype": "float64"}},
     "ops": [{"op": "gemm", "a": "a", "b": "b", "device": "gpu"},
             {"op": "gemm", "a": "a", "b": "b", "device": "gpu"},
-            {"op": "dlascl", "a": "x", "cfrom": 2, "cto": 3, "device": "gpu"}]})", std::nullopt);
+            {"op": "dlascl", "a": "x", "cfrom": 2, "cto": 3, "device": "gpu"}]})",
+                          std::nullopt);
   ASSERT_EQ(r.ops.size(), 3u);
   for (const auto& op : r.ops) {
     ASSERT_EQ(op.status, "ok") << op.error.value_or("");
@@ -184,7 +188,8 @@ TEST(GpuDevice, AnIllegalLeadingDimensionIsCublasInvalidValue) {
   REQUIRE_GPU();
   // lda 10 for a row-major 64 x 48 A: cuBLAS itself rejects it, as it would a user's call.
   const RunResult r = run(R"({"name": "ld", "tensors": {"a": {"shape": [64, 48], "dtype": "float32"},
-    "b": {"shape": [48, 32], "dtype": "float32"}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "lda": 10, "device": "gpu"}]})", std::nullopt);
+    "b": {"shape": [48, 32], "dtype": "float32"}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "lda": 10, "device": "gpu"}]})",
+                          std::nullopt);
   ASSERT_EQ(r.ops.size(), 1u);
   EXPECT_EQ(r.ops[0].status, "failed");
   EXPECT_EQ(r.ops[0].error_kind, "cublas-error");
@@ -210,7 +215,8 @@ TEST(GpuDevice, AnImpossibleAllocationIsPredictedNotAttempted) {
 // is refused instead of failing in some innocent call.
 TEST(GpuDevice, AKernelFaultIsAStickyCudaErrorAndLaterOpsAreRefused) {
   REQUIRE_GPU();
-  const std::filesystem::path cli = std::filesystem::path(plugin()).parent_path().parent_path() / "bin" / "blasscope-cli";
+  const std::filesystem::path cli =
+      std::filesystem::path(plugin()).parent_path().parent_path() / "bin" / "blasscope-cli";
   const std::string workload = ::testing::TempDir() + "/fault.json";
   std::ofstream(workload) << R"({"name": "fault", "tensors": {"a": {"shape": [64, 64], "dtype": "float64"}},
     "ops": [{"op": "gemm", "a": "a", "b": "a", "lda": 1000000}, {"op": "gemm", "a": "a", "b": "a"}]})";
