@@ -6,7 +6,7 @@
 #include "cli_usage.h"
 #include "diagnose/explanation_catalogue.h"
 #include "diagnose/run_diagnosis.h"
-#include "exec/session_file.h"
+#include "results/session_file.h"
 #include "io/input_error.h"
 #include "report/inspect_text.h"
 #include "report/session_report.h"

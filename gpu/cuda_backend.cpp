@@ -12,7 +12,7 @@
 #include "gpu_model/cuda_errors.h"
 #include "gpu_model/device_memory.h"
 #include "lascl_kernel.h"
-#include "report/inspect_text.h"
+#include "text/format.h"
 
 namespace blasscope::gpu {
 // A CUDA or cuBLAS failure inside an op, carried to the record.

@@ -2,8 +2,8 @@
 
 #include <QMetaType>
 
-#include "exec/run_result.h"
-#include "report/inspect_report.h"
+#include "results/run_result.h"
+#include "analysis/inspect_report.h"
 
 // Lets core result types travel through queued signals and QSignalSpy.
 Q_DECLARE_METATYPE(blasscope::core::InspectReport)

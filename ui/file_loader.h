@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core_metatypes.h"
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 
 namespace blasscope::ui {
 

@@ -3,7 +3,7 @@
 #include <QAbstractTableModel>
 
 #include "diagnose/diagnosis.h"
-#include "exec/run_result.h"
+#include "results/run_result.h"
 
 namespace blasscope::ui {
 

@@ -2,7 +2,7 @@
 
 #include <QObject>
 
-#include "exec/tensor_factory.h"
+#include "workload/tensor_factory.h"
 #include "io/input_error.h"
 #include "io/tensor_data.h"
 #include "io/tensor_file_reader.h"

@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "diagnose/diagnosis.h"
-#include "diagnose/workload_plan.h"
-#include "exec/run_result.h"
-#include "report/inspect_report.h"
+#include "plan/workload_plan.h"
+#include "results/run_result.h"
+#include "analysis/inspect_report.h"
 #include "tensor/host_tensor.h"
 #include "workload/workload.h"
 

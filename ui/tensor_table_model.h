@@ -2,7 +2,7 @@
 
 #include <QAbstractTableModel>
 
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 
 namespace blasscope::ui {
 

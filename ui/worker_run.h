@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core_metatypes.h"
-#include "exec/run_result.h"
+#include "results/run_result.h"
 
 namespace blasscope::ui {
 

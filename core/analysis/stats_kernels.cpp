@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "analysis/minifloat.h"
+#include "tensor/minifloat.h"
 
 namespace blasscope::core {
 namespace {

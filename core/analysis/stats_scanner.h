@@ -5,7 +5,7 @@
 #include <stop_token>
 
 #include "analysis/tensor_stats.h"
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

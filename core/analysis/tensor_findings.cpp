@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "analysis/tensor_layout.h"
-#include "report/inspect_text.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 namespace {

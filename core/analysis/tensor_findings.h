@@ -4,7 +4,7 @@
 
 #include "analysis/finding.h"
 #include "analysis/tensor_stats.h"
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

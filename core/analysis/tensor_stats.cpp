@@ -1,5 +1,7 @@
 #include "analysis/tensor_stats.h"
 
+#include <cstdio>
+
 namespace blasscope::core {
 
 double Scalar::as_double() const {
@@ -9,6 +11,17 @@ double Scalar::as_double() const {
     case Kind::Unsigned: break;
   }
   return static_cast<double>(u);
+}
+
+std::string format_scalar(const Scalar& value) {
+  switch (value.kind) {
+    case Scalar::Kind::Signed: return std::to_string(value.i);
+    case Scalar::Kind::Unsigned: return std::to_string(value.u);
+    case Scalar::Kind::Float: break;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.7g", value.f);
+  return text;
 }
 
 }  // namespace blasscope::core

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 
 namespace blasscope::core {
 
@@ -37,5 +38,8 @@ struct TensorStats {
 
   std::uint64_t nonfinite() const { return nan + posinf + neginf; }
 };
+
+// A statistic's value as the reports print it ("%.7g" for floats).
+std::string format_scalar(const Scalar& value);
 
 }  // namespace blasscope::core

@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "diagnose/argument_evidence.h"
-#include "exec/dtype_promotion.h"
-#include "report/inspect_text.h"
+#include "tensor/dtype_promotion.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 namespace {

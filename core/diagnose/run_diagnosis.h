@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "diagnose/diagnosis.h"
-#include "exec/run_result.h"
-#include "report/inspect_report.h"
+#include "results/run_result.h"
+#include "analysis/inspect_report.h"
 
 namespace blasscope::core {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "exec/kernel_record.h"
+#include "results/kernel_record.h"
 #include "exec/run_state.h"
 #include "workload/workload.h"
 

@@ -1,7 +1,7 @@
 #include "exec/gemm_prep.h"
 
-#include "exec/dtype_promotion.h"
-#include "report/inspect_text.h"
+#include "tensor/dtype_promotion.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 namespace {

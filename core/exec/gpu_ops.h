@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "exec/kernel_record.h"
+#include "results/kernel_record.h"
 #include "exec/run_state.h"
 #include "gpu_model/gpu_backend.h"
 #include "workload/workload.h"

@@ -9,7 +9,7 @@
 #include "exec/op_support.h"
 #include "kernels/dlascl.h"
 #include "kernels/lapack_drivers.h"
-#include "report/inspect_text.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 namespace {

@@ -6,7 +6,8 @@
 
 #include "analysis/stats_kernels.h"
 #include "kernels/dlascl.h"
-#include "report/inspect_text.h"
+#include "analysis/tensor_stats.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 namespace {

@@ -4,28 +4,6 @@
 #include <string>
 
 namespace blasscope::core {
-namespace {
-
-std::uint64_t meminfo_field(const std::string& field) {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == field + ":") return kib * 1024;
-  }
-  return 0;
-}
-
-}  // namespace
-
-std::uint64_t host_memory_available() {
-  return meminfo_field("MemAvailable");
-}
-std::uint64_t host_memory_total() {
-  return meminfo_field("MemTotal");
-}
-
 MemoryBudget::MemoryBudget(std::optional<std::uint64_t> limit) : m_limit(limit ? *limit : host_memory_available()) {}
 
 bool MemoryBudget::try_reserve(std::uint64_t bytes) {

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "kernels/host_memory.h"
+
 namespace blasscope::core {
 
 // Host memory a run may use for tensors and workspaces. Every allocation is checked here
@@ -25,9 +27,5 @@ class MemoryBudget {
   std::uint64_t m_used = 0;
   std::uint64_t m_peak = 0;
 };
-
-// MemAvailable and MemTotal from /proc/meminfo, in bytes (0 when unknown).
-std::uint64_t host_memory_available();
-std::uint64_t host_memory_total();
 
 }  // namespace blasscope::core

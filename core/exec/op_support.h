@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/tensor_stats.h"
-#include "exec/kernel_record.h"
+#include "results/kernel_record.h"
 #include "exec/run_state.h"
 #include "kernels/xerbla_capture.h"
 #include "workload/workload.h"

@@ -1,7 +1,7 @@
 #include "exec/run_state.h"
 
 #include "analysis/tensor_layout.h"
-#include "report/inspect_text.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 

@@ -7,16 +7,10 @@
 #include <string>
 
 #include "exec/memory_budget.h"
+#include "results/event_sink.h"
 #include "tensor/host_tensor.h"
 
 namespace blasscope::core {
-
-// Receives the events of a run as they happen (JSON objects with an "event" key).
-class EventSink {
- public:
-  virtual ~EventSink() = default;
-  virtual void publish(const nlohmann::json& event) = 0;
-};
 
 // A tensor or workspace that did not fit the memory budget.
 struct OutOfBudget : std::runtime_error {

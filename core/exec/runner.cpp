@@ -4,12 +4,12 @@
 #include <map>
 #include <set>
 
-#include "diagnose/workload_plan.h"
+#include "plan/workload_plan.h"
 #include "exec/cpu_ops.h"
 #include "exec/gpu_ops.h"
 #include "exec/op_support.h"
-#include "exec/run_findings.h"
-#include "exec/tensor_factory.h"
+#include "results/run_findings.h"
+#include "workload/tensor_factory.h"
 #include "gpu_model/gpu_loader.h"
 #include "io/input_error.h"
 #include "io/npy_writer.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/kernel_record.h"
+#include "results/kernel_record.h"
 
 namespace blasscope::core {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "report/inspect_text.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

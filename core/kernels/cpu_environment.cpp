@@ -11,7 +11,7 @@
 #include <regex>
 #include <thread>
 
-#include "exec/memory_budget.h"
+#include "kernels/host_memory.h"
 
 namespace blasscope::core {
 namespace {

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/input_error.h"
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 
 namespace blasscope::core {
 

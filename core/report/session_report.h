@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "diagnose/diagnosis.h"
-#include "exec/run_result.h"
+#include "results/run_result.h"
 
 namespace blasscope::core {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "analysis/minifloat.h"
+#include "tensor/minifloat.h"
 
 namespace blasscope::core {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/run_result.h"
+#include "results/run_result.h"
 #include "exec/runner.h"
 #include "gpu_model/gpu_loader.h"
 #include "kernels/dlascl.h"

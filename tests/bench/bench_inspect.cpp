@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "exec/cpu_ops.h"
-#include "exec/tensor_factory.h"
+#include "workload/tensor_factory.h"
 #include "kernels/cpu_environment.h"
 #include "kernels/dlascl.h"
 #include "kernels/gemm.h"

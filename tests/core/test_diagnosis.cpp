@@ -8,8 +8,8 @@
 #include "diagnose/argument_evidence.h"
 #include "diagnose/explanation_catalogue.h"
 #include "diagnose/run_diagnosis.h"
-#include "diagnose/workload_plan.h"
-#include "exec/run_findings.h"
+#include "plan/workload_plan.h"
+#include "results/run_findings.h"
 #include "resources/embedded_resources.h"
 #include "workload/workload_parser.h"
 

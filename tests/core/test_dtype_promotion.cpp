@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "exec/dtype_promotion.h"
+#include "tensor/dtype_promotion.h"
 #include "test_files.h"
 
 using namespace blasscope::core;

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "exec/tensor_factory.h"
+#include "workload/tensor_factory.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_reference.h"
 #include "kernels/xerbla_capture.h"

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "analysis/minifloat.h"
+#include "tensor/minifloat.h"
 
 using namespace blasscope::core;
 

@@ -5,7 +5,7 @@
 
 #include "io/tensor_file_reader.h"
 #include "report/inspect_json.h"
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 #include "test_files.h"
 
 using namespace blasscope::core;

@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "exec/run_result.h"
+#include "results/run_result.h"
 #include "exec/runner.h"
-#include "exec/session_file.h"
-#include "exec/trace_writer.h"
+#include "results/session_file.h"
+#include "results/trace_writer.h"
 #include "io/input_error.h"
 #include "kernels/lapack_drivers.h"
 #include "test_files.h"

@@ -2,7 +2,7 @@
 
 #include "io/input_error.h"
 #include "io/tensor_file_reader.h"
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 #include "test_files.h"
 
 using namespace blasscope::core;

@@ -5,7 +5,7 @@
 
 #include "analysis/tensor_layout.h"
 #include "exec/op_support.h"
-#include "exec/tensor_factory.h"
+#include "workload/tensor_factory.h"
 #include "tensor/element_codec.h"
 
 using namespace blasscope::core;

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "exec/gemm_prep.h"
-#include "exec/run_result.h"
+#include "results/run_result.h"
 #include "exec/runner.h"
 #include "gpu_model/gpu_loader.h"
 #include "kernels/dlascl.h"

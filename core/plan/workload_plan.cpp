@@ -1,13 +1,13 @@
-#include "diagnose/workload_plan.h"
+#include "plan/workload_plan.h"
 
 #include <algorithm>
 #include <optional>
 
-#include "exec/dtype_promotion.h"
-#include "exec/tensor_factory.h"
+#include "tensor/dtype_promotion.h"
+#include "workload/tensor_factory.h"
 #include "kernels/gemm.h"
 #include "kernels/lapack_drivers.h"
-#include "report/inspect_text.h"
+#include "text/format.h"
 #include "tensor/host_tensor.h"
 
 namespace blasscope::core {

@@ -1,8 +1,8 @@
-#include "exec/run_findings.h"
+#include "results/run_findings.h"
 
 #include <set>
 
-#include "report/inspect_text.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 namespace {

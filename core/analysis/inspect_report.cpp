@@ -1,4 +1,4 @@
-#include "report/inspect_report.h"
+#include "analysis/inspect_report.h"
 
 #include "analysis/tensor_findings.h"
 #include "io/tensor_file_reader.h"

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "exec/kernel_record.h"
-#include "exec/run_result.h"
+#include "results/kernel_record.h"
+#include "results/run_result.h"
 
 namespace blasscope::core {
 

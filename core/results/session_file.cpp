@@ -1,4 +1,4 @@
-#include "exec/session_file.h"
+#include "results/session_file.h"
 
 #include <cerrno>
 #include <cstring>

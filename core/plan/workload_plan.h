@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/run_result.h"
+#include "results/run_result.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {

@@ -1,8 +1,8 @@
-#include "exec/run_result.h"
+#include "results/run_result.h"
 
 #include <algorithm>
 
-#include "exec/run_findings.h"
+#include "results/run_findings.h"
 
 namespace blasscope::core {
 

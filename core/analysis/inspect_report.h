@@ -9,7 +9,7 @@
 #include "analysis/stats_scanner.h"
 #include "analysis/tensor_layout.h"
 #include "analysis/tensor_stats.h"
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

@@ -1,4 +1,4 @@
-#include "exec/trace_writer.h"
+#include "results/trace_writer.h"
 
 #include <map>
 

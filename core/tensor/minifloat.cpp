@@ -1,4 +1,4 @@
-#include "analysis/minifloat.h"
+#include "tensor/minifloat.h"
 
 #include <bit>
 #include <cmath>

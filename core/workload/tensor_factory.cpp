@@ -1,4 +1,4 @@
-#include "exec/tensor_factory.h"
+#include "workload/tensor_factory.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "exec/kernel_record.h"
+#include "results/kernel_record.h"
 
 namespace blasscope::core {
 

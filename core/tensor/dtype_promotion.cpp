@@ -1,4 +1,4 @@
-#include "exec/dtype_promotion.h"
+#include "tensor/dtype_promotion.h"
 
 #include <algorithm>
 

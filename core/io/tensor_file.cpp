@@ -1,4 +1,4 @@
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 
 namespace blasscope::core {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "exec/json_optional.h"
+#include "results/json_optional.h"
 
 namespace blasscope::core {
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "tensor/host_tensor.h"
-#include "tensor/tensor_file.h"
+#include "io/tensor_file.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {

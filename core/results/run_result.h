@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "exec/kernel_record.h"
-#include "exec/run_state.h"
+#include "results/kernel_record.h"
+#include "results/event_sink.h"
 
 namespace blasscope::core {
 

@@ -1,0 +1,64 @@
+#include "text/format.h"
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+
+namespace blasscope::core {
+
+std::string format_bytes(std::uint64_t bytes) {
+  constexpr std::array units{"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < units.size()) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  }
+  return text;
+}
+
+std::string format_shape(const std::vector<std::uint64_t>& shape) {
+  std::ostringstream out;
+  out << '(';
+  for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1) out << ',';
+  out << ')';
+  return out.str();
+}
+
+std::string printable_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const std::size_t length = lead < 0x80           ? 1
+                               : (lead >> 5) == 0x6  ? 2
+                               : (lead >> 4) == 0xE  ? 3
+                               : (lead >> 3) == 0x1E ? 4
+                                                     : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (valid && length > 1 && lead < 0xC2) valid = false;  // overlong two-byte form
+    if (valid && lead >= 0x80) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else if (valid) {
+      out += (lead < 0x20 && lead != '\n' && lead != '\t') ? '?' : static_cast<char>(lead);
+      ++i;
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", lead);
+      out += escaped;
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The bottom layer: formatting that every other layer may use, and that depends on nothing.
+namespace blasscope::core {
+
+// "1.5 GiB", "512 B".
+std::string format_bytes(std::uint64_t bytes);
+// NumPy's tuple notation: "(3, 4)", "(5,)", "()".
+std::string format_shape(const std::vector<std::uint64_t>& shape);
+// Replaces bytes that are not valid UTF-8 (names and messages from a malformed file) by
+// \xNN escapes, so what reaches a terminal or log is always valid text.
+std::string printable_utf8(std::string_view text);
+
+}  // namespace blasscope::core

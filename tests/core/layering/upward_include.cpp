@@ -1,0 +1,2 @@
+// Must not compile: the tensor layer cannot see the exec layer (checked by ctest).
+#include "exec/runner.h"
