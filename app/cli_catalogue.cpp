@@ -6,11 +6,12 @@
 #include "cli_usage.h"
 #include "diagnose/explanation_catalogue.h"
 #include "diagnose/run_diagnosis.h"
-#include "results/session_file.h"
 #include "io/input_error.h"
+#include "io/text_file.h"
 #include "report/inspect_text.h"
 #include "report/session_report.h"
 #include "report/text_table.h"
+#include "results/session_file.h"
 #include "workload/scenarios.h"
 
 namespace blasscope::app {
@@ -96,9 +97,7 @@ int run_report(const std::vector<std::string>& args) {
     if (output.empty()) {
       std::cout << core::printable_utf8(text);
     } else {
-      std::ofstream out(output, std::ios::trunc);
-      out << text;
-      if (!out) throw core::InputError(core::InputError::Kind::Unreadable, "cannot write " + output);
+      core::write_text_file(output, text);
     }
   } catch (const core::InputError& error) {
     std::cerr << "error: " << session << ": " << error.what() << '\n';

@@ -10,15 +10,16 @@
 #include "cli_usage.h"
 #include "diagnose/run_diagnosis.h"
 #include "exec/runner.h"
-#include "results/session_file.h"
-#include "workload/tensor_factory.h"
-#include "results/trace_writer.h"
 #include "exec/worker_client.h"
 #include "io/input_error.h"
+#include "io/text_file.h"
 #include "report/inspect_json.h"
 #include "report/inspect_text.h"
 #include "report/run_text.h"
+#include "results/session_file.h"
+#include "results/trace_writer.h"
 #include "workload/scenarios.h"
+#include "workload/tensor_factory.h"
 
 namespace blasscope::app {
 namespace {
@@ -121,9 +122,11 @@ core::RunResult execute(const RunArgs& args, const core::Workload& workload) {
 }
 
 void write_json_file(const std::string& path, const json& document, const char* what) {
-  std::ofstream out(path, std::ios::trunc);
-  out << document.dump(1, ' ', false, kJsonErrors) << '\n';
-  if (!out) std::cerr << "warning: could not write the " << what << " to " << path << '\n';
+  try {
+    core::write_text_file(path, document.dump(1, ' ', false, kJsonErrors) + "\n");
+  } catch (const core::InputError& error) {
+    std::cerr << "warning: the " << what << " was not saved: " << error.what() << '\n';
+  }
 }
 
 }  // namespace

@@ -24,16 +24,17 @@
 #include "diagnose/run_diagnosis.h"
 #include "document_view.h"
 #include "dtype_flow_view.h"
-#include "results/session_file.h"
-#include "results/trace_writer.h"
 #include "failures_panel.h"
 #include "file_loader.h"
 #include "gallery_view.h"
 #include "io/input_error.h"
+#include "io/text_file.h"
 #include "layout_view.h"
 #include "memory_view.h"
 #include "overview_view.h"
 #include "report/session_report.h"
+#include "results/session_file.h"
+#include "results/trace_writer.h"
 #include "tensors_view.h"
 #include "timings_view.h"
 #include "worker_run.h"
@@ -412,9 +413,27 @@ void MainWindow::saveSession() {
   if (path.isEmpty()) return;
   try {
     core::write_session(path.toStdString(), m_doc.source.toStdString(), *m_doc.run);
+    statusBar()->showMessage(tr("Session saved to %1").arg(path), 5000);
   } catch (const core::InputError& error) {
-    QMessageBox::warning(this, tr("Cannot save"), QString::fromUtf8(error.what()));
+    reportExportFailure(tr("The session was not saved"), error);
   }
+}
+
+bool MainWindow::writeExport(const QString& path, const std::string& content, const QString& what) {
+  try {
+    core::write_text_file(path.toStdString(), content);
+  } catch (const core::InputError& error) {
+    reportExportFailure(tr("The %1 was not saved").arg(what), error);
+    return false;
+  }
+  statusBar()->showMessage(tr("%1 saved to %2").arg(what.left(1).toUpper() + what.mid(1), path), 5000);
+  return true;
+}
+
+void MainWindow::reportExportFailure(const QString& title, const std::exception& error) {
+  m_last_warning = title + QStringLiteral(": ") + QString::fromUtf8(error.what());
+  statusBar()->showMessage(m_last_warning, 10000);
+  if (m_interactive) QMessageBox::warning(this, title, QString::fromUtf8(error.what()));
 }
 
 void MainWindow::exportReport() {
@@ -423,17 +442,17 @@ void MainWindow::exportReport() {
   const QString path =
       QFileDialog::getSaveFileName(this, tr("Export report"), QString(), tr("HTML (*.html);;Markdown (*.md)"), &filter);
   if (path.isEmpty()) return;
-  std::ofstream out(path.toStdString());
-  out << (path.endsWith(QStringLiteral(".md")) ? core::markdown_report(*m_doc.run, m_doc.diagnoses)
-                                               : core::html_report(*m_doc.run, m_doc.diagnoses));
+  writeExport(path,
+              path.endsWith(QStringLiteral(".md")) ? core::markdown_report(*m_doc.run, m_doc.diagnoses)
+                                                   : core::html_report(*m_doc.run, m_doc.diagnoses),
+              tr("report"));
 }
 
 void MainWindow::exportTrace() {
   if (!m_doc.run) return statusBar()->showMessage(tr("Nothing to trace: run a workload first."), 5000);
   const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(), tr("Chrome trace (*.json)"));
   if (path.isEmpty()) return;
-  std::ofstream out(path.toStdString());
-  out << core::chrome_trace(*m_doc.run).dump(1) << '\n';
+  writeExport(path, core::chrome_trace(*m_doc.run).dump(1) + "\n", tr("trace"));
 }
 
 void MainWindow::exportView() {
@@ -449,8 +468,16 @@ void MainWindow::exportView() {
     svg.setViewBox(target->rect());
     svg.setTitle(m_tabs->tabText(m_tabs->currentIndex()));
     target->render(&svg);
+    // QSvgGenerator reports no error: an empty or missing file is the sign.
+    if (QFileInfo(path).size() == 0) {
+      reportExportFailure(tr("The view was not saved"), std::runtime_error("could not write " + path.toStdString()));
+    } else {
+      statusBar()->showMessage(tr("View saved to %1").arg(path), 5000);
+    }
   } else if (!target->grab().save(path)) {
-    QMessageBox::warning(this, tr("Cannot export"), tr("Could not write %1").arg(path));
+    reportExportFailure(tr("The view was not saved"), std::runtime_error("could not write " + path.toStdString()));
+  } else {
+    statusBar()->showMessage(tr("View saved to %1").arg(path), 5000);
   }
 }
 

@@ -75,6 +75,9 @@ class MainWindow : public QMainWindow {
   void exportReport();
   void exportTrace();
   void exportView();
+  // Writes an export and says where it went, or why it was not written.
+  bool writeExport(const QString& path, const std::string& content, const QString& what);
+  void reportExportFailure(const QString& title, const std::exception& error);
   void warn(const QString& title, const QString& text);
 
   RunDocument m_doc;

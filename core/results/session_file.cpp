@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "io/input_error.h"
+#include "io/text_file.h"
 
 namespace blasscope::core {
 
@@ -17,9 +18,7 @@ void write_session(const std::string& path, const std::string& workload_file, co
                         {"workload", result.workload},
                         {"workload_file", workload_file},
                         {"events", result.events}};
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(errno));
-  out << session.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
+  write_text_file(path, session.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 RunResult read_session(const std::string& path) {

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "analysis/tensor_findings.h"
 #include "analysis/tensor_layout.h"
+#include "io/input_error.h"
+#include "io/text_file.h"
 #include "report/inspect_text.h"
+#include "test_files.h"
 
 using namespace blasscope::core;
 
@@ -68,4 +73,23 @@ TEST(Findings, SubnormalFindingAndCleanTensors) {
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].id, "subnormal-values");
   EXPECT_NE(findings[0].message.find("3 subnormal values"), std::string::npos);
+}
+
+TEST(Text, WritingAFileReportsEveryWayItCanFail) {
+  blasscope::test::TempDir dir;
+  const std::string good = dir.file("report.md");
+  write_text_file(good, "# report\n");
+  std::ifstream in(good);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "# report");
+  // A folder that does not exist, and a device that is always full (the error comes at the flush).
+  for (const std::string& bad : {dir.file("missing/report.md"), std::string("/dev/full")}) {
+    try {
+      write_text_file(bad, std::string(1 << 16, 'x'));
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(bad), std::string::npos) << error.what();
+    }
+  }
 }
