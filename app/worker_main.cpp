@@ -11,6 +11,7 @@
 #include <string>
 
 #include "exec/runner.h"
+#include "exec/worker_client.h"
 #include "io/input_error.h"
 #include "workload/scenarios.h"
 
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
     run_workload(workload, options, sink);
   } catch (const InputError& error) {
     sink.publish({{"event", "rejected"}, {"message", error.what()}});
-    return 3;
+    return kWorkerExitRejected;
   }
   return 0;
 }

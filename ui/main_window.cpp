@@ -118,11 +118,16 @@ MainWindow::MainWindow(QWidget* parent)
     doc.diagnoses = core::diagnose_run(result);
     setDocument(std::move(doc));
     setBusy(false);
-    statusBar()->showMessage(
-        result.crash ? tr("The worker died (%1); the events before it are kept.")
-                           .arg(QString::fromStdString(result.crash->signal))
-                     : tr("Run finished: %1 ops, %2 diagnoses.").arg(result.ops.size()).arg(m_doc.diagnoses.size()),
-        10000);
+    if (result.rejection) {
+      warn(tr("Workload rejected"),
+           tr("The worker refused the workload: %1").arg(QString::fromStdString(*result.rejection)));
+    } else {
+      statusBar()->showMessage(
+          result.crash ? tr("The worker died (%1); the events before it are kept.")
+                             .arg(QString::fromStdString(result.crash->signal))
+                       : tr("Run finished: %1 ops, %2 diagnoses.").arg(result.ops.size()).arg(m_doc.diagnoses.size()),
+          10000);
+    }
     emit idle();
   });
   connect(m_worker, &WorkerRun::failed, this, [this](const QString& message) {

@@ -34,7 +34,7 @@ QString WorkerRun::workerPath() {
 void WorkerRun::start(const QString& workload, const QString& device) {
   if (isRunning()) return;
   m_collector = core::RunCollector();
-  m_pending.clear();
+  m_framer = core::WorkerStreamFramer();
   m_done.clear();
   m_total = 0;
   m_stopped = false;
@@ -48,18 +48,8 @@ void WorkerRun::stop() {
 }
 
 void WorkerRun::readEvents() {
-  m_pending += m_process.readAllStandardOutput();
-  qsizetype newline;
-  while ((newline = m_pending.indexOf('\n')) >= 0) {
-    const QByteArray line = m_pending.left(newline);
-    m_pending.remove(0, newline + 1);
-    if (line.isEmpty()) continue;
-    nlohmann::json event;
-    try {
-      event = nlohmann::json::parse(line.constData(), line.constData() + line.size());
-    } catch (const nlohmann::json::exception&) {
-      continue;  // stray output
-    }
+  const QByteArray bytes = m_process.readAllStandardOutput();
+  m_framer.feed(bytes.constData(), static_cast<std::size_t>(bytes.size()), [this](const nlohmann::json& event) {
     m_collector.publish(event);
     const std::string type = event.value("event", "");
     if (type == "run_started") m_total = event.value("ops", 0);
@@ -71,19 +61,13 @@ void WorkerRun::readEvents() {
       m_done.insert(event.value("op", std::size_t{0}));
       emit progress(static_cast<int>(m_done.size()), m_total, QString());
     }
-  }
+  });
 }
 
 void WorkerRun::processFinished(int exitCode, QProcess::ExitStatus status) {
   readEvents();
-  if (m_stopped) {
-    m_collector.crashed("stopped by the user");
-  } else if (status == QProcess::CrashExit) {
-    // On Unix QProcess reports the terminating signal as the exit code of a crash.
-    m_collector.crashed(core::signal_name(exitCode));
-  } else if (exitCode != 0) {
-    m_collector.crashed("exit status " + std::to_string(exitCode));
-  }
+  // On Unix QProcess reports the terminating signal as the exit code of a crash.
+  core::record_worker_exit(m_collector, {status == QProcess::CrashExit, exitCode, m_stopped});
   emit finished(m_collector.finish());
 }
 

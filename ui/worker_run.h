@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core_metatypes.h"
+#include "exec/worker_client.h"
 #include "results/run_result.h"
 
 namespace blasscope::ui {
@@ -38,7 +39,7 @@ class WorkerRun : public QObject {
 
   QProcess m_process;
   core::RunCollector m_collector;
-  QByteArray m_pending;
+  core::WorkerStreamFramer m_framer;  // the worker's stdout, cut into events
   std::set<std::size_t> m_done;
   int m_total = 0;
   bool m_stopped = false;

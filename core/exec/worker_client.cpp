@@ -53,35 +53,32 @@ bool run_in_worker(const std::string& worker, const std::vector<std::string>& ar
     error = "cannot start " + worker + ": " + std::strerror(spawn_error);
     return false;
   }
-  std::string pending;
+  WorkerStreamFramer framer;
   char buffer[65536];
   while (true) {
     const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
-    pending.append(buffer, static_cast<std::size_t>(got));
-    std::size_t newline;
-    while ((newline = pending.find('\n')) != std::string::npos) {
-      const std::string line = pending.substr(0, newline);
-      pending.erase(0, newline + 1);
-      if (line.empty()) continue;
-      try {
-        collector.publish(nlohmann::json::parse(line));
-      } catch (const nlohmann::json::exception&) {
-        // A line torn by a crash, or stray output: the stream goes on without it.
-      }
-    }
+    framer.feed(buffer, static_cast<std::size_t>(got), [&collector](const nlohmann::json& e) { collector.publish(e); });
   }
   ::close(pipe_fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFSIGNALED(status)) {
-    collector.crashed(signal_name(WTERMSIG(status)));
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    collector.crashed("exit status " + std::to_string(WEXITSTATUS(status)));
-  }
+  record_worker_exit(collector, {WIFSIGNALED(status), WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status)});
   return true;
+}
+
+void record_worker_exit(RunCollector& collector, const WorkerExit& exit) {
+  if (exit.stopped_by_user) {
+    collector.crashed("stopped by the user");
+  } else if (exit.signaled) {
+    collector.crashed(signal_name(exit.code));
+  } else if (exit.code == kWorkerExitRejected && collector.rejected()) {
+    return;  // the rejection event says why; nothing crashed
+  } else if (exit.code != 0) {
+    collector.crashed("exit status " + std::to_string(exit.code));
+  }
 }
 
 }  // namespace blasscope::core

@@ -43,6 +43,8 @@ void RunCollector::publish(const json& event) {
     m_result.comparisons.push_back(event.get<DeviceComparison>());
   } else if (type == "finding") {
     m_result.findings.push_back(run_finding_from_json(event));
+  } else if (type == "rejected") {
+    m_result.rejection = event.value("message", std::string("the worker refused the workload"));
   } else if (type == "crashed") {
     record_crash(event.value("signal", "unknown signal"));
   } else if (type == "done") {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analysis/finding.h"
-#include "results/kernel_record.h"
 #include "results/event_sink.h"
+#include "results/kernel_record.h"
 
 namespace blasscope::core {
 
@@ -35,6 +35,7 @@ struct RunResult {
   std::vector<KernelRecord> ops;
   std::vector<RunFinding> findings;
   std::optional<CrashInfo> crash;
+  std::optional<std::string> rejection;       // the worker refused the workload: why
   std::vector<DeviceComparison> comparisons;  // --device both: CPU against GPU, per op
   std::vector<nlohmann::json> events;
   std::uint64_t peak_host_bytes = 0;
@@ -49,6 +50,8 @@ class RunCollector : public EventSink {
   void publish(const nlohmann::json& event) override;
   // Marks the run as crashed while `running` (the op whose kernel had started).
   void crashed(const std::string& signal);
+  // Whether a "rejected" event arrived (the worker refused the workload).
+  bool rejected() const { return m_result.rejection.has_value(); }
   // Hands over the result; call once when the stream has ended.
   RunResult finish();
 

@@ -79,3 +79,49 @@ TEST(WorkerClient, MissingWorkerIsAnErrorNotACrash) {
   EXPECT_FALSE(run_in_worker("/nonexistent/blasscope-worker", {}, collector, error));
   EXPECT_NE(error.find("cannot start"), std::string::npos);
 }
+
+TEST(WorkerClient, ExitThreeAfterARejectionIsTheRejectionNotACrash) {
+  const RunResult r = run_script(echo(R"({"event":"rejected","message":"a.npy: not a NumPy file"})") + "exit 3\n");
+  EXPECT_FALSE(r.crash.has_value());
+  ASSERT_TRUE(r.rejection.has_value());
+  EXPECT_EQ(*r.rejection, "a.npy: not a NumPy file");
+  // Exit 3 with no rejection event is a worker that died unexplained.
+  const RunResult bare = run_script("exit 3\n");
+  ASSERT_TRUE(bare.crash.has_value());
+  EXPECT_EQ(bare.crash->signal, "exit status 3");
+}
+
+TEST(WorkerStreamFramer, EventsSplitAcrossReadsTornLinesAndStrayOutput) {
+  WorkerStreamFramer framer;
+  std::vector<std::string> events;
+  auto publish = [&events](const nlohmann::json& e) { events.push_back(e.value("event", "")); };
+  const std::string stream =
+      std::string(kStarted) + "\nOpenBLAS warning: stray text\n\n" + kKernel + "\n{\"event\":\"ker";
+  for (std::size_t i = 0; i < stream.size(); i += 7) {
+    framer.feed(stream.data() + i, std::min<std::size_t>(7, stream.size() - i), publish);
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"run_started", "kernel_started"}));  // the torn tail waits
+  framer.feed("nel_finished\"}\n", 15, publish);
+  EXPECT_EQ(events.back(), "kernel_finished");
+}
+
+TEST(WorkerClient, AStopByTheUserIsRecordedAsSuch) {
+  RunCollector collector;
+  collector.publish(nlohmann::json::parse(kKernel));
+  record_worker_exit(collector, {true, 9, true});
+  const RunResult r = collector.finish();
+  ASSERT_TRUE(r.crash.has_value());
+  EXPECT_EQ(r.crash->signal, "stopped by the user");
+  EXPECT_EQ(r.crash->op, 2u);
+}
+
+TEST(WorkerStreamFramer, AnEventTheCollectorCannotReadIsSkipped) {
+  WorkerStreamFramer framer;
+  RunCollector collector;
+  const std::string stream =
+      std::string(kStarted) + "\n{\"event\":\"kernel_finished\",\"record\":17}\n" + kKernel + "\n";
+  framer.feed(stream.data(), stream.size(), [&collector](const nlohmann::json& e) { collector.publish(e); });
+  const RunResult r = collector.finish();
+  EXPECT_EQ(r.workload, "w");
+  EXPECT_TRUE(r.ops.empty());
+}
