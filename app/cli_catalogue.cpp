@@ -6,6 +6,7 @@
 #include "cli_usage.h"
 #include "diagnose/explanation_catalogue.h"
 #include "diagnose/run_diagnosis.h"
+#include "document/document.h"
 #include "io/input_error.h"
 #include "io/text_file.h"
 #include "report/inspect_text.h"
@@ -90,7 +91,12 @@ int run_report(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   try {
-    const core::RunResult result = core::read_session(session);
+    const core::Document document = core::open_document(session);
+    if (document.kind != core::DocumentKind::Session) {
+      throw core::InputError(core::InputError::Kind::Malformed, "a workload, not a saved session: `blasscope-cli run " +
+                                                                    session + " --session FILE` makes one");
+    }
+    const core::RunResult& result = *document.run;
     const auto diagnoses = core::diagnose_run(result);
     const std::string text =
         format == "html" ? core::html_report(result, diagnoses) : core::markdown_report(result, diagnoses);

@@ -9,6 +9,7 @@
 
 #include "cli_usage.h"
 #include "diagnose/run_diagnosis.h"
+#include "document/document.h"
 #include "exec/runner.h"
 #include "exec/worker_client.h"
 #include "io/input_error.h"
@@ -137,7 +138,13 @@ int run_run(const std::vector<std::string>& raw_args) {
   const RunArgs& args = *parsed;
   core::Workload workload;
   try {
-    workload = core::load_workload(args.workload);
+    const core::Document document = core::open_document(args.workload);
+    if (document.kind == core::DocumentKind::Session) {
+      throw core::InputError(core::InputError::Kind::Malformed,
+                             "a saved session, not a workload: `blasscope-cli report " + args.workload +
+                                 "` summarises it, and the GUI opens it");
+    }
+    workload = *document.workload;
     check_inputs(workload);
     if (!args.save_outputs.empty()) {
       std::error_code error;

@@ -22,6 +22,7 @@
 #include <fstream>
 
 #include "diagnose/run_diagnosis.h"
+#include "document/document.h"
 #include "document_view.h"
 #include "dtype_flow_view.h"
 #include "failures_panel.h"
@@ -45,20 +46,6 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 const char* const kViewNames[] = {"overview", "tensors", "memory", "dtype-flow", "layout", "timings"};
-
-bool looksLikeJson(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) return false;
-  const QByteArray head = file.read(64).trimmed();
-  return head.startsWith('{');
-}
-
-// Sessions and workloads are both JSON; a session says so in its "format" (which may come
-// after a long list of events).
-bool isSession(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) && file.readAll().contains("\"format\": \"blasscope-session\"");
-}
 
 }  // namespace
 
@@ -283,35 +270,31 @@ void MainWindow::open(const QString& source) {
     return;
   }
   addRecent(source);
-  if (!scenario && !looksLikeJson(source)) {
-    setBusy(true, tr("Reading %1").arg(QFileInfo(source).fileName()));
-    m_loader->load(source);
-    return;
-  }
-  RunDocument doc;
-  doc.kind = RunDocument::Kind::Workload;
-  doc.source = source;
   try {
-    if (!scenario && isSession(source)) {
-      doc.run = core::read_session(source.toStdString());
-      doc.diagnoses = core::diagnose_run(*doc.run);
-      doc.title = QString::fromStdString(doc.run->workload);
-      // The session's workload, when it can be found, gives the graph its structure.
-      try {
-        doc.workload = core::load_workload(doc.run->workload);
-      } catch (const core::InputError&) {
-      }
-    } else {
-      doc.workload = core::load_workload(source.toStdString());
-      doc.title = QString::fromStdString(doc.workload->scenario ? doc.workload->scenario->title : doc.workload->name);
+    if (!scenario && core::recognise_document(source.toStdString()) == core::DocumentKind::TensorFile) {
+      setBusy(true, tr("Reading %1").arg(QFileInfo(source).fileName()));
+      m_loader->load(source);
+      return;
     }
-    if (doc.workload) doc.plan = core::plan_workload(*doc.workload);
+    core::Document opened = core::open_document(source.toStdString());
+    RunDocument doc;
+    doc.kind = RunDocument::Kind::Workload;
+    doc.source = source;
+    doc.title = QString::fromStdString(opened.title);
+    doc.workload = std::move(opened.workload);
+    doc.plan = std::move(opened.plan);
+    if (opened.run) {
+      doc.run = std::move(opened.run);
+      doc.diagnoses = core::diagnose_run(*doc.run);
+      // A re-run of the reopened session runs the workload it came from.
+      if (!opened.workload_file.empty() && doc.workload) doc.source = QString::fromStdString(opened.workload_file);
+    }
+    setDocument(std::move(doc));
+    if (!opened.note.empty()) statusBar()->showMessage(QString::fromStdString(opened.note), 10000);
   } catch (const core::InputError& error) {
     warn(tr("Cannot open"), tr("%1: %2").arg(source, QString::fromUtf8(error.what())));
     emit idle();
-    return;
   }
-  setDocument(std::move(doc));
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
+#include "document/document.h"
+#include "exec/runner.h"
 #include "io/input_error.h"
+#include "results/session_file.h"
+#include "test_files.h"
 #include "workload/byte_size.h"
 #include "workload/workload_parser.h"
 
@@ -118,4 +123,30 @@ TEST(ByteSize, UnitsAndErrors) {
   EXPECT_FALSE(parse_byte_size("4 GB please").has_value());
   EXPECT_FALSE(parse_byte_size("-1MiB").has_value());
   EXPECT_FALSE(parse_byte_size("1e30TiB").has_value());
+}
+
+TEST(OpenDocument, TellsTensorFilesWorkloadsAndSessionsApartAndReopensASessionWithItsWorkload) {
+  blasscope::test::TempDir dir;
+  const std::string workload = dir.file("w.json"), session = dir.file("s.json"), tensor = dir.file("t.npy");
+  blasscope::test::write_file(workload, R"({"name": "w", "tensors": {"a": {"shape": [4, 4], "dtype": "float64"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a"}]})");
+  blasscope::test::write_file(tensor, std::string("\x93NUMPY\x01\x00", 8) + "{'descr': '<f8'}");
+  EXPECT_EQ(recognise_document(tensor), DocumentKind::TensorFile);
+  EXPECT_EQ(recognise_document(workload), DocumentKind::Workload);
+  RunCollector collector;
+  run_workload(parse_workload_file(workload), {}, collector);
+  write_session(session, workload, collector.finish());
+  EXPECT_EQ(recognise_document(session), DocumentKind::Session);
+
+  const Document opened = open_document(session);
+  EXPECT_EQ(opened.kind, DocumentKind::Session);
+  ASSERT_TRUE(opened.run && opened.workload && opened.plan);
+  EXPECT_EQ(opened.workload->name, "w");  // from the file, though no scenario has that name
+  EXPECT_TRUE(opened.note.empty()) << opened.note;
+  std::filesystem::remove(workload);
+  const Document orphan = open_document(session);
+  EXPECT_FALSE(orphan.workload.has_value());
+  EXPECT_NE(orphan.note.find("could not be reopened"), std::string::npos) << orphan.note;
+  EXPECT_THROW(open_document(tensor), InputError);
+  EXPECT_EQ(open_document("scenario:nan-svd").workload->name, "nan-svd");
 }

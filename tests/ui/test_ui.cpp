@@ -25,6 +25,7 @@
 #include "memory_view.h"
 #include "ops_model.h"
 #include "overview_view.h"
+#include "results/session_file.h"
 #include "tensor_table_model.h"
 #include "tensors_view.h"
 #include "timings_view.h"
@@ -277,6 +278,46 @@ class UiTests : public QObject {
     QVERIFY(window.isVisible());
     QVERIFY(window.document().run->crash.has_value());
     QVERIFY(diagnosisIds(window.failuresPanel()).contains(QStringLiteral("worker-crashed")));
+  }
+
+  // A session of a workload that reads .npy files, saved from the window and reopened from
+  // another folder, comes back with its workload: tensors and dtype flow, not empty views.
+  void aReopenedSessionOfAFileWorkloadShowsItsTensorsAndDtypeFlow() {
+    QTemporaryDir work;
+    const QString workload = work.filePath(QStringLiteral("fortran_gemm.json"));
+    QFile file(workload);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QStringLiteral(R"({"name": "fortran-gemm", "tensors": {"m": {"file": "%1"}},
+      "ops": [{"op": "gemm", "a": "m", "b": "m", "trans_b": true, "out": "gram"}]})")
+                   .arg(m_dir.filePath(QStringLiteral("fortran_order_matrix.npy")))
+                   .toUtf8());
+    file.close();
+    const QString session = m_dir.filePath(QStringLiteral("reopened.session.json"));
+    {
+      ui::MainWindow window;
+      window.show();
+      QSignalSpy idle(&window, &ui::MainWindow::idle);
+      window.open(workload);
+      window.runOn(QStringLiteral("cpu"));
+      QVERIFY(idle.wait(30000));
+      QVERIFY(window.document().run && window.document().run->completed);
+      // What File > Save Session writes.
+      core::write_session(session.toStdString(), window.document().source.toStdString(), *window.document().run);
+    }
+    ui::MainWindow reopened;
+    reopened.show();
+    reopened.open(session);
+    const ui::RunDocument& doc = reopened.document();
+    QVERIFY(doc.run.has_value());
+    QVERIFY2(doc.workload.has_value(), "the session came back without its workload");
+    QCOMPARE(doc.source, workload);  // a re-run runs the workload, not the session file
+    ui::TensorsView tensors;
+    tensors.setDocument(&doc);
+    QVERIFY(tensors.model()->rowCount() >= 1);
+    ui::DtypeFlowView flow;
+    flow.setDocument(&doc);
+    QCOMPARE(flow.opNodes(), 1);
+    QVERIFY(flow.tensorNodes() >= 2);
   }
 
   void aRunCanBeStopped() {
