@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     QObject::connect(
         &window, &blasscope::ui::MainWindow::idle, &app,
         [&] {
-          if (window.isBusy() || finishing) return;
+          if (window.isBusy() || window.isReadingValues() || finishing) return;
           finishing = true;
           if (!window.lastWarning().isEmpty()) {
             std::fprintf(stderr, "no screenshots saved, after the warning above\n");

@@ -2,8 +2,8 @@
 
 #include <QMetaType>
 
-#include "results/run_result.h"
 #include "analysis/inspect_report.h"
+#include "results/run_result.h"
 
 // Lets core result types travel through queued signals and QSignalSpy.
 Q_DECLARE_METATYPE(blasscope::core::InspectReport)

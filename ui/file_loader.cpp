@@ -1,13 +1,11 @@
 #include "file_loader.h"
 
-#include <QMetaObject>
-
 #include "io/input_error.h"
 #include "io/tensor_file_reader.h"
 
 namespace blasscope::ui {
 
-FileLoader::FileLoader(QObject* parent) : QObject(parent) {}
+FileLoader::FileLoader(QObject* parent) : QObject(parent), m_task(this) {}
 
 FileLoader::~FileLoader() {
   cancel();
@@ -16,29 +14,19 @@ FileLoader::~FileLoader() {
 void FileLoader::load(const QString& path) {
   cancel();
   m_busy = true;
-  const quint64 generation = ++m_generation;
-  m_thread = std::jthread([this, path, generation](std::stop_token stop) { run(stop, path, generation); });
+  m_task.launch([this, path](std::stop_token stop, quint64 generation) { run(stop, path, generation); });
 }
 
 void FileLoader::cancel() {
-  if (!m_thread.joinable()) return;
   const bool wasBusy = m_busy;
-  ++m_generation;  // drops whatever the old thread still posts
-  m_thread.request_stop();
-  m_thread.join();
+  if (!m_task.stop()) return;
   m_busy = false;
   if (wasBusy) emit cancelled();
 }
 
-// Runs `deliver` on the GUI thread unless a newer load or a cancel has happened since.
 template <typename F>
 void FileLoader::post(quint64 generation, F&& deliver) {
-  QMetaObject::invokeMethod(
-      this,
-      [this, generation, deliver = std::forward<F>(deliver)]() {
-        if (generation == m_generation) deliver();
-      },
-      Qt::QueuedConnection);
+  m_task.post(generation, std::forward<F>(deliver));
 }
 
 void FileLoader::run(std::stop_token stop, QString path, quint64 generation) {

@@ -6,8 +6,9 @@
 #include <stop_token>
 #include <thread>
 
-#include "core_metatypes.h"
 #include "analysis/inspect_report.h"
+#include "background_task.h"
+#include "core_metatypes.h"
 
 namespace blasscope::ui {
 
@@ -35,11 +36,11 @@ class FileLoader : public QObject {
 
  private:
   void run(std::stop_token stop, QString path, quint64 generation);
+  // Runs `deliver` on the GUI thread unless a newer load or a cancel has happened since.
   template <typename F>
   void post(quint64 generation, F&& deliver);
 
-  std::jthread m_thread;
-  quint64 m_generation = 0;
+  BackgroundTask m_task;
   bool m_busy = false;
 };
 

@@ -36,6 +36,7 @@
 #include "report/session_report.h"
 #include "results/session_file.h"
 #include "results/trace_writer.h"
+#include "tensor_values.h"
 #include "tensors_view.h"
 #include "timings_view.h"
 #include "worker_run.h"
@@ -50,7 +51,10 @@ const char* const kViewNames[] = {"overview", "tensors", "memory", "dtype-flow",
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_loader(new FileLoader(this)), m_worker(new WorkerRun(this)) {
+    : QMainWindow(parent),
+      m_loader(new FileLoader(this)),
+      m_worker(new WorkerRun(this)),
+      m_values(new TensorValuesJob(this)) {
   setWindowTitle(tr("BLAScope"));
   setAcceptDrops(true);
   createViews();
@@ -62,6 +66,14 @@ MainWindow::MainWindow(QWidget* parent)
   restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
   rebuildRecentMenu();
 
+  connect(m_values, &TensorValuesJob::ready, this, [this](std::shared_ptr<const TensorValues> values) {
+    m_doc.values = std::move(values);
+    auto* tensors = findChild<TensorsView*>();
+    const QString current = tensors->currentTensorName();
+    tensors->setDocument(&m_doc);
+    if (!current.isEmpty()) tensors->selectTensorNamed(current);
+    if (!isBusy()) emit idle();
+  });
   connect(m_loader, &FileLoader::progress, this, [this](qint64 done, qint64 total) {
     m_progress->setRange(0, 1000);
     m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
@@ -338,8 +350,15 @@ bool MainWindow::isBusy() const {
   return m_worker->isRunning() || m_loader->isBusy();
 }
 
+bool MainWindow::isReadingValues() const {
+  return m_values->isBusy();
+}
+
 void MainWindow::setDocument(RunDocument doc) {
   m_doc = std::move(doc);
+  // The Tensors view's values are read off the GUI thread, once per opened document (a
+  // finished run keeps them: it copies the document).
+  if (!m_doc.values && m_doc.kind != RunDocument::Kind::Empty) m_values->start(m_doc);
   setWindowTitle(m_doc.title.isEmpty() ? tr("BLAScope") : tr("%1 — BLAScope").arg(m_doc.title));
   refreshViews();
 }

@@ -20,6 +20,7 @@ class FailuresPanel;
 class FileLoader;
 class GalleryView;
 class WorkerRun;
+class TensorValuesJob;
 
 // The inspector window: the scenario gallery on the left, the views in the middle, the
 // failures panel on the right. Tensor files load and workloads run in the background (the
@@ -36,6 +37,8 @@ class MainWindow : public QMainWindow {
   void runOn(const QString& device);
   void stopRun();
   bool isBusy() const;
+  // Whether the Tensors view's values are still being read (this never holds up a run).
+  bool isReadingValues() const;
   const RunDocument& document() const { return m_doc; }
   FailuresPanel* failuresPanel() const { return m_failures; }
   GalleryView* gallery() const { return m_gallery; }
@@ -83,6 +86,7 @@ class MainWindow : public QMainWindow {
   RunDocument m_doc;
   FileLoader* m_loader;
   WorkerRun* m_worker;
+  TensorValuesJob* m_values;  // the Tensors view's values, read off the GUI thread
   QTabWidget* m_tabs = nullptr;
   std::vector<DocumentView*> m_views;
   FailuresPanel* m_failures = nullptr;

@@ -2,12 +2,12 @@
 
 #include <QObject>
 
-#include "workload/tensor_factory.h"
 #include "io/input_error.h"
 #include "io/tensor_data.h"
 #include "io/tensor_file_reader.h"
 #include "report/inspect_text.h"
 #include "tensor/byte_swap.h"
+#include "workload/tensor_factory.h"
 
 namespace blasscope::ui {
 namespace {

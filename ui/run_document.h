@@ -5,11 +5,12 @@
 #include <memory>
 #include <optional>
 
+#include "analysis/inspect_report.h"
 #include "diagnose/diagnosis.h"
 #include "plan/workload_plan.h"
 #include "results/run_result.h"
-#include "analysis/inspect_report.h"
 #include "tensor/host_tensor.h"
+#include "tensor_values.h"
 #include "workload/workload.h"
 
 namespace blasscope::ui {
@@ -26,12 +27,14 @@ struct RunDocument {
   std::optional<core::RunResult> run;  // empty until run (or loaded from a session)
   std::optional<core::InspectReport> inspect;
   std::vector<core::Diagnosis> diagnoses;
+  std::shared_ptr<const TensorValues> values;  // histograms etc., computed in the background
 
   bool hasRun() const { return run.has_value(); }
 };
 
-// Values of a document's input tensor for the histogram: a tensor file's data, or a synthetic
-// tensor made again in this process when it is small. Empty with `why` set otherwise.
+// Values of a document's input tensor: a tensor file's data, or a synthetic tensor made again
+// in this process, when small enough. Empty with `why` set otherwise. It reads files and
+// makes tensors, so only TensorValuesJob calls it, off the GUI thread.
 std::shared_ptr<core::HostTensor> document_tensor_values(const RunDocument& doc, const std::string& name, QString& why);
 
 }  // namespace blasscope::ui

@@ -16,10 +16,7 @@
 #include "analysis/tensor_layout.h"
 #include "analysis/value_histogram.h"
 #include "bar_chart_axes.h"
-#include "exec/op_support.h"
-#include "io/tensor_file_reader.h"
 #include "report/inspect_text.h"
-#include "tensor/element_codec.h"
 #include "tensor_table_model.h"
 
 namespace blasscope::ui {
@@ -40,12 +37,13 @@ std::vector<core::TensorReport> workload_rows(const RunDocument& doc) {
     row.info.shape = meta.shape;
     row.info.order = meta.order;
     row.info.nbytes = meta.bytes;
-    row.scanned = true;
-    QString why;
-    if (auto values = document_tensor_values(doc, spec.name, why)) {
-      row.stats = core::summarize_values(*values);
-      row.layout.file_alignment = core::alignment_of(reinterpret_cast<std::uintptr_t>(values->data()));
-      row.info.data_offset = 0;
+    // Statistics come with the values computed in the background (none while they are).
+    row.scanned = doc.values != nullptr;
+    if (doc.values) {
+      const auto stats = doc.values->stats.find(spec.name);
+      if (stats != doc.values->stats.end()) row.stats = stats->second;
+      const auto alignment = doc.values->alignment.find(spec.name);
+      if (alignment != doc.values->alignment.end()) row.layout.file_alignment = alignment->second;
     }
     rows.push_back(std::move(row));
   }
@@ -139,42 +137,20 @@ void TensorsView::showHistogram(int row) {
     m_chart->setChart(chart);
     return;
   }
-  core::ValueHistogram h;
-  // A file's little-endian tensor is sampled where it is mapped, however large.
-  const core::TensorInfo* mapped = nullptr;
-  core::TensorFile file;
-  if (m_doc->kind == RunDocument::Kind::TensorFile) {
-    try {
-      file = core::open_tensor_file(m_doc->source.toStdString());
-      for (const auto& info : file.tensors) {
-        if (info.name == t->info.name && info.storage.kind == core::TensorStorage::Kind::Mapped &&
-            info.byte_order != core::ByteOrder::Big && core::is_scannable(info.dtype)) {
-          mapped = &info;
-        }
-      }
-    } catch (const std::exception&) {
-    }
+  // The values were read off the GUI thread (TensorValuesJob); until they arrive, say so.
+  if (!m_doc->values) {
+    chart->setTitle(tr("Reading the values of '%1'…").arg(QString::fromStdString(t->info.name)));
+    m_chart->setChart(chart);
+    return;
   }
-  if (mapped) {
-    h = core::value_histogram(mapped->dtype, file.mapping->bytes().data() + mapped->data_offset,
-                              mapped->element_count(), mapped->shape, mapped->order);
-  } else {
-    QString why;
-    auto values = document_tensor_values(*m_doc, t->info.name, why);
-    if (!values) {
-      chart->setTitle(why);
-      m_chart->setChart(chart);
-      return;
-    }
-    if (values->is_padded()) {
-      auto dense =
-          std::make_shared<core::HostTensor>(values->name(), values->dtype(), values->shape(), values->order());
-      core::copy_converted(*values, *dense);
-      values = dense;
-    }
-    h = core::value_histogram(values->dtype(), values->data(), values->element_count(), values->shape(),
-                              values->order());
+  const auto found = m_doc->values->histograms.find(t->info.name);
+  if (found == m_doc->values->histograms.end()) {
+    const auto why = m_doc->values->why_not.find(t->info.name);
+    chart->setTitle(why != m_doc->values->why_not.end() ? why->second : tr("No values to show."));
+    m_chart->setChart(chart);
+    return;
   }
+  core::ValueHistogram h = found->second;
   auto* set = new QBarSet(QString::fromStdString(t->info.name));
   QStringList labels;
   std::uint64_t highest = 0;

@@ -27,6 +27,7 @@
 #include "overview_view.h"
 #include "results/session_file.h"
 #include "tensor_table_model.h"
+#include "tensor_values.h"
 #include "tensors_view.h"
 #include "timings_view.h"
 #include "workload/scenarios.h"
@@ -135,7 +136,32 @@ class UiTests : public QObject {
     ui::TensorsView tensors;
     tensors.setDocument(&doc);
     QCOMPARE(tensors.model()->rowCount(), 2);
+    QCOMPARE(tensors.histogramBins(), 0);  // the values are read in the background, not here
+    ui::RunDocument with_values = doc;
+    with_values.values = std::make_shared<const ui::TensorValues>(ui::compute_tensor_values(doc));
+    tensors.setDocument(&with_values);
     QCOMPARE(tensors.histogramBins(), 40);
+  }
+
+  // The window never reads tensor values on the GUI thread: open() returns with none, the
+  // background job delivers them (synthetic tensors made once), and the Tensors view shows them.
+  void tensorValuesArriveFromTheBackground() {
+    ui::MainWindow window;
+    window.show();
+    window.open(QStringLiteral("scenario:nan-svd"));
+    QVERIFY(!window.document().values);
+    QTRY_VERIFY_WITH_TIMEOUT(window.document().values != nullptr, 10000);
+    const auto& values = *window.document().values;
+    QVERIFY(values.histograms.count("design") == 1);
+    QVERIFY(values.stats.at("design").nan > 0);  // the scenario's injected NaN, found by the full scan
+    auto* tensors = window.findChild<ui::TensorsView*>();
+    QVERIFY(tensors->histogramBins() > 0);
+    // A run keeps them: nothing is read again.
+    const auto* before = window.document().values.get();
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    window.runOn(QStringLiteral("cpu"));
+    QVERIFY(idle.wait(30000));
+    QCOMPARE(window.document().values.get(), before);
   }
 
   void clickingATensorNodeSelectsItEverywhere() {
