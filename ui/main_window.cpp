@@ -78,12 +78,32 @@ MainWindow::MainWindow(QWidget* parent)
     m_progress->setRange(0, 1000);
     m_progress->setValue(total > 0 ? static_cast<int>(done * 1000 / total) : 0);
   });
+  // A large file shows its tensor table as soon as it is described, and each row's statistics
+  // as its scan ends; diagnoses come with the whole report.
+  connect(m_loader, &FileLoader::described, this, [this](const QString& path, const core::InspectReport& report) {
+    RunDocument doc;
+    doc.kind = RunDocument::Kind::TensorFile;
+    doc.source = path;
+    doc.title = QFileInfo(path).fileName();
+    doc.inspect = report;
+    setDocument(std::move(doc));
+  });
+  connect(m_loader, &FileLoader::tensorScanned, this, [this](int row, const core::TensorReport& tensor) {
+    if (!m_doc.inspect || row < 0 || row >= static_cast<int>(m_doc.inspect->tensors.size())) return;
+    m_doc.inspect->tensors[static_cast<std::size_t>(row)] = tensor;
+    auto* tensors = findChild<TensorsView*>();
+    const QString current = tensors->currentTensorName();
+    tensors->setDocument(&m_doc);
+    if (!current.isEmpty()) tensors->selectTensorNamed(current);
+  });
   connect(m_loader, &FileLoader::finished, this, [this](const core::InspectReport& report) {
     RunDocument doc;
     doc.kind = RunDocument::Kind::TensorFile;
     doc.source = QString::fromStdString(report.file);
     doc.title = QFileInfo(doc.source).fileName();
     doc.inspect = report;
+    // The values read in the background since the file was described are still good.
+    if (m_doc.kind == RunDocument::Kind::TensorFile && m_doc.source == doc.source) doc.values = m_doc.values;
     doc.diagnoses = core::diagnose_inspect(report);
     setDocument(std::move(doc));
     setBusy(false);
@@ -358,7 +378,9 @@ void MainWindow::setDocument(RunDocument doc) {
   m_doc = std::move(doc);
   // The Tensors view's values are read off the GUI thread, once per opened document (a
   // finished run keeps them: it copies the document).
-  if (!m_doc.values && m_doc.kind != RunDocument::Kind::Empty) m_values->start(m_doc);
+  if (!m_doc.values && m_doc.kind != RunDocument::Kind::Empty && !m_values->isReading(m_doc.source)) {
+    m_values->start(m_doc);
+  }
   setWindowTitle(m_doc.title.isEmpty() ? tr("BLAScope") : tr("%1 — BLAScope").arg(m_doc.title));
   refreshViews();
 }

@@ -78,6 +78,7 @@ TensorValuesJob::~TensorValuesJob() {
 
 void TensorValuesJob::start(const RunDocument& doc) {
   m_busy = true;
+  m_source = doc.source;
   m_task.launch([this, snapshot = doc](std::stop_token stop, quint64 generation) {
     auto values = std::make_shared<const TensorValues>(compute_tensor_values(snapshot, stop));
     if (stop.stop_requested()) return;

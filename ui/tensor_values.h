@@ -40,6 +40,8 @@ class TensorValuesJob : public QObject {
   void start(const RunDocument& doc);
   void cancel();
   bool isBusy() const { return m_busy; }
+  // Whether it is reading this document's values now (a new copy of it needs no new job).
+  bool isReading(const QString& source) const { return m_busy && m_source == source; }
 
  signals:
   void ready(std::shared_ptr<const blasscope::ui::TensorValues> values);
@@ -47,6 +49,7 @@ class TensorValuesJob : public QObject {
  private:
   BackgroundTask m_task;
   bool m_busy = false;
+  QString m_source;
 };
 
 }  // namespace blasscope::ui
