@@ -278,20 +278,25 @@ void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t 
   std::size_t free_before = 0, total = 0;
   check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
   cublasHandle_t handle = nullptr;
-  check(cublasCreate(&handle), "cublasCreate");  // m_handle stays unset if this fails
-  m_handle = handle;
-  check(cublasSetStream(m_handle, m_stream), "cublasSetStream");
+  check(cublasCreate(&handle), "cublasCreate");
   float* scratch = nullptr;
-  check(cudaMalloc(reinterpret_cast<void**>(&scratch), 3 * sizeof(float)), "cudaMalloc");
+  cublasStatus_t status = cublasSetStream(handle, m_stream);
+  cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&scratch), 3 * sizeof(float));
   const float one = 1, zero = 0;
-  const cublasStatus_t status =
-      cublasSgemm(m_handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, scratch, 1, scratch + 1, 1, &zero, scratch + 2, 1);
-  const cudaError_t synced = cudaStreamSynchronize(m_stream);
+  if (status == CUBLAS_STATUS_SUCCESS && error == cudaSuccess) {
+    status =
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, scratch, 1, scratch + 1, 1, &zero, scratch + 2, 1);
+    error = cudaStreamSynchronize(m_stream);
+  }
+  if (scratch) cudaFree(scratch);  // before measuring: only what cuBLAS keeps counts
+  if (status != CUBLAS_STATUS_SUCCESS || error != cudaSuccess) {
+    cublasDestroy(handle);  // the next GEMM sets cuBLAS up again
+    check(error, "cuBLAS set-up");
+    check(status, "cuBLAS set-up");
+  }
+  m_handle = handle;
   std::size_t free_after = free_before;
   cudaMemGetInfo(&free_after, &total);
-  cudaFree(scratch);
-  check(status, "cublasSgemm (cuBLAS set-up)");
-  check(synced, "cudaStreamSynchronize");
   m_info.cublas_setup_bytes = free_before > free_after ? free_before - free_after : 0;
   publish({{"event", "device_allocated"},
            {"op", op},
@@ -307,7 +312,9 @@ void CudaBackend::finishTimedOp(KernelRecord& record, EventSeries& events, int r
 }
 
 std::vector<core::GpuOpActivity> CudaBackend::take_device_activity() {
-  if (!m_tracing || !m_broken.empty()) return {};
+  if (!m_tracing) return {};
+  // After a sticky error the records already delivered are kept; nothing is flushed.
+  if (!m_broken.empty()) return CuptiTracer::take_all(false);
   cudaStreamSynchronize(m_stream);
   return CuptiTracer::take_all();
 }
@@ -319,6 +326,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
   try {
     checkUsable();
     const GemmTypes types = gemm_types(r.dtype, r.tf32);
+    const TraceScope trace(m_tracing, r.op);  // cuBLAS's set-up belongs to the GEMM that needed it
     if (!m_handle) setUpCublas(publish, r.op);
     std::size_t free = 0, total = 0;
     check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
@@ -329,7 +337,6 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
                                             core::format_bytes(free) + " of " + core::format_bytes(total) +
                                             " is free (other processes may hold the rest)");
     }
-    const TraceScope trace(m_tracing, r.op);
     DeviceBuffer a(r.a->storage_bytes(), "A", r.op, publish), b(r.b->storage_bytes(), "B", r.op, publish),
         c(r.out->storage_bytes(), "C", r.op, publish);
     check(cudaMemcpyAsync(a.data(), r.a->data(), r.a->storage_bytes(), cudaMemcpyHostToDevice, m_stream), "cudaMemcpy");

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 #include "gpu_model/device_activity.h"
 
@@ -20,6 +21,10 @@ constexpr CUpti_ActivityKind kEnabledKinds[] = {
     CUPTI_ACTIVITY_KIND_MEMORY2,               // device allocations and frees
     CUPTI_ACTIVITY_KIND_OVERHEAD,              // CUPTI's and the driver's own overhead
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,  // BLAScope's op index for each API call
+    // CUPTI writes external correlation records for API records only: these make them (the
+    // API records themselves are dropped when copied out).
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,
 };
 
 constexpr std::size_t kBufferBytes = 4 << 20;
@@ -134,11 +139,14 @@ bool CuptiTracer::start(std::string& why_not) {
   static std::string failure;
   static const bool started = [] {
     CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    std::vector<CUpti_ActivityKind> enabled;
     for (CUpti_ActivityKind kind : kEnabledKinds) {
       if (result != CUPTI_SUCCESS) break;
       result = cuptiActivityEnable(kind);
+      if (result == CUPTI_SUCCESS) enabled.push_back(kind);
     }
     if (result == CUPTI_SUCCESS) return true;
+    for (CUpti_ActivityKind kind : enabled) cuptiActivityDisable(kind);  // no half-on tracing
     failure = "CUPTI unavailable: " + cupti_error(result);
     if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
       failure += " (profiling needs NVreg_RestrictProfilingToAdminUsers=0 or root); timings come from CUDA events";
@@ -174,9 +182,9 @@ void CuptiTracer::end_op() {
   g_collector.end_op(cupti_now());
 }
 
-std::vector<core::GpuOpActivity> CuptiTracer::take_all() {
+std::vector<core::GpuOpActivity> CuptiTracer::take_all(bool flush) {
   // Once per run: the caller has synchronised, so every record is complete.
-  cuptiActivityFlushAll(0);
+  if (flush) cuptiActivityFlushAll(0);
   std::lock_guard lock(g_mutex);
   std::vector<core::GpuOpActivity> activity;
   for (auto& [op, events] : g_collector.take_all()) {

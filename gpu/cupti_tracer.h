@@ -20,8 +20,9 @@ class CuptiTracer {
   // without a correlation are placed by CUPTI timestamps.
   static void begin_op(std::size_t op);
   static void end_op();
-  // Flushes CUPTI's buffers and returns each op's device events, sorted by start.
-  static std::vector<core::GpuOpActivity> take_all();
+  // Flushes CUPTI's buffers (unless `flush` is false: after a sticky error, when CUDA calls
+  // are unsafe) and returns each op's device events, sorted by start; the collector is emptied.
+  static std::vector<core::GpuOpActivity> take_all(bool flush = true);
 };
 
 }  // namespace blasscope::gpu

@@ -319,7 +319,7 @@ void MainWindow::open(const QString& source) {
       doc.run = std::move(opened.run);
       doc.diagnoses = core::diagnose_run(*doc.run);
       // A re-run of the reopened session runs the workload it came from.
-      if (!opened.workload_file.empty() && doc.workload) doc.source = QString::fromStdString(opened.workload_file);
+      if (!opened.rerun_source.empty()) doc.source = QString::fromStdString(opened.rerun_source);
     }
     setDocument(std::move(doc));
     if (!opened.note.empty()) statusBar()->showMessage(QString::fromStdString(opened.note), 10000);

@@ -34,7 +34,9 @@ bool is_session_json(const std::string& text) {
                              event != nlohmann::json::parse_event_t::array_start);
       },
       false);
-  return top.is_object() && top.value("format", std::string()) == "blasscope-session";
+  if (!top.is_object() || !top.contains("format")) return false;
+  const nlohmann::json& format = top["format"];
+  return format.is_string() && format.get<std::string>() == "blasscope-session";
 }
 
 void attach_plan(Document& doc) {
@@ -45,22 +47,27 @@ void attach_plan(Document& doc) {
 }
 
 void restore_session_workload(Document& doc) {
-  // The file it was run from first; then a built-in scenario of the run's name.
-  std::string why;
-  if (!doc.workload_file.empty()) {
-    try {
-      doc.workload = load_workload(doc.workload_file);
+  // The file it was run from; a built-in scenario only when that is what it was run from
+  // (a user's workload that shares a scenario's name must not come back as the scenario).
+  const std::string& file = doc.workload_file;
+  const bool scenario = file.empty() || file.starts_with("scenario:");
+  try {
+    if (!scenario) {
+      doc.workload = load_workload(file);
+      doc.rerun_source = file;
       return;
-    } catch (const InputError& error) {
-      why = doc.workload_file + ": " + error.what();
     }
+    const std::string id = file.empty() ? doc.run->workload : file.substr(9);
+    if (const Workload* w = find_scenario(id)) {
+      doc.workload = *w;
+      doc.rerun_source = "scenario:" + id;
+      return;
+    }
+    doc.note = "the session's workload '" + doc.run->workload + "' is no built-in scenario";
+  } catch (const InputError& error) {
+    doc.note = "the session's workload " + file + " could not be reopened (" + error.what() + ")";
   }
-  if (const Workload* scenario = find_scenario(doc.run->workload)) {
-    doc.workload = *scenario;
-    return;
-  }
-  doc.note = "the session's workload could not be reopened" + (why.empty() ? std::string() : " (" + why + ")") +
-             ": its tensors and graph are not shown";
+  doc.note += ": its tensors and graph are not shown, and it cannot be run again from here";
 }
 
 }  // namespace
@@ -86,6 +93,7 @@ Document open_document(const std::string& source) {
   std::error_code error;
   if (!std::filesystem::exists(source, error)) {
     doc.workload = load_workload(source);  // a scenario id, or a clear error
+    doc.rerun_source = source.starts_with("scenario:") ? source : "scenario:" + source;
     attach_plan(doc);
     return doc;
   }
@@ -109,6 +117,7 @@ Document open_document(const std::string& source) {
     restore_session_workload(doc);
   } else {
     doc.workload = parse_workload_file(source);
+    doc.rerun_source = source;
   }
   attach_plan(doc);
   return doc;

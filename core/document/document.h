@@ -23,6 +23,7 @@ struct Document {
   std::optional<WorkloadPlan> plan;
   std::optional<RunResult> run;  // sessions
   std::string workload_file;     // sessions: the workload they were run from
+  std::string rerun_source;      // what a new run of this document runs ("" when nothing can)
   std::string note;              // what could not be restored, in words (empty when all was)
 };
 

@@ -30,11 +30,12 @@ void ActivityCollector::end_op(std::uint64_t now_ns) {
 }
 
 std::optional<std::size_t> ActivityCollector::op_at(std::uint64_t t_ns) const {
-  // The op whose window holds t; between windows, the op that ran last before t.
+  // The op whose window holds t. Each window spans all of its op's device work (set-up,
+  // copies, kernels, frees), so what falls outside every window is not an op's.
   for (auto it = m_windows.rbegin(); it != m_windows.rend(); ++it) {
-    if (t_ns >= it->begin_ns) return it->op;
+    if (t_ns >= it->begin_ns && t_ns <= it->end_ns) return it->op;
   }
-  return std::nullopt;  // before the first op: not BLAScope's work
+  return std::nullopt;
 }
 
 void ActivityCollector::add(const ActivityRecordView& record) {

@@ -28,7 +28,8 @@ struct ActivityRecordView {
 // events: CUPTI's correlation ids are mapped to BLAScope's ops through the external
 // correlation records the plugin pushes around each op. Records that carry no correlation
 // (overhead) belong to the op whose time window holds their start; a record whose mapping
-// never arrived does too. Buffers are flushed once per run, so nothing here is per-op work.
+// never arrived does too; what falls outside every window is dropped. Buffers are flushed once per run, so nothing here
+// is per-op work.
 class ActivityCollector {
  public:
   // The op traced from `now_ns` (CUPTI's clock) until end_op.

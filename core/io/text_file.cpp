@@ -3,25 +3,57 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "io/input_error.h"
 
 namespace blasscope::core {
 
-void write_text_file(const std::string& path, const std::string& content) {
+namespace {
+
+// Writes all of `content` to `path` as it is (no rename): the error names the failing step.
+void write_in_place(const std::string& path, const std::string& content) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
   auto fail = [&path](int error) {
     throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(error));
   };
   if (!file) fail(errno);
+  errno = 0;
   const std::size_t written = std::fwrite(content.data(), 1, content.size(), file);
   const int write_error = written == content.size() ? 0 : (errno ? errno : EIO);
+  errno = 0;
   const bool flushed = std::fflush(file) == 0;
-  const int flush_error = flushed ? 0 : errno;
+  const int flush_error = flushed ? 0 : (errno ? errno : EIO);
+  errno = 0;
   const bool closed = std::fclose(file) == 0;
+  const int close_error = closed ? 0 : (errno ? errno : EIO);
   if (write_error) fail(write_error);
   if (!flushed) fail(flush_error);
-  if (!closed) fail(errno);
+  if (!closed) fail(close_error);
+}
+
+}  // namespace
+
+void write_text_file(const std::string& path, const std::string& content) {
+  // A regular file is written beside itself and renamed over, so a full disk leaves the old
+  // file whole; a device or a pipe (/dev/stdout) is written in place.
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    return write_in_place(path, content);
+  }
+  const std::string temporary = path + ".part";
+  try {
+    write_in_place(temporary, content);
+  } catch (const InputError&) {
+    std::filesystem::remove(temporary, error);
+    throw;  // names the file beside `path` and the system's reason
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int rename_error = errno;
+    std::filesystem::remove(temporary, error);
+    throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(rename_error));
+  }
 }
 
 }  // namespace blasscope::core

@@ -16,7 +16,19 @@ bool RunResult::has_errors() const {
 }
 
 void RunCollector::publish(const json& event) {
+  // An event whose fields cannot be read (a damaged stream or session) is left out whole, so
+  // the result and a session saved from it stay readable.
+  try {
+    handle(event);
+  } catch (const json::exception&) {
+    ++m_result.skipped_events;
+    return;
+  }
   m_result.events.push_back(event);
+}
+
+void RunCollector::handle(const json& event) {
+  if (!event.is_object()) throw json::type_error::create(302, "an event must be a JSON object", &event);
   const std::string type = event.value("event", "");
   if (type == "run_started") {
     m_result.workload = event.value("workload", "");
@@ -24,8 +36,8 @@ void RunCollector::publish(const json& event) {
   } else if (type == "kernel_started") {
     m_running = event;
   } else if (type == "kernel_finished") {
-    m_running.reset();
     m_result.ops.push_back(event.at("record").get<KernelRecord>());
+    m_running.reset();
   } else if (type == "device_activity") {
     // CUPTI's records of a GPU op, delivered after the run's last op.
     const std::size_t op = event.value("op", std::size_t{0});

@@ -39,7 +39,8 @@ struct RunResult {
   std::vector<DeviceComparison> comparisons;  // --device both: CPU against GPU, per op
   std::vector<nlohmann::json> events;
   std::uint64_t peak_host_bytes = 0;
-  bool completed = false;  // the done event arrived
+  bool completed = false;            // the done event arrived
+  std::uint64_t skipped_events = 0;  // events whose fields could not be read, left out
 
   bool has_errors() const;
 };
@@ -56,6 +57,7 @@ class RunCollector : public EventSink {
   RunResult finish();
 
  private:
+  void handle(const nlohmann::json& event);  // throws json::exception for unreadable fields
   void record_crash(const std::string& signal);
 
   RunResult m_result;

@@ -48,10 +48,12 @@ SessionFile parse_session(const std::string& text, const std::string& path) {
   } catch (const json::exception& error) {
     fail_malformed(std::string("not a session file: ") + error.what());
   }
-  if (!session.is_object() || session.value("format", "") != "blasscope-session") {
+  const auto field = [&session](const char* key) { return session.contains(key) ? session[key] : json(); };
+  if (!session.is_object() || field("format") != json("blasscope-session")) {
     fail_malformed("not a BLAScope session file (no \"format\": \"blasscope-session\")");
   }
-  const int version = session.value("version", 0);
+  if (!field("version").is_number_integer()) fail_malformed("a session's \"version\" must be an integer");
+  const int version = field("version").get<int>();
   if (version < 1 || version > kSessionFormatVersion) {
     fail_unsupported("session format version " + std::to_string(version) + " is newer than this BLAScope reads (" +
                      std::to_string(kSessionFormatVersion) + ")");

@@ -9,8 +9,8 @@
 #include "diagnose/explanation_catalogue.h"
 #include "diagnose/run_diagnosis.h"
 #include "plan/workload_plan.h"
-#include "results/run_findings.h"
 #include "resources/embedded_resources.h"
+#include "results/run_findings.h"
 #include "workload/workload_parser.h"
 
 using namespace blasscope::core;

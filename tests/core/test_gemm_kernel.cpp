@@ -5,10 +5,10 @@
 #include <cstring>
 #include <limits>
 
-#include "workload/tensor_factory.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_reference.h"
 #include "kernels/xerbla_capture.h"
+#include "workload/tensor_factory.h"
 
 using namespace blasscope::core;
 

@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/inspect_report.h"
 #include "io/tensor_file_reader.h"
 #include "report/inspect_json.h"
-#include "analysis/inspect_report.h"
 #include "test_files.h"
 
 using namespace blasscope::core;

@@ -3,12 +3,12 @@
 
 #include <cmath>
 
-#include "results/run_result.h"
 #include "exec/runner.h"
-#include "results/session_file.h"
-#include "results/trace_writer.h"
 #include "io/input_error.h"
 #include "kernels/lapack_drivers.h"
+#include "results/run_result.h"
+#include "results/session_file.h"
+#include "results/trace_writer.h"
 #include "test_files.h"
 #include "workload/workload_parser.h"
 

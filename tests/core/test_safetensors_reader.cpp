@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "analysis/inspect_report.h"
 #include "io/input_error.h"
 #include "io/tensor_file_reader.h"
-#include "analysis/inspect_report.h"
 #include "test_files.h"
 
 using namespace blasscope::core;

@@ -5,8 +5,8 @@
 
 #include "analysis/tensor_layout.h"
 #include "exec/op_support.h"
-#include "workload/tensor_factory.h"
 #include "tensor/element_codec.h"
+#include "workload/tensor_factory.h"
 
 using namespace blasscope::core;
 

@@ -124,4 +124,6 @@ TEST(WorkerStreamFramer, AnEventTheCollectorCannotReadIsSkipped) {
   const RunResult r = collector.finish();
   EXPECT_EQ(r.workload, "w");
   EXPECT_TRUE(r.ops.empty());
+  EXPECT_EQ(r.skipped_events, 1u);
+  EXPECT_EQ(r.events.size(), 2u);  // the unreadable one is not kept: a saved session stays readable
 }

@@ -147,6 +147,23 @@ TEST(OpenDocument, TellsTensorFilesWorkloadsAndSessionsApartAndReopensASessionWi
   const Document orphan = open_document(session);
   EXPECT_FALSE(orphan.workload.has_value());
   EXPECT_NE(orphan.note.find("could not be reopened"), std::string::npos) << orphan.note;
+  EXPECT_TRUE(orphan.rerun_source.empty());
+  EXPECT_EQ(opened.rerun_source, workload);
+  // A user's workload that shares a scenario's name does not come back as the scenario.
+  const std::string named = dir.file("nan-svd.json"), named_session = dir.file("named.json");
+  blasscope::test::write_file(named, R"({"name": "nan-svd", "tensors": {"a": {"shape": [3, 3], "dtype": "float64"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a"}]})");
+  RunCollector named_run;
+  run_workload(parse_workload_file(named), {}, named_run);
+  write_session(named_session, named, named_run.finish());
+  std::filesystem::remove(named);
+  EXPECT_FALSE(open_document(named_session).workload.has_value());
+  // A malformed "format" or "version" is an error that names it, never a crash.
+  const std::string odd = dir.file("odd.json");
+  blasscope::test::write_file(odd, R"({"format": 1, "events": []})");
+  EXPECT_THROW(open_document(odd), InputError);
+  blasscope::test::write_file(odd, R"({"format": "blasscope-session", "version": "1", "events": []})");
+  EXPECT_THROW(open_document(odd), InputError);
   EXPECT_THROW(open_document(tensor), InputError);
   EXPECT_EQ(open_document("scenario:nan-svd").workload->name, "nan-svd");
 }

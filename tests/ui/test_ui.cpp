@@ -327,8 +327,11 @@ class UiTests : public QObject {
       window.runOn(QStringLiteral("cpu"));
       QVERIFY(idle.wait(30000));
       QVERIFY(window.document().run && window.document().run->completed);
-      // What File > Save Session writes.
-      core::write_session(session.toStdString(), window.document().source.toStdString(), *window.document().run);
+      // What File > Save Session writes, with the workload named relative to the current
+      // folder: the session stores it absolute, so it reopens from anywhere.
+      const QString relative = QDir::current().relativeFilePath(window.document().source);
+      QVERIFY(QFileInfo(relative).isRelative());
+      core::write_session(session.toStdString(), relative.toStdString(), *window.document().run);
     }
     ui::MainWindow reopened;
     reopened.show();
