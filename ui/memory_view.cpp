@@ -78,47 +78,32 @@ void MemoryView::setDocument(const RunDocument* doc) {
     return;
   }
   const core::RunResult& run = *doc->run;
-  std::uint64_t limit = 0, predicted = 0, largest_tensor = 0;
-  double end_t = 0, start_t = -1;
+  const core::RunTimeline& events = run.timeline;
+  const std::uint64_t limit = events.memory_limit, predicted = events.predicted_peak_bytes;
+  const double end_t = events.last_t;
+  double start_t = events.first_t;
   std::vector<std::pair<double, double>> points, device_points;
-  std::vector<std::pair<std::string, std::uint64_t>> tensors;
-  std::uint64_t device_bytes = 0, device_peak = 0;
-  QStringList oom;
-  for (const auto& e : run.events) {
-    const std::string type = e.value("event", "");
-    end_t = std::max(end_t, e.value("t", 0.0));
-    if (type == "run_started") {
-      limit = e.value("memory_limit", std::uint64_t{0});
-      predicted = e.value("predicted_peak_bytes", std::uint64_t{0});
-    } else if (type == "memory") {
-      if (start_t < 0) start_t = e.value("t", 0.0);
-      points.emplace_back(e.value("t", 0.0), static_cast<double>(e.value("host_bytes", std::uint64_t{0})));
-    } else if (type == "tensor_allocated") {
-      tensors.emplace_back(e.value("tensor", ""), e.value("bytes", std::uint64_t{0}));
-      largest_tensor = std::max(largest_tensor, tensors.back().second);
-    } else if (type == "workspace_allocated") {
-      // LAPACK's own names for them, WORK and IWORK, keep the axis labels short.
-      const bool integer = e.value("workspace", std::string()).find("integer") != std::string::npos;
-      tensors.emplace_back("op" + std::to_string(e.value("op", std::size_t{0})) + (integer ? " IWORK" : " WORK"),
-                           e.value("bytes", std::uint64_t{0}));
-      largest_tensor = std::max(largest_tensor, tensors.back().second);
-    } else if (type == "device_allocated" || type == "device_freed") {
-      // GPU buffers (cudaMalloc'd by the plugin), as a second series on the same time axis.
-      const std::uint64_t b = e.value("bytes", std::uint64_t{0});
-      device_bytes = type == "device_allocated" ? device_bytes + b : device_bytes - std::min(device_bytes, b);
-      device_peak = std::max(device_peak, device_bytes);
-      device_points.emplace_back(e.value("t", 0.0), static_cast<double>(device_bytes));
-      if (type == "device_allocated") {
-        const std::string buffer = e.value("buffer", std::string());
-        tensors.emplace_back("op" + std::to_string(e.value("op", std::size_t{0})) + " " +
-                                 (buffer.size() > 12 ? std::string("cuBLAS") : buffer) + " (GPU)",
-                             b);
-        largest_tensor = std::max(largest_tensor, b);
-      }
-    } else if (type == "out_of_memory") {
-      oom << QString::fromStdString(e.value("message", ""));
-    }
+  for (const auto& sample : events.host_memory) points.emplace_back(sample.t, static_cast<double>(sample.bytes));
+  std::uint64_t device_peak = 0;
+  for (const auto& sample : events.device_memory) {
+    device_points.emplace_back(sample.t, static_cast<double>(sample.bytes));
+    device_peak = std::max(device_peak, sample.bytes);
   }
+  std::vector<std::pair<std::string, std::uint64_t>> tensors;
+  std::uint64_t largest_tensor = 0;
+  for (const auto& a : events.allocations) {
+    const std::string op = a.op ? "op" + std::to_string(*a.op) + " " : "";
+    switch (a.kind) {
+      case core::Allocation::Kind::Tensor: tensors.emplace_back(a.name, a.bytes); break;
+      case core::Allocation::Kind::Workspace: tensors.emplace_back(op + a.name, a.bytes); break;
+      case core::Allocation::Kind::DeviceBuffer:
+        tensors.emplace_back(op + (a.name.size() > 12 ? std::string("cuBLAS") : a.name) + " (GPU)", a.bytes);
+        break;
+    }
+    largest_tensor = std::max(largest_tensor, a.bytes);
+  }
+  QStringList oom;
+  for (const auto& message : events.out_of_memory) oom << QString::fromStdString(message);
   const auto [scale, unit] = unit_for(std::max(
       {static_cast<double>(run.peak_host_bytes), static_cast<double>(predicted), static_cast<double>(device_peak)}));
   start_t = std::max(start_t, 0.0);

@@ -179,21 +179,12 @@ void TimingsView::setDocument(const RunDocument* doc) {
   m_tree->resizeColumnToContents(0);
   m_tree->setColumnWidth(0, std::min(m_tree->columnWidth(0), std::max(240, m_tree->viewport()->width() * 2 / 5)));
   // Timeline: one bar per kernel, a lane per device.
-  std::map<std::pair<std::size_t, std::string>, double> started;
   std::vector<TimelineWidget::Bar> bars;
-  double end_t = 0;
-  for (const auto& e : run.events) {
-    end_t = std::max(end_t, e.value("t", 0.0));
-    const std::string type = e.value("event", "");
-    if (type == "kernel_started")
-      started[{e.value("op", std::size_t{0}), e.value("device", "cpu")}] = e.value("t", 0.0);
-    if (type != "kernel_finished") continue;
-    const auto& r = e["record"];
-    const auto key = std::make_pair(r.value("op", std::size_t{0}), r.value("device", "cpu"));
-    if (!started.count(key)) continue;
-    bars.push_back({started[key], e.value("t", 0.0), key.second == "gpu",
-                    QStringLiteral("%1 %2").arg(key.first).arg(QString::fromStdString(r.value("kernel", "")))});
+  for (const auto& span : run.timeline.kernels) {
+    bars.push_back({span.start, span.end, span.device == "gpu",
+                    QStringLiteral("%1 %2").arg(span.op).arg(QString::fromStdString(span.kernel))});
   }
+  const double end_t = run.timeline.last_t;
   m_timeline->setBars(std::move(bars), end_t);
   showContent();
 }

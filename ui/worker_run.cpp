@@ -35,8 +35,7 @@ void WorkerRun::start(const QString& workload, const QString& device) {
   if (isRunning()) return;
   m_collector = core::RunCollector();
   m_framer = core::WorkerStreamFramer();
-  m_done.clear();
-  m_total = 0;
+  m_last = {};
   m_stopped = false;
   m_process.start(workerPath(), {workload, QStringLiteral("--device"), device});
 }
@@ -51,16 +50,13 @@ void WorkerRun::readEvents() {
   const QByteArray bytes = m_process.readAllStandardOutput();
   m_framer.feed(bytes.constData(), static_cast<std::size_t>(bytes.size()), [this](const nlohmann::json& event) {
     m_collector.publish(event);
-    const std::string type = event.value("event", "");
-    if (type == "run_started") m_total = event.value("ops", 0);
-    if (type == "kernel_started") {
-      emit progress(static_cast<int>(m_done.size()), m_total,
-                    tr("op %1: %2").arg(event.value("op", 0)).arg(QString::fromStdString(event.value("kernel", ""))));
-    }
-    if (type == "kernel_finished") {
-      m_done.insert(event.value("op", std::size_t{0}));
-      emit progress(static_cast<int>(m_done.size()), m_total, QString());
-    }
+    const auto now = m_collector.progress();
+    const bool changed = now.ops_finished != m_last.ops_finished || now.running_op != m_last.running_op;
+    m_last = now;
+    if (!changed) return;
+    emit progress(static_cast<int>(now.ops_finished), static_cast<int>(now.ops_total),
+                  now.running_op ? tr("op %1: %2").arg(*now.running_op).arg(QString::fromStdString(now.running_kernel))
+                                 : QString());
   });
 }
 

@@ -39,9 +39,8 @@ class WorkerRun : public QObject {
 
   QProcess m_process;
   core::RunCollector m_collector;
-  core::WorkerStreamFramer m_framer;  // the worker's stdout, cut into events
-  std::set<std::size_t> m_done;
-  int m_total = 0;
+  core::WorkerStreamFramer m_framer;    // the worker's stdout, cut into events
+  core::RunCollector::Progress m_last;  // progress last reported
   bool m_stopped = false;
 };
 

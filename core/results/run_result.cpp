@@ -1,6 +1,7 @@
 #include "results/run_result.h"
 
 #include <algorithm>
+#include <set>
 
 #include "results/run_findings.h"
 
@@ -30,14 +31,44 @@ void RunCollector::publish(const json& event) {
 void RunCollector::handle(const json& event) {
   if (!event.is_object()) throw json::type_error::create(302, "an event must be a JSON object", &event);
   const std::string type = event.value("event", "");
+  RunTimeline& timeline = m_result.timeline;
+  const double t = event.value("t", 0.0);
+  timeline.last_t = std::max(timeline.last_t, t);
   if (type == "run_started") {
     m_result.workload = event.value("workload", "");
     m_result.environment = event.value("environment", json::object());
+    timeline.memory_limit = event.value("memory_limit", std::uint64_t{0});
+    timeline.predicted_peak_bytes = event.value("predicted_peak_bytes", std::uint64_t{0});
+    m_ops_total = event.value("ops", std::size_t{0});
   } else if (type == "kernel_started") {
     m_running = event;
   } else if (type == "kernel_finished") {
-    m_result.ops.push_back(event.at("record").get<KernelRecord>());
+    KernelRecord record = event.at("record").get<KernelRecord>();
+    if (m_running && m_running->value("op", std::size_t{0}) == record.op &&
+        m_running->value("device", "cpu") == record.device) {
+      timeline.kernels.push_back({record.op, record.device, record.kernel, m_running->value("t", t), t});
+    }
+    m_result.ops.push_back(std::move(record));
     m_running.reset();
+  } else if (type == "tensor_allocated") {
+    timeline.allocations.push_back(
+        {Allocation::Kind::Tensor, event.value("tensor", ""), std::nullopt, event.value("bytes", std::uint64_t{0})});
+  } else if (type == "workspace_allocated") {
+    // LAPACK's own names for them, WORK and IWORK, keep labels short.
+    const bool integer = event.value("workspace", std::string()).find("integer") != std::string::npos;
+    timeline.allocations.push_back({Allocation::Kind::Workspace, integer ? "IWORK" : "WORK",
+                                    event.value("op", std::size_t{0}), event.value("bytes", std::uint64_t{0})});
+  } else if (type == "device_allocated" || type == "device_freed") {
+    const std::uint64_t bytes = event.value("bytes", std::uint64_t{0});
+    const bool allocated = type == "device_allocated";
+    m_device_bytes = allocated ? m_device_bytes + bytes : m_device_bytes - std::min(m_device_bytes, bytes);
+    timeline.device_memory.push_back({t, m_device_bytes});
+    if (allocated) {
+      timeline.allocations.push_back(
+          {Allocation::Kind::DeviceBuffer, event.value("buffer", ""), event.value("op", std::size_t{0}), bytes});
+    }
+  } else if (type == "out_of_memory") {
+    timeline.out_of_memory.push_back(event.value("message", ""));
   } else if (type == "device_activity") {
     // CUPTI's records of a GPU op, delivered after the run's last op.
     const std::size_t op = event.value("op", std::size_t{0});
@@ -50,7 +81,10 @@ void RunCollector::handle(const json& event) {
     }
   } else if (type == "memory") {
     // Kept up to date from the counters, so a crashed run still reports its peak.
-    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("host_bytes", std::uint64_t{0}));
+    const std::uint64_t bytes = event.value("host_bytes", std::uint64_t{0});
+    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, bytes);
+    if (timeline.first_t < 0) timeline.first_t = t;
+    timeline.host_memory.push_back({t, bytes});
   } else if (type == "comparison") {
     m_result.comparisons.push_back(event.get<DeviceComparison>());
   } else if (type == "finding") {
@@ -89,6 +123,19 @@ void RunCollector::record_crash(const std::string& signal) {
   }
   m_result.crash = crash;
   m_result.findings.push_back(finding_for_crash(crash));
+}
+
+RunCollector::Progress RunCollector::progress() const {
+  Progress p;
+  p.ops_total = m_ops_total;
+  std::set<std::size_t> finished;
+  for (const auto& r : m_result.ops) finished.insert(r.op);
+  p.ops_finished = finished.size();
+  if (m_running) {
+    p.running_op = m_running->value("op", std::size_t{0});
+    p.running_kernel = m_running->value("kernel", "");
+  }
+  return p;
 }
 
 RunResult RunCollector::finish() {

@@ -28,6 +28,39 @@ struct CrashInfo {
   std::string kernel;
 };
 
+// The run's timelines, reduced from its events so that views never read the events
+// themselves. Times are seconds since the run started.
+struct MemorySample {
+  double t = 0;
+  std::uint64_t bytes = 0;  // in use after this event
+};
+
+// A tensor, LAPACK workspace or GPU buffer the run allocated.
+struct Allocation {
+  enum class Kind { Tensor, Workspace, DeviceBuffer };
+  Kind kind = Kind::Tensor;
+  std::string name;  // the tensor; "WORK"/"IWORK"; the GPU buffer ("A", "cuBLAS workspace ...")
+  std::optional<std::size_t> op;
+  std::uint64_t bytes = 0;
+};
+
+// When one op's kernel ran on one device (from its start to its finish event).
+struct KernelSpan {
+  std::size_t op = 0;
+  std::string device;  // cpu, gpu
+  std::string kernel;
+  double start = 0, end = 0;
+};
+
+struct RunTimeline {
+  double first_t = -1, last_t = 0;  // first memory sample; the last event
+  std::uint64_t memory_limit = 0, predicted_peak_bytes = 0;
+  std::vector<MemorySample> host_memory, device_memory;
+  std::vector<Allocation> allocations;
+  std::vector<KernelSpan> kernels;
+  std::vector<std::string> out_of_memory;  // what each out-of-memory event said
+};
+
 // Everything a run produced, rebuilt from its events wherever it ran.
 struct RunResult {
   std::string workload;
@@ -37,7 +70,8 @@ struct RunResult {
   std::optional<CrashInfo> crash;
   std::optional<std::string> rejection;       // the worker refused the workload: why
   std::vector<DeviceComparison> comparisons;  // --device both: CPU against GPU, per op
-  std::vector<nlohmann::json> events;
+  std::vector<nlohmann::json> events;         // kept for sessions and traces; views read `timeline`
+  RunTimeline timeline;
   std::uint64_t peak_host_bytes = 0;
   bool completed = false;            // the done event arrived
   std::uint64_t skipped_events = 0;  // events whose fields could not be read, left out
@@ -51,6 +85,14 @@ class RunCollector : public EventSink {
   void publish(const nlohmann::json& event) override;
   // Marks the run as crashed while `running` (the op whose kernel had started).
   void crashed(const std::string& signal);
+  // Progress while the events arrive: the ops the workload has, how many have finished on
+  // every device they run on so far, and the op and kernel running now (if one is).
+  struct Progress {
+    std::size_t ops_total = 0, ops_finished = 0;
+    std::optional<std::size_t> running_op;
+    std::string running_kernel;
+  };
+  Progress progress() const;
   // Whether a "rejected" event arrived (the worker refused the workload).
   bool rejected() const { return m_result.rejection.has_value(); }
   // Hands over the result; call once when the stream has ended.
@@ -62,6 +104,8 @@ class RunCollector : public EventSink {
 
   RunResult m_result;
   std::optional<nlohmann::json> m_running;  // kernel_started without its kernel_finished
+  std::uint64_t m_device_bytes = 0;
+  std::size_t m_ops_total = 0;
 };
 
 // The `--json` object of `blasscope-cli run`.

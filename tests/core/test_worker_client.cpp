@@ -127,3 +127,39 @@ TEST(WorkerStreamFramer, AnEventTheCollectorCannotReadIsSkipped) {
   EXPECT_EQ(r.skipped_events, 1u);
   EXPECT_EQ(r.events.size(), 2u);  // the unreadable one is not kept: a saved session stays readable
 }
+
+TEST(RunCollector, ReducesEventsIntoTimelinesAndProgress) {
+  RunCollector c;
+  auto e = [](const char* text) { return nlohmann::json::parse(text); };
+  c.publish(
+      e(R"({"event":"run_started","workload":"w","ops":2,"memory_limit":1000,"predicted_peak_bytes":600,"t":0})"));
+  c.publish(e(R"({"event":"tensor_allocated","tensor":"a","bytes":400,"t":0.1})"));
+  c.publish(e(R"({"event":"memory","host_bytes":400,"t":0.1})"));
+  c.publish(e(R"({"event":"kernel_started","op":0,"device":"gpu","kernel":"cublasGemmEx","t":0.2})"));
+  EXPECT_EQ(c.progress().running_op, std::optional<std::size_t>(0));
+  c.publish(e(R"({"event":"device_allocated","op":0,"buffer":"A","bytes":2097152,"t":0.3})"));
+  c.publish(e(R"({"event":"device_freed","op":0,"buffer":"A","bytes":2097152,"t":0.4})"));
+  c.publish(
+      e(R"({"event":"kernel_finished","op":0,"record":{"op":0,"device":"gpu","kernel":"cublasGemmEx"},"t":0.5})"));
+  c.publish(e(R"({"event":"workspace_allocated","op":1,"workspace":"integer","bytes":64,"t":0.6})"));
+  const auto p = c.progress();
+  EXPECT_EQ(p.ops_total, 2u);
+  EXPECT_EQ(p.ops_finished, 1u);
+  EXPECT_FALSE(p.running_op.has_value());
+  const RunTimeline t = c.finish().timeline;
+  EXPECT_EQ(t.memory_limit, 1000u);
+  EXPECT_EQ(t.predicted_peak_bytes, 600u);
+  ASSERT_EQ(t.host_memory.size(), 1u);
+  EXPECT_EQ(t.first_t, 0.1);
+  EXPECT_EQ(t.last_t, 0.6);
+  ASSERT_EQ(t.device_memory.size(), 2u);
+  EXPECT_EQ(t.device_memory[0].bytes, 2097152u);
+  EXPECT_EQ(t.device_memory[1].bytes, 0u);
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.kernels[0].start, 0.2);
+  EXPECT_EQ(t.kernels[0].end, 0.5);
+  EXPECT_EQ(t.kernels[0].device, "gpu");
+  ASSERT_EQ(t.allocations.size(), 3u);  // tensor a, GPU buffer A, op 1's IWORK
+  EXPECT_EQ(t.allocations[1].kind, Allocation::Kind::DeviceBuffer);
+  EXPECT_EQ(t.allocations[2].name, "IWORK");
+}
