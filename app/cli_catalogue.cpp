@@ -93,8 +93,11 @@ int run_report(const std::vector<std::string>& args) {
   try {
     const core::Document document = core::open_document(session);
     if (document.kind != core::DocumentKind::Session) {
-      throw core::InputError(core::InputError::Kind::Malformed, "a workload, not a saved session: `blasscope-cli run " +
-                                                                    session + " --session FILE` makes one");
+      throw core::InputError(
+          core::InputError::Kind::Malformed,
+          document.kind == core::DocumentKind::TensorFile
+              ? "a tensor file, not a saved session: `blasscope-cli inspect " + session + "` reads it"
+              : "a workload, not a saved session: `blasscope-cli run " + session + " --session FILE` makes one");
     }
     const core::RunResult& result = *document.run;
     const auto diagnoses = core::diagnose_run(result);

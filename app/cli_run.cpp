@@ -139,6 +139,11 @@ int run_run(const std::vector<std::string>& raw_args) {
   core::Workload workload;
   try {
     const core::Document document = core::open_document(args.workload);
+    if (document.kind == core::DocumentKind::TensorFile) {
+      throw core::InputError(core::InputError::Kind::Malformed,
+                             "a tensor file, not a workload: `blasscope-cli inspect " + args.workload +
+                                 "` reads it, and the GUI opens it");
+    }
     if (document.kind == core::DocumentKind::Session) {
       throw core::InputError(core::InputError::Kind::Malformed,
                              "a saved session, not a workload: `blasscope-cli report " + args.workload +

@@ -303,12 +303,12 @@ void MainWindow::open(const QString& source) {
   }
   addRecent(source);
   try {
-    if (!scenario && core::recognise_document(source.toStdString()) == core::DocumentKind::TensorFile) {
+    core::Document opened = core::open_document(source.toStdString());
+    if (opened.kind == core::DocumentKind::TensorFile) {
       setBusy(true, tr("Reading %1").arg(QFileInfo(source).fileName()));
       m_loader->load(source);
       return;
     }
-    core::Document opened = core::open_document(source.toStdString());
     RunDocument doc;
     doc.kind = RunDocument::Kind::Workload;
     doc.source = source;

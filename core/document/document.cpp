@@ -72,21 +72,6 @@ void restore_session_workload(Document& doc) {
 
 }  // namespace
 
-DocumentKind recognise_document(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(InputError::Kind::Unreadable, "cannot open " + path + ": " + std::strerror(errno));
-  char head[64] = {};
-  in.read(head, sizeof head);
-  const auto got = static_cast<std::size_t>(in.gcount());
-  for (std::size_t i = 0; i < got; ++i) {
-    if (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r') continue;
-    if (head[i] != '{') return DocumentKind::TensorFile;  // npy, npz and safetensors start with binary
-    // JSON: a session or a workload, told apart when it is read.
-    return is_session_json(read_all(path)) ? DocumentKind::Session : DocumentKind::Workload;
-  }
-  return DocumentKind::TensorFile;  // empty or blank: the readers say what is wrong with it
-}
-
 Document open_document(const std::string& source) {
   Document doc;
   doc.source = source;
@@ -97,17 +82,20 @@ Document open_document(const std::string& source) {
     attach_plan(doc);
     return doc;
   }
-  const std::string text = [&] {
+  // JSON starts with '{'; npy, npz and safetensors with binary headers. A tensor file is only
+  // recognised here: its readers map it (inspect, the GUI's loader).
+  {
     std::ifstream in(source, std::ios::binary);
+    if (!in) throw InputError(InputError::Kind::Unreadable, "cannot open " + source + ": " + std::strerror(errno));
     char first = 0;
     while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
     }
     if (first != '{') {
-      throw InputError(InputError::Kind::Malformed,
-                       "a tensor file, not a workload or a session (inspect reads it; the GUI opens it)");
+      doc.kind = DocumentKind::TensorFile;
+      return doc;
     }
-    return read_all(source);
-  }();
+  }
+  const std::string text = read_all(source);
   if (is_session_json(text)) {
     SessionFile session = parse_session(text, source);
     doc.kind = DocumentKind::Session;

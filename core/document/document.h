@@ -9,12 +9,12 @@
 
 namespace blasscope::core {
 
-// What a path holds, decided once from its first bytes: a tensor file (.npy, .npz,
-// safetensors: binary headers) or JSON (a workload, or a saved session).
+// What a path holds: a tensor file (.npy, .npz, safetensors: binary headers) or JSON (a
+// workload, or a saved session).
 enum class DocumentKind { TensorFile, Workload, Session };
 
-// A workload or session opened for the CLI and the GUI alike. Tensor files are only
-// recognised here: their readers map them in the background (inspect, the GUI's loader).
+// A document opened for the CLI and the GUI alike. A tensor file is only recognised (kind
+// TensorFile, nothing else filled): its readers map it in the background.
 struct Document {
   DocumentKind kind = DocumentKind::Workload;
   std::string source;  // the path, or "scenario:ID"
@@ -27,13 +27,10 @@ struct Document {
   std::string note;              // what could not be restored, in words (empty when all was)
 };
 
-// Throws InputError when the path cannot be read.
-DocumentKind recognise_document(const std::string& path);
-
 // A workload file, a built-in scenario ("scenario:ID" or its id) or a session; a session
 // reopens with its workload file when that can still be read (else the scenario of its
-// name), so views that need the workload's tensors and graph have them. Throws InputError
-// for a tensor file (open it with a reader), a malformed file or an unknown scenario.
+// name), so views that need the workload's tensors and graph have them. The file is read
+// once. Throws InputError for an unreadable or malformed file or an unknown scenario.
 Document open_document(const std::string& source);
 
 }  // namespace blasscope::core

@@ -1,7 +1,6 @@
 #include "results/run_result.h"
 
 #include <algorithm>
-#include <set>
 
 #include "results/run_findings.h"
 
@@ -48,6 +47,7 @@ void RunCollector::handle(const json& event) {
         m_running->value("device", "cpu") == record.device) {
       timeline.kernels.push_back({record.op, record.device, record.kernel, m_running->value("t", t), t});
     }
+    m_ops_finished.insert(record.op);
     m_result.ops.push_back(std::move(record));
     m_running.reset();
   } else if (type == "tensor_allocated") {
@@ -128,9 +128,7 @@ void RunCollector::record_crash(const std::string& signal) {
 RunCollector::Progress RunCollector::progress() const {
   Progress p;
   p.ops_total = m_ops_total;
-  std::set<std::size_t> finished;
-  for (const auto& r : m_result.ops) finished.insert(r.op);
-  p.ops_finished = finished.size();
+  p.ops_finished = m_ops_finished.size();
   if (m_running) {
     p.running_op = m_running->value("op", std::size_t{0});
     p.running_kernel = m_running->value("kernel", "");

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,7 @@ class RunCollector : public EventSink {
   std::optional<nlohmann::json> m_running;  // kernel_started without its kernel_finished
   std::uint64_t m_device_bytes = 0;
   std::size_t m_ops_total = 0;
+  std::set<std::size_t> m_ops_finished;  // ops with a kernel_finished event, on any device
 };
 
 // The `--json` object of `blasscope-cli run`.

@@ -246,6 +246,25 @@ class Rejections(unittest.TestCase):
                 self.assertEqual(proc.returncode, 3)
                 self.assertIn(expected, report["error"]["message"])
 
+    def test_the_wrong_kind_of_file_is_named_and_the_right_command_given(self):
+        tensor = os.path.join(WORK, "a32.npy")
+        workload = write_workload("ok.json", {"name": "ok", "tensors": {"a": {"file": "a32.npy"}},
+                                              "ops": [{"op": "gemm", "a": "a", "b": "a", "trans_b": True}]})
+        session = os.path.join(WORK, "ok.session.json")
+        self.assertEqual(run_cli("run", workload, "--session", session).returncode, 0)
+        for args, expected in ((("run", tensor), "a tensor file, not a workload"),
+                               (("run", session), "a saved session, not a workload"),
+                               (("report", workload), "a workload, not a saved session"),
+                               (("report", tensor), "a tensor file, not a saved session")):
+            with self.subTest(args=args):
+                proc = run_cli(*args)
+                self.assertEqual(proc.returncode, 3, proc.err)
+                self.assertIn(expected, proc.err)
+        # The session itself reports, and keeps the workload file as an absolute path.
+        self.assertEqual(run_cli("report", session).returncode, 0)
+        with open(session) as f:
+            self.assertEqual(json.load(f)["workload_file"], os.path.abspath(workload))
+
     def test_usage_errors_exit_2(self):
         for args in (("run",), ("run", "w.json", "--device", "tpu"), ("run", "w.json", "--trace"),
                      ("run", "a.json", "b.json"), ("run", "--frobnicate", "w.json")):
