@@ -13,6 +13,7 @@
 #include "exec/runner.h"
 #include "exec/worker_client.h"
 #include "io/input_error.h"
+#include "results/event_codec.h"
 #include "workload/scenarios.h"
 
 namespace {
@@ -23,8 +24,10 @@ using namespace blasscope::core;
 class FdSink : public EventSink {
  public:
   explicit FdSink(int fd) : m_fd(fd) {}
-  void publish(const nlohmann::json& event) override {
-    std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  void publish(const RunEvent& event) override {
+    write_line(encode_event(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  void write_line(std::string line) {
     line += '\n';
     for (std::size_t done = 0; done < line.size();) {
       const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
@@ -77,7 +80,7 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--environment") {
     // For front ends that want the machine's description without running anything; CUDA
     // is initialised here, in a process of its own.
-    FdSink(STDOUT_FILENO).publish(probe_environment());
+    FdSink(STDOUT_FILENO).write_line(environment_line(probe_environment()));
     return 0;
   }
   std::string path;
@@ -108,7 +111,7 @@ int main(int argc, char** argv) {
     if (workload.memory_limit && !uses_gpu(workload, options)) limit_address_space(*workload.memory_limit);
     run_workload(workload, options, sink);
   } catch (const InputError& error) {
-    sink.publish({{"event", "rejected"}, {"message", error.what()}});
+    sink.publish({0, events::Rejected{error.what()}});
     return kWorkerExitRejected;
   }
   return 0;

@@ -57,11 +57,11 @@ class DeviceBuffer {
   DeviceBuffer(std::size_t bytes, const char* what, std::size_t op, const core::GpuEventEmitter& publish)
       : m_bytes(bytes), m_emit(publish), m_op(op), m_what(what) {
     check(cudaMalloc(&m_data, std::max<std::size_t>(bytes, 1)), "cudaMalloc");
-    m_emit({{"event", "device_allocated"}, {"op", op}, {"buffer", what}, {"bytes", bytes}});
+    m_emit(core::events::DeviceBuffer{true, op, what, bytes});
   }
   ~DeviceBuffer() {
     cudaFree(m_data);
-    m_emit({{"event", "device_freed"}, {"op", m_op}, {"buffer", m_what}, {"bytes", m_bytes}});
+    m_emit(core::events::DeviceBuffer{false, m_op, m_what, m_bytes});
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -298,10 +298,7 @@ void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t 
   std::size_t free_after = free_before;
   cudaMemGetInfo(&free_after, &total);
   m_info.cublas_setup_bytes = free_before > free_after ? free_before - free_after : 0;
-  publish({{"event", "device_allocated"},
-           {"op", op},
-           {"buffer", "cuBLAS workspace and kernels"},
-           {"bytes", m_info.cublas_setup_bytes}});
+  publish(core::events::DeviceBuffer{true, op, "cuBLAS workspace and kernels", m_info.cublas_setup_bytes});
 }
 
 void CudaBackend::finishTimedOp(KernelRecord& record, EventSeries& events, int repetitions) {

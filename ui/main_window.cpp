@@ -34,6 +34,7 @@
 #include "memory_view.h"
 #include "overview_view.h"
 #include "report/session_report.h"
+#include "results/run_environment.h"
 #include "results/session_file.h"
 #include "results/trace_writer.h"
 #include "tensor_values.h"
@@ -165,6 +166,9 @@ MainWindow::~MainWindow() {
     m_probe->kill();
     m_probe->waitForFinished(2000);
   }
+  // Views and panels point into m_doc, which is destroyed before QWidget deletes children:
+  // delete them first, so none paints or resizes from a freed run while closing.
+  qDeleteAll(findChildren<QWidget*>(Qt::FindDirectChildrenOnly));
 }
 
 void MainWindow::createViews() {
@@ -273,22 +277,18 @@ void MainWindow::probeEnvironment() {
   connect(probe, &QProcess::finished, this, [this, probe] {
     probe->deleteLater();
     m_probe = nullptr;
-    try {
-      const auto env = nlohmann::json::parse(probe->readAllStandardOutput().toStdString());
-      const auto& cpu = env["cpu"];
-      QString text = tr("OpenBLAS %1 kernels, %2 threads")
-                         .arg(QString::fromStdString(cpu.value("openblas_corename", "?")))
-                         .arg(cpu.value("openblas_threads", 0));
-      const auto& gpu = env["gpu"];
-      text += gpu.value("available", false)
-                  ? tr(" · GPU: %1").arg(QString::fromStdString(gpu["device"].value("name", "?")))
-                  : tr(" · no GPU");
-      m_environment->setText(text);
-      m_environment->setToolTip(gpu.value("available", false) ? QString()
-                                                              : QString::fromStdString(gpu.value("reason", "")));
-    } catch (const nlohmann::json::exception&) {
+    const auto env = core::parse_environment(probe->readAllStandardOutput().toStdString());
+    if (!env || !env->cpu) {
       m_environment->setText(tr("machine probe failed"));
+      return;
     }
+    QString text = tr("OpenBLAS %1 kernels, %2 threads")
+                       .arg(QString::fromStdString(env->cpu->openblas_corename))
+                       .arg(env->cpu->openblas_threads);
+    const core::GpuEnvironment& gpu = env->gpu;
+    text += gpu.device ? tr(" · GPU: %1").arg(QString::fromStdString(gpu.device->name)) : tr(" · no GPU");
+    m_environment->setText(text);
+    m_environment->setToolTip(gpu.device ? QString() : QString::fromStdString(gpu.reason));
   });
   probe->start(WorkerRun::workerPath(), {QStringLiteral("--environment")});
 }
@@ -481,7 +481,7 @@ void MainWindow::exportTrace() {
   if (!m_doc.run) return statusBar()->showMessage(tr("Nothing to trace: run a workload first."), 5000);
   const QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QString(), tr("Chrome trace (*.json)"));
   if (path.isEmpty()) return;
-  writeExport(path, core::chrome_trace(*m_doc.run).dump(1) + "\n", tr("trace"));
+  writeExport(path, core::chrome_trace_text(*m_doc.run), tr("trace"));
 }
 
 void MainWindow::exportView() {

@@ -186,15 +186,12 @@ void MemoryView::setDocument(const RunDocument* doc) {
   useRoundTicks(size_axis, static_cast<double>(largest_tensor) / tensor_scale, false);
   m_tensors->setChart(tensorChart);
 
-  const auto& cpu = run.environment.value("cpu", nlohmann::json::object());
+  const auto& cpu = run.environment.cpu;
   QString summary = tr("Peak: <b>%1</b> · predicted for the whole workload: %2 · budget: %3 · host available: %4")
                         .arg(bytes(run.peak_host_bytes), bytes(predicted), bytes(limit),
-                             bytes(cpu.value("memory_available", std::uint64_t{0})));
-  const auto& gpu = run.environment.value("gpu", nlohmann::json::object());
-  if (gpu.contains("device")) {
-    summary += tr(" · GPU: %1 free of %2")
-                   .arg(bytes(gpu["device"].value("memory_free", std::uint64_t{0})),
-                        bytes(gpu["device"].value("memory_total", std::uint64_t{0})));
+                             cpu ? bytes(cpu->memory_available) : tr("unknown"));
+  if (const auto& gpu = run.environment.gpu.device) {
+    summary += tr(" · GPU: %1 free of %2").arg(bytes(gpu->memory_free), bytes(gpu->memory_total));
   }
   std::uint64_t device_predicted = 0, device_measured = 0;
   for (const auto& r : run.ops) {

@@ -23,15 +23,15 @@ QString throughput(const core::KernelRecord& r) {
   return QStringLiteral("–");
 }
 
-QString share_of_peak(const core::KernelRecord& r, const nlohmann::json& env) {
+QString share_of_peak(const core::KernelRecord& r, const core::RunEnvironment& env) {
   if (!r.gflops) return QStringLiteral("–");
   const bool gpu = r.device == "gpu";
   const bool fp64 = r.dtype == "float64" || r.dtype == "complex128";
   double peak = 0;
-  if (gpu && env["gpu"].contains("device")) {
-    peak = env["gpu"]["device"].value(fp64 ? "peak_gflops_fp64" : "peak_gflops_fp32", 0.0);
-  } else if (!gpu && env.contains("cpu")) {
-    peak = env["cpu"].value(fp64 ? "peak_gflops_fp64" : "peak_gflops_fp32", 0.0);
+  if (gpu && env.gpu.device) {
+    peak = fp64 ? env.gpu.device->peak_gflops_fp64 : env.gpu.device->peak_gflops_fp32;
+  } else if (!gpu && env.cpu) {
+    peak = fp64 ? env.cpu->peak_gflops_fp64 : env.cpu->peak_gflops_fp32;
   }
   return peak > 0 ? QStringLiteral("%1%").arg(100 * *r.gflops / peak, 0, 'f', 1) : QStringLiteral("–");
 }

@@ -2,27 +2,17 @@
 
 #include <QCoreApplication>
 #include <QDir>
-
-#include "exec/worker_client.h"
+#include <QSocketNotifier>
 
 namespace blasscope::ui {
 
 WorkerRun::WorkerRun(QObject* parent) : QObject(parent) {
-  connect(&m_process, &QProcess::readyReadStandardOutput, this, &WorkerRun::readEvents);
-  connect(&m_process, &QProcess::finished, this, &WorkerRun::processFinished);
-  connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-    if (error == QProcess::FailedToStart) {
-      emit failed(tr("Cannot start %1: %2").arg(workerPath(), m_process.errorString()));
-    }
-  });
-  m_process.setProcessChannelMode(QProcess::SeparateChannels);
+  m_reaper.setInterval(20);
+  connect(&m_reaper, &QTimer::timeout, this, &WorkerRun::tryFinish);
 }
 
 WorkerRun::~WorkerRun() {
-  if (isRunning()) {
-    m_process.kill();
-    m_process.waitForFinished(2000);
-  }
+  release();  // the process's destructor kills and reaps a worker still running
 }
 
 QString WorkerRun::workerPath() {
@@ -34,37 +24,56 @@ QString WorkerRun::workerPath() {
 void WorkerRun::start(const QString& workload, const QString& device) {
   if (isRunning()) return;
   m_collector = core::RunCollector();
-  m_framer = core::WorkerStreamFramer();
   m_last = {};
-  m_stopped = false;
-  m_process.start(workerPath(), {workload, QStringLiteral("--device"), device});
-}
-
-void WorkerRun::stop() {
-  if (!isRunning()) return;
-  m_stopped = true;
-  m_process.kill();
-}
-
-void WorkerRun::readEvents() {
-  const QByteArray bytes = m_process.readAllStandardOutput();
-  m_framer.feed(bytes.constData(), static_cast<std::size_t>(bytes.size()), [this](const nlohmann::json& event) {
-    m_collector.publish(event);
-    const auto now = m_collector.progress();
-    const bool changed = now.ops_finished != m_last.ops_finished || now.running_op != m_last.running_op;
-    m_last = now;
-    if (!changed) return;
-    emit progress(static_cast<int>(now.ops_finished), static_cast<int>(now.ops_total),
-                  now.running_op ? tr("op %1: %2").arg(*now.running_op).arg(QString::fromStdString(now.running_kernel))
-                                 : QString());
+  auto process = std::make_unique<core::WorkerProcess>();
+  std::string error;
+  if (!process->start(workerPath().toStdString(), {workload.toStdString(), "--device", device.toStdString()},
+                      {.capture_stderr = true}, error)) {
+    emit failed(QString::fromStdString(error));
+    return;
+  }
+  m_process = std::move(process);
+  m_events = std::make_unique<QSocketNotifier>(m_process->events_fd(), QSocketNotifier::Read);
+  connect(m_events.get(), &QSocketNotifier::activated, this, &WorkerRun::readEvents);
+  m_stderr = std::make_unique<QSocketNotifier>(m_process->stderr_fd(), QSocketNotifier::Read);
+  connect(m_stderr.get(), &QSocketNotifier::activated, this, [this] {
+    m_process->read_stderr();
+    if (m_process->stderr_fd() < 0) m_stderr->setEnabled(false);
   });
 }
 
-void WorkerRun::processFinished(int exitCode, QProcess::ExitStatus status) {
-  readEvents();
-  // On Unix QProcess reports the terminating signal as the exit code of a crash.
-  core::record_worker_exit(m_collector, {status == QProcess::CrashExit, exitCode, m_stopped});
+void WorkerRun::stop() {
+  if (m_process) m_process->stop();
+}
+
+void WorkerRun::readEvents() {
+  if (!m_process) return;
+  const bool open = m_process->read_events(m_collector);
+  const auto now = m_collector.progress();
+  if (now.ops_finished != m_last.ops_finished || now.running_op != m_last.running_op) {
+    emit progress(static_cast<int>(now.ops_finished), static_cast<int>(now.ops_total),
+                  now.running_op ? tr("op %1: %2").arg(*now.running_op).arg(QString::fromStdString(now.running_kernel))
+                                 : QString());
+  }
+  m_last = now;
+  if (!open) {
+    m_events->setEnabled(false);
+    tryFinish();
+    if (m_process) m_reaper.start();
+  }
+}
+
+void WorkerRun::tryFinish() {
+  if (!m_process || !m_process->finish(m_collector, false)) return;
+  m_reaper.stop();
+  release();
   emit finished(m_collector.finish());
+}
+
+void WorkerRun::release() {
+  m_events.reset();
+  m_stderr.reset();
+  m_process.reset();
 }
 
 }  // namespace blasscope::ui

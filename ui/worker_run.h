@@ -1,18 +1,20 @@
 #pragma once
 
 #include <QObject>
-#include <QProcess>
-#include <set>
+#include <QTimer>
+#include <memory>
 
 #include "core_metatypes.h"
 #include "exec/worker_client.h"
 #include "results/run_result.h"
 
+class QSocketNotifier;
+
 namespace blasscope::ui {
 
-// Runs a workload in blasscope-worker without blocking the GUI: events stream in as the
-// worker writes them, a crash or a Stop keeps every event received, and the result arrives
-// as one RunResult.
+// Runs a workload in blasscope-worker without blocking the GUI: core's WorkerProcess spawns
+// it and reads its stream; this class only watches its pipes from the event loop. A crash or
+// a Stop keeps every event received, and the result arrives as one RunResult.
 class WorkerRun : public QObject {
   Q_OBJECT
 
@@ -23,7 +25,7 @@ class WorkerRun : public QObject {
   // `workload` is a file path or "scenario:ID"; `device` is cpu, gpu or both.
   void start(const QString& workload, const QString& device);
   void stop();
-  bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
+  bool isRunning() const { return m_process != nullptr; }
 
   // blasscope-worker next to this program, unless BLASSCOPE_WORKER names another.
   static QString workerPath();
@@ -35,13 +37,14 @@ class WorkerRun : public QObject {
 
  private:
   void readEvents();
-  void processFinished(int exitCode, QProcess::ExitStatus status);
+  void tryFinish();
+  void release();
 
-  QProcess m_process;
+  std::unique_ptr<core::WorkerProcess> m_process;
+  std::unique_ptr<QSocketNotifier> m_events, m_stderr;
+  QTimer m_reaper;  // polls for the worker's exit once its stream has ended
   core::RunCollector m_collector;
-  core::WorkerStreamFramer m_framer;    // the worker's stdout, cut into events
   core::RunCollector::Progress m_last;  // progress last reported
-  bool m_stopped = false;
 };
 
 }  // namespace blasscope::ui

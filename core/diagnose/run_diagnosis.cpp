@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "diagnose/argument_evidence.h"
+#include "results/event_codec.h"
 #include "tensor/dtype_promotion.h"
 #include "text/format.h"
 
@@ -178,17 +179,17 @@ void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::v
 }
 
 std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
-  const json& cpu = result.environment.value("cpu", json::object());
-  if (!cpu.contains("kernel_mismatch") || !cpu["kernel_mismatch"].is_string()) return std::nullopt;
-  Diagnosis d = detected("blas-kernel-mismatch", Severity::Warning, std::nullopt, std::nullopt,
-                         cpu["kernel_mismatch"].get<std::string>(), {cpu["kernel_mismatch"].get<std::string>()});
+  if (!result.environment.cpu || result.environment.cpu->kernel_mismatch.empty()) return std::nullopt;
+  const CpuEnvironment& cpu = *result.environment.cpu;
+  Diagnosis d = detected("blas-kernel-mismatch", Severity::Warning, std::nullopt, std::nullopt, cpu.kernel_mismatch,
+                         {cpu.kernel_mismatch});
   // The CPU's GEMMs only (a GPU's would dwarf the CPU peak), each against its precision's peak.
   double best_share = 0, best = 0, best_peak = 0;
   std::string best_precision;
   for (const auto& r : result.ops) {
     if (r.op_kind != "gemm" || r.device != "cpu" || !r.gflops) continue;
     const bool single = r.dtype == "float32" || r.dtype == "complex64";
-    const double peak = cpu.value(single ? "peak_gflops_fp32" : "peak_gflops_fp64", 0.0);
+    const double peak = single ? cpu.peak_gflops_fp32 : cpu.peak_gflops_fp64;
     if (peak > 0 && *r.gflops / peak > best_share) {
       best_share = *r.gflops / peak, best = *r.gflops, best_peak = peak;
       best_precision = single ? "float32" : "float64";
@@ -215,16 +216,15 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
     if (f.id == "worker-crashed") {
       std::string last;
       for (std::size_t i = result.events.size() > 4 ? result.events.size() - 4 : 0; i < result.events.size(); ++i) {
-        last += (last.empty() ? "" : ", ") + result.events[i].value("event", "?");
+        last += (last.empty() ? "" : ", ") + event_name(result.events[i]);
       }
       d.evidence.push_back("last events: " + last);
     }
     if (f.id == "out-of-memory") {
       for (const auto& e : result.events) {
-        if (e.value("event", "") == "run_started" && e.contains("predicted_peak_bytes")) {
-          d.evidence.push_back(
-              "predicted peak for the whole workload: " + format_bytes(e["predicted_peak_bytes"].get<std::uint64_t>()) +
-              " against a budget of " + format_bytes(e.value("memory_limit", std::uint64_t{0})));
+        if (const auto* started = e.as<events::RunStarted>()) {
+          d.evidence.push_back("predicted peak for the whole workload: " + format_bytes(started->predicted_peak_bytes) +
+                               " against a budget of " + format_bytes(started->memory_limit));
         }
       }
     }

@@ -56,7 +56,7 @@ KernelRecord run_gemm_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu,
   GpuGemmRequest request{op.index, g.dtype, g.a, g.b, g.out, g.call, op.alpha, op.beta, op.tf32, op.repeat};
   record.kernel = "cublasGemmEx";
   emit_kernel_started(state, record);
-  KernelRecord device = gpu.gemm(request, [&state](const nlohmann::json& e) { state.publish(e); });
+  KernelRecord device = gpu.gemm(request, [&state](const events::DeviceBuffer& e) { state.publish(e); });
   record.kernel = device.kernel;
   take_device_measurements(record, device);
   if (record.status == "ok") finish_gemm_record(record, g);
@@ -89,7 +89,7 @@ KernelRecord run_lascl_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu
                           p.lda,
                           is_double ? multipliers_of<double>(p.cfrom, op.cto) : multipliers_of<float>(p.cfrom, op.cto),
                           op.repeat};
-  KernelRecord device = gpu.lascl(request, [&state](const nlohmann::json& e) { state.publish(e); });
+  KernelRecord device = gpu.lascl(request, [&state](const events::DeviceBuffer& e) { state.publish(e); });
   take_device_measurements(record, device);
   if (record.status == "ok") finish_lascl_record(record, p);
   return record;

@@ -48,9 +48,9 @@ class Workspace {
   ~Workspace() {
     for (const auto& [what, bytes] : m_parts) {
       m_state.release(bytes);
-      m_state.publish({{"event", "workspace_freed"}, {"op", m_op}, {"workspace", what}, {"bytes", bytes}});
+      m_state.publish(events::Workspace{false, m_op, what, bytes});
     }
-    if (!m_parts.empty()) m_state.publish({{"event", "memory"}, {"host_bytes", m_state.budget().used()}});
+    if (!m_parts.empty()) m_state.publish(events::HostMemory{m_state.budget().used()});
   }
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
@@ -67,8 +67,8 @@ class Workspace {
       throw;
     }
     m_parts.emplace_back(what, bytes);
-    m_state.publish({{"event", "workspace_allocated"}, {"op", m_op}, {"workspace", what}, {"bytes", bytes}});
-    m_state.publish({{"event", "memory"}, {"host_bytes", m_state.budget().used()}});
+    m_state.publish(events::Workspace{true, m_op, what, bytes});
+    m_state.publish(events::HostMemory{m_state.budget().used()});
     return storage;
   }
 

@@ -81,22 +81,14 @@ void time_repeats(KernelRecord& record, int repeat, const std::function<void()>&
 }
 
 void emit_kernel_started(RunState& state, const KernelRecord& record) {
-  state.publish({{"event", "kernel_started"},
-                 {"op", record.op},
-                 {"op_kind", record.op_kind},
-                 {"kernel", record.kernel},
-                 {"device", record.device}});
+  state.publish(events::KernelStarted{record.op, record.op_kind, record.kernel, record.device});
 }
 
 void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
                             const std::function<std::string(int)>& meaning) {
   for (const XerblaCall& call : calls) {
     XerblaRecord x{call.routine, call.parameter, meaning(call.parameter)};
-    state.publish({{"event", "xerbla"},
-                   {"op", record.op},
-                   {"routine", x.routine},
-                   {"parameter", x.parameter},
-                   {"meaning", x.meaning}});
+    state.publish(events::Xerbla{record.op, x});
     record.xerbla.push_back(std::move(x));
   }
   if (!calls.empty()) {

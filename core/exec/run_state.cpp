@@ -7,9 +7,8 @@ namespace blasscope::core {
 
 RunState::RunState(EventSink& sink, std::optional<std::uint64_t> memory_limit) : m_sink(sink), m_budget(memory_limit) {}
 
-void RunState::publish(nlohmann::json event) {
-  event["t"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-  m_sink.publish(event);
+void RunState::publish(RunEventBody event) {
+  m_sink.publish({std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(), std::move(event)});
 }
 
 HostTensor* RunState::find(const std::string& name) {
@@ -31,16 +30,11 @@ void RunState::release(std::uint64_t bytes) {
 HostTensor& RunState::adopt(HostTensor tensor, std::uint64_t charged, const std::string& source) {
   const std::string name = tensor.name();
   free(name);
-  publish({{"event", "tensor_allocated"},
-           {"tensor", name},
-           {"dtype", std::string(core::name(tensor.dtype()))},
-           {"shape", tensor.shape()},
-           {"order", std::string(core::name(tensor.order()))},
-           {"bytes", charged},
-           {"alignment", alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data()))},
-           {"source", source}});
+  publish(events::TensorAllocated{name, std::string(core::name(tensor.dtype())), tensor.shape(),
+                                  std::string(core::name(tensor.order())), charged,
+                                  alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data())), source});
   auto [it, inserted] = m_tensors.insert_or_assign(name, Entry{std::move(tensor), charged});
-  publish({{"event", "memory"}, {"host_bytes", m_budget.used()}});
+  publish(events::HostMemory{m_budget.used()});
   return it->second.tensor;
 }
 
@@ -58,7 +52,7 @@ HostTensor& RunState::create(const std::string& name, DType dtype, const std::ve
 
 void RunState::free_entry(const std::string& name, std::uint64_t charged) {
   release(charged);
-  publish({{"event", "tensor_freed"}, {"tensor", name}, {"bytes", charged}});
+  publish(events::TensorFreed{name, charged});
 }
 
 void RunState::free(const std::string& name) {
@@ -66,13 +60,13 @@ void RunState::free(const std::string& name) {
   if (it == m_tensors.end()) return;
   free_entry(name, it->second.charged);
   m_tensors.erase(it);
-  publish({{"event", "memory"}, {"host_bytes", m_budget.used()}});
+  publish(events::HostMemory{m_budget.used()});
 }
 
 void RunState::free_all() {
   for (auto& [name, entry] : m_tensors) free_entry(name, entry.charged);
   m_tensors.clear();
-  publish({{"event", "memory"}, {"host_bytes", m_budget.used()}});
+  publish(events::HostMemory{m_budget.used()});
 }
 
 }  // namespace blasscope::core

@@ -29,7 +29,7 @@ class RunState {
   RunState(EventSink& sink, std::optional<std::uint64_t> memory_limit);
 
   // Emits an event stamped with the seconds since the run started.
-  void publish(nlohmann::json event);
+  void publish(RunEventBody event);
   HostTensor* find(const std::string& name);
   // Charges `bytes` to the budget, or throws OutOfBudget naming `what`.
   void reserve(std::uint64_t bytes, const std::string& what);

@@ -4,16 +4,16 @@
 #include <map>
 #include <set>
 
-#include "plan/workload_plan.h"
 #include "exec/cpu_ops.h"
 #include "exec/gpu_ops.h"
 #include "exec/op_support.h"
-#include "results/run_findings.h"
-#include "workload/tensor_factory.h"
 #include "gpu_model/gpu_loader.h"
 #include "io/input_error.h"
 #include "io/npy_writer.h"
 #include "kernels/cpu_environment.h"
+#include "plan/workload_plan.h"
+#include "results/run_findings.h"
+#include "workload/tensor_factory.h"
 
 namespace blasscope::core {
 namespace {
@@ -44,19 +44,11 @@ KernelRecord dispatch_cpu(const OpSpec& op, RunState& state) {
 
 void emit_out_of_memory(RunState& state, const OutOfBudget& error, const std::string& tensor,
                         std::optional<std::size_t> op) {
-  state.publish({{"event", "out_of_memory"},
-                 {"tensor", tensor},
-                 {"op", op ? json(*op) : json()},
-                 {"requested", error.requested},
-                 {"available", error.available},
-                 {"limit", error.limit},
-                 {"message", error.what()}});
+  state.publish(events::OutOfMemory{tensor, op, error.requested, error.available, error.limit, error.what()});
 }
 
 void emit_finding(RunState& state, const RunFinding& finding) {
-  json event = to_json(finding);
-  event["event"] = "finding";
-  state.publish(event);
+  state.publish(events::FindingRaised{finding});
 }
 
 // Inputs are made when an op first needs them, so an op that is skipped (an index
@@ -98,7 +90,7 @@ class InputLoader {
       emit_out_of_memory(m_state, error, spec.name, std::nullopt);
       emit_finding(m_state, finding_for_unallocated_input(spec.name, error.what()));
     } catch (const InputError& error) {
-      m_state.publish({{"event", "tensor_error"}, {"tensor", spec.name}, {"message", error.what()}});
+      m_state.publish(events::TensorError{spec.name, error.what()});
       emit_finding(m_state, {"unreadable-input", Severity::Error, std::nullopt, spec.name, error.what()});
     }
   }
@@ -179,15 +171,13 @@ void compare_devices(const OpSpec& op, RunState& state, const KernelRecord& cpu,
   c.cpu_seconds = cpu.seconds;
   c.gpu_seconds = gpu.device_seconds ? gpu.device_seconds : gpu.seconds;
   if (c.cpu_seconds && c.gpu_seconds && *c.gpu_seconds > 0) c.speedup = *c.cpu_seconds / *c.gpu_seconds;
-  nlohmann::json event = c;
-  event["event"] = "comparison";
-  state.publish(event);
+  state.publish(events::Comparison{c});
   if (!c.agree) {
     emit_finding(
         state, {"cpu-gpu-disagreement", Severity::Warning, op.index, op.out,
                 "op " + std::to_string(op.index) + ": CPU and GPU results differ by " + std::to_string(c.max_rel_diff) +
                     " (normwise relative), above the " + std::to_string(c.tolerance) + " the dtype allows",
-                event});
+                nlohmann::json(c)});
   }
 }
 
@@ -204,9 +194,9 @@ void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
   const std::string path = (std::filesystem::path(dir) / output_file_name(op.out)).string();
   try {
     write_npy(path, *out);
-    state.publish({{"event", "output_saved"}, {"op", op.index}, {"tensor", op.out}, {"path", path}});
+    state.publish(events::OutputSaved{op.index, op.out, path, ""});
   } catch (const InputError& error) {
-    state.publish({{"event", "output_error"}, {"op", op.index}, {"tensor", op.out}, {"message", error.what()}});
+    state.publish(events::OutputSaved{op.index, op.out, path, error.what()});
   }
 }
 
@@ -214,33 +204,25 @@ void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
 
 namespace {
 
-nlohmann::json gpu_environment(const GpuLoad& gpu) {
-  nlohmann::json env = {{"available", gpu.backend != nullptr}, {"plugin", gpu.plugin_path}};
-  if (gpu.backend) {
-    env["device"] = gpu.backend->device();
-  } else {
-    env["reason"] = gpu.reason;
-  }
+GpuEnvironment gpu_environment(const GpuLoad& gpu) {
+  GpuEnvironment env{gpu.backend != nullptr, gpu.plugin_path, gpu.backend ? "" : gpu.reason, std::nullopt};
+  if (gpu.backend) env.device = gpu.backend->device();
   return env;
 }
 
 }  // namespace
 
-nlohmann::json probe_environment() {
-  return {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment(load_gpu_backend())}};
+RunEnvironment probe_environment() {
+  return {probe_cpu_environment(), gpu_environment(load_gpu_backend())};
 }
 
 void run_workload(const Workload& workload, const RunOptions& options, EventSink& sink) {
   RunState state(sink, workload.memory_limit);
   const WorkloadPlan plan = plan_workload(workload);
   const GpuLoad gpu = load_gpu_backend();
-  state.publish({{"event", "run_started"},
-                 {"workload", workload.name},
-                 {"description", workload.description},
-                 {"memory_limit", state.budget().limit()},
-                 {"predicted_peak_bytes", plan.predicted_peak_bytes},
-                 {"ops", workload.ops.size()},
-                 {"environment", {{"cpu", to_json(probe_cpu_environment())}, {"gpu", gpu_environment(gpu)}}}});
+  state.publish(events::RunStarted{workload.name, workload.description, state.budget().limit(),
+                                   plan.predicted_peak_bytes, workload.ops.size(),
+                                   RunEnvironment{probe_cpu_environment(), gpu_environment(gpu)}});
   InputLoader inputs(workload, state);
   for (const RunFinding& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {
@@ -267,7 +249,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
           }
         }
       }
-      state.publish({{"event", "kernel_finished"}, {"op", op.index}, {"record", nlohmann::json(record)}});
+      state.publish(events::KernelFinished{record});
       for (const RunFinding& finding : findings_for_record(record)) emit_finding(state, finding);
       (device == Device::Gpu ? gpu_record : cpu_record) = std::move(record);
     }
@@ -275,15 +257,12 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
   }
   if (gpu.backend) {
     for (GpuOpActivity& activity : gpu.backend->take_device_activity()) {
-      state.publish({{"event", "device_activity"},
-                     {"op", activity.op},
-                     {"device_events", activity.events},
-                     {"cupti_dropped", activity.dropped}});
+      state.publish(events::DeviceActivity{activity.op, std::move(activity.events), activity.dropped});
     }
   }
   const std::uint64_t peak = state.budget().peak();
   state.free_all();
-  state.publish({{"event", "done"}, {"peak_host_bytes", peak}});
+  state.publish(events::Done{peak});
 }
 
 }  // namespace blasscope::core

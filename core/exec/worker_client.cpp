@@ -1,6 +1,7 @@
 #include "exec/worker_client.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -8,10 +9,29 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "results/event_codec.h"
 
 extern char** environ;
 
 namespace blasscope::core {
+
+namespace {
+
+constexpr std::size_t kStderrKept = 64 * 1024;
+
+// Reads once without blocking: the bytes read, 0 at end of stream, -1 when nothing is there yet.
+ssize_t read_some(int fd, char* buffer, std::size_t size) {
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return -1;
+    return got < 0 ? 0 : got;
+  }
+}
+
+}  // namespace
 
 std::string signal_name(int signal) {
   switch (signal) {
@@ -29,44 +49,26 @@ std::string signal_name(int signal) {
   return text ? std::string("SIG") + text : "signal " + std::to_string(signal);
 }
 
-bool run_in_worker(const std::string& worker, const std::vector<std::string>& args, RunCollector& collector,
-                   std::string& error) {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    error = std::string("cannot create a pipe: ") + std::strerror(errno);
-    return false;
+std::size_t WorkerStreamFramer::feed(const char* data, std::size_t size, RunCollector& collector) {
+  m_pending.append(data, size);
+  std::size_t start = 0, newline, published = 0;
+  while ((newline = m_pending.find('\n', start)) != std::string::npos) {
+    if (newline > start) {
+      const nlohmann::json json =
+          nlohmann::json::parse(m_pending.begin() + static_cast<std::ptrdiff_t>(start),
+                                m_pending.begin() + static_cast<std::ptrdiff_t>(newline), nullptr, false);
+      try {
+        if (json.is_discarded()) throw nlohmann::json::parse_error::create(101, 0, "not JSON", nullptr);
+        collector.publish(decode_event(json));
+        ++published;
+      } catch (const nlohmann::json::exception&) {
+        collector.skipped_event();
+      }
+    }
+    start = newline + 1;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  std::vector<std::string> argv_storage{worker};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawn_error = ::posix_spawn(&pid, worker.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (spawn_error != 0) {
-    ::close(pipe_fds[0]);
-    error = "cannot start " + worker + ": " + std::strerror(spawn_error);
-    return false;
-  }
-  WorkerStreamFramer framer;
-  char buffer[65536];
-  while (true) {
-    const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    framer.feed(buffer, static_cast<std::size_t>(got), [&collector](const nlohmann::json& e) { collector.publish(e); });
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  record_worker_exit(collector, {WIFSIGNALED(status), WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status)});
-  return true;
+  m_pending.erase(0, start);
+  return published;
 }
 
 void record_worker_exit(RunCollector& collector, const WorkerExit& exit) {
@@ -79,6 +81,136 @@ void record_worker_exit(RunCollector& collector, const WorkerExit& exit) {
   } else if (exit.code != 0) {
     collector.crashed("exit status " + std::to_string(exit.code));
   }
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (m_pid > 0) {
+    ::kill(m_pid, SIGKILL);
+    while (::waitpid(m_pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  close_fd(m_events_fd);
+  close_fd(m_stderr_fd);
+}
+
+void WorkerProcess::close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+bool WorkerProcess::start(const std::string& worker, const std::vector<std::string>& args, const Options& options,
+                          std::string& error) {
+  int events[2], errors[2] = {-1, -1};
+  if (::pipe2(events, O_CLOEXEC) != 0 || (options.capture_stderr && ::pipe2(errors, O_CLOEXEC) != 0)) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    return false;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, events[1], STDOUT_FILENO);
+  if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, errors[1], STDERR_FILENO);
+  std::vector<std::string> argv_storage{worker};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawn_error = ::posix_spawn(&pid, worker.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(events[1]);
+  if (errors[1] >= 0) ::close(errors[1]);
+  if (spawn_error != 0) {
+    ::close(events[0]);
+    if (errors[0] >= 0) ::close(errors[0]);
+    error = "cannot start " + worker + ": " + std::strerror(spawn_error);
+    return false;
+  }
+  m_pid = pid;
+  m_stopped = false;
+  m_framer = WorkerStreamFramer();
+  m_stderr.clear();
+  m_events_fd = events[0];
+  m_stderr_fd = errors[0];
+  for (int fd : {m_events_fd, m_stderr_fd}) {
+    if (fd >= 0) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  }
+  return true;
+}
+
+bool WorkerProcess::read_events(RunCollector& collector) {
+  char buffer[65536];
+  while (m_events_fd >= 0) {
+    const ssize_t got = read_some(m_events_fd, buffer, sizeof buffer);
+    if (got < 0) return true;
+    if (got == 0) {
+      close_fd(m_events_fd);
+      break;
+    }
+    m_framer.feed(buffer, static_cast<std::size_t>(got), collector);
+  }
+  return false;
+}
+
+void WorkerProcess::read_stderr() {
+  char buffer[8192];
+  while (m_stderr_fd >= 0) {
+    const ssize_t got = read_some(m_stderr_fd, buffer, sizeof buffer);
+    if (got < 0) return;
+    if (got == 0) {
+      close_fd(m_stderr_fd);
+      return;
+    }
+    m_stderr.append(buffer, static_cast<std::size_t>(got));
+    if (m_stderr.size() > 2 * kStderrKept) m_stderr.erase(0, m_stderr.size() - kStderrKept);
+  }
+}
+
+void WorkerProcess::stop() {
+  if (m_pid <= 0) return;
+  m_stopped = true;
+  ::kill(m_pid, SIGKILL);
+}
+
+bool WorkerProcess::finish(RunCollector& collector, bool wait) {
+  if (m_pid <= 0) return true;
+  read_events(collector);
+  int status = 0;
+  pid_t reaped;
+  while ((reaped = ::waitpid(m_pid, &status, wait ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  if (reaped == 0) return false;
+  m_pid = -1;
+  read_events(collector);  // whatever the worker wrote before it exited
+  read_stderr();
+  close_fd(m_events_fd);
+  close_fd(m_stderr_fd);
+  if (m_stderr.size() > kStderrKept) m_stderr.erase(0, m_stderr.size() - kStderrKept);
+  const bool signaled = reaped > 0 && WIFSIGNALED(status);
+  const int code = reaped < 0 ? 0 : signaled ? WTERMSIG(status) : WEXITSTATUS(status);
+  record_worker_exit(collector, {signaled, code, m_stopped});
+  return true;
+}
+
+void WorkerProcess::run(RunCollector& collector) {
+  while (m_events_fd >= 0 || m_stderr_fd >= 0) {
+    pollfd fds[2];
+    nfds_t count = 0;
+    for (int fd : {m_events_fd, m_stderr_fd}) {
+      if (fd >= 0) fds[count++] = {fd, POLLIN, 0};
+    }
+    if (::poll(fds, count, -1) < 0 && errno != EINTR) break;
+    read_events(collector);
+    read_stderr();
+  }
+  finish(collector);
+}
+
+bool run_in_worker(const std::string& worker, const std::vector<std::string>& args, RunCollector& collector,
+                   std::string& error) {
+  WorkerProcess process;
+  if (!process.start(worker, args, {}, error)) return false;
+  process.run(collector);
+  return true;
 }
 
 }  // namespace blasscope::core

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -7,43 +10,19 @@
 
 namespace blasscope::core {
 
-// Runs `worker` with `args` in a child process, feeds each JSON line it writes to
-// `collector` as it arrives, and reports a crash (signal, or an exit without the done
-// event) with the op that was running. Never lets the child take the caller down.
-// Returns false only when the worker could not be started (`error` says why).
-bool run_in_worker(const std::string& worker, const std::vector<std::string>& args, RunCollector& collector,
-                   std::string& error);
-
 // Name of a signal number: "SIGSEGV".
 std::string signal_name(int signal);
 
 // blasscope-worker's exit status when it refused the workload (after a "rejected" event).
 inline constexpr int kWorkerExitRejected = 3;
 
-// Splits the worker's stdout into events: bytes go in as they arrive, each complete line
-// that parses as JSON comes out; a line torn by a crash, stray output, or an event whose
-// fields the consumer cannot read, is skipped.
+// Splits the worker's stdout into events: bytes go in as they arrive, each complete line is
+// decoded and published to the collector; a line torn by a crash, stray output, or an event
+// whose fields cannot be read is counted as skipped and the stream goes on.
 class WorkerStreamFramer {
  public:
-  template <typename Publish>
-  void feed(const char* data, std::size_t size, Publish&& publish) {
-    m_pending.append(data, size);
-    std::size_t start = 0, newline;
-    while ((newline = m_pending.find('\n', start)) != std::string::npos) {
-      if (newline > start) {
-        nlohmann::json event =
-            nlohmann::json::parse(m_pending.begin() + static_cast<std::ptrdiff_t>(start),
-                                  m_pending.begin() + static_cast<std::ptrdiff_t>(newline), nullptr, false);
-        try {
-          if (!event.is_discarded()) publish(event);
-        } catch (const nlohmann::json::exception&) {
-          // An event with malformed fields is skipped like a torn line: the stream goes on.
-        }
-      }
-      start = newline + 1;
-    }
-    m_pending.erase(0, start);
-  }
+  // Returns how many events were published.
+  std::size_t feed(const char* data, std::size_t size, RunCollector& collector);
 
  private:
   std::string m_pending;
@@ -60,5 +39,55 @@ struct WorkerExit {
 // GUI: a stop, a signal or an unexpected exit status is a crash in the op that was running;
 // exit 3 after a "rejected" event is the workload's rejection, not a crash.
 void record_worker_exit(RunCollector& collector, const WorkerExit& exit);
+
+// One blasscope-worker child: spawned, its event stream read into a collector as it arrives,
+// its stderr passed through or kept, stopped on request, and its end mapped to a crash,
+// a rejection or success. Never lets the child take the caller down. The CLI drives it with
+// run(); the GUI watches events_fd() and stderr_fd() from its event loop.
+class WorkerProcess {
+ public:
+  struct Options {
+    bool capture_stderr = false;  // keep the worker's stderr (its last 64 KiB) instead of passing it through
+  };
+
+  WorkerProcess() = default;
+  ~WorkerProcess();  // a worker still running is killed and reaped
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // Returns false when the worker could not be started (`error` says why).
+  bool start(const std::string& worker, const std::vector<std::string>& args, const Options& options,
+             std::string& error);
+  bool running() const { return m_pid > 0; }
+  int events_fd() const { return m_events_fd; }  // -1 once the stream has ended
+  int stderr_fd() const { return m_stderr_fd; }  // -1 unless stderr is captured and open
+
+  // Read what is there without blocking. read_events returns false once the stream ended.
+  bool read_events(RunCollector& collector);
+  void read_stderr();
+  // Kills the worker; its end is recorded as "stopped by the user".
+  void stop();
+  // After the event stream ended: reaps the worker (waiting for it when `wait`) and records
+  // its end in the collector. Returns false when `wait` is false and it has not exited yet.
+  bool finish(RunCollector& collector, bool wait = true);
+  // Runs to the end, blocking: reads events and stderr until the worker exits.
+  void run(RunCollector& collector);
+
+  const std::string& stderr_text() const { return m_stderr; }
+
+ private:
+  void close_fd(int& fd);
+
+  pid_t m_pid = -1;
+  int m_events_fd = -1, m_stderr_fd = -1;
+  bool m_stopped = false;
+  WorkerStreamFramer m_framer;
+  std::string m_stderr;
+};
+
+// Runs `worker` with `args` to its end, its stderr passed through, feeding each event to
+// `collector`. Returns false only when the worker could not be started (`error` says why).
+bool run_in_worker(const std::string& worker, const std::vector<std::string>& args, RunCollector& collector,
+                   std::string& error);
 
 }  // namespace blasscope::core

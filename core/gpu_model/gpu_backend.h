@@ -2,31 +2,15 @@
 
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "results/kernel_record.h"
 #include "kernels/gemm.h"
+#include "results/kernel_record.h"
+#include "results/run_event.h"
 #include "tensor/host_tensor.h"
 
 namespace blasscope::core {
-
-// What the GPU plugin reports about its device.
-struct GpuDeviceInfo {
-  std::string name;
-  int compute_major = 0, compute_minor = 0;
-  int sm_count = 0;
-  std::uint64_t memory_total = 0, memory_free = 0;
-  int driver_version = 0, runtime_version = 0, cublas_version = 0;
-  double peak_gflops_fp32 = 0, peak_gflops_fp64 = 0, bandwidth_gbytes = 0;  // estimates
-  std::string cupti = "not started";                                        // "tracing", or why CUPTI is unavailable
-  std::uint64_t cublas_setup_bytes = 0;  // what cuBLAS took at its first GEMM (workspace, kernels), measured
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDeviceInfo, name, compute_major, compute_minor, sm_count,
-                                                memory_total, memory_free, driver_version, runtime_version,
-                                                cublas_version, peak_gflops_fp32, peak_gflops_fp64, bandwidth_gbytes,
-                                                cupti, cublas_setup_bytes)
 
 // One GEMM for the GPU, validated and planned by the runner exactly as for the CPU.
 struct GpuGemmRequest {
@@ -51,7 +35,8 @@ struct GpuLasclRequest {
   int repeat = 1;
 };
 
-using GpuEventEmitter = std::function<void(const nlohmann::json&)>;
+// Reports the GPU buffers an op allocates and frees, as they happen.
+using GpuEventEmitter = std::function<void(const events::DeviceBuffer&)>;
 
 // What CUPTI saw of one op, delivered after the run's last op: CUPTI's buffers are flushed
 // once per run, since a flush per op costs more than a small GEMM.
@@ -74,7 +59,7 @@ class GpuBackend {
 };
 
 // The plugin's C entry points (looked up with dlsym).
-inline constexpr int kGpuPluginAbiVersion = 2;
+inline constexpr int kGpuPluginAbiVersion = 3;
 inline constexpr const char* kGpuPluginAbiSymbol = "blasscope_gpu_abi_version";
 inline constexpr const char* kGpuPluginCreateSymbol = "blasscope_gpu_create";
 using GpuPluginAbiFn = int (*)();

@@ -144,25 +144,4 @@ CpuEnvironment probe_cpu_environment() {
   return env;
 }
 
-nlohmann::json to_json(const CpuEnvironment& env) {
-  return {{"openblas_config", env.openblas_config},
-          {"openblas_corename", env.openblas_corename},
-          {"openblas_coretype_env",
-           env.openblas_coretype_env.empty() ? nlohmann::json() : nlohmann::json(env.openblas_coretype_env)},
-          {"openblas_threads", env.openblas_threads},
-          {"openblas_parallel", env.openblas_parallel},
-          {"has_sbgemm", env.has_sbgemm},
-          {"cpu_model", env.cpu_model},
-          {"logical_cpus", env.logical_cpus},
-          {"simd", env.simd},
-          {"nominal_ghz", env.nominal_ghz},
-          {"measured_ghz", env.measured_ghz},
-          {"peak_gflops_fp64", env.peak_gflops_fp64},
-          {"peak_gflops_fp32", env.peak_gflops_fp32},
-          {"peak_assumption", env.peak_assumption},
-          {"memory_total", env.memory_total},
-          {"memory_available", env.memory_available},
-          {"kernel_mismatch", env.kernel_mismatch.empty() ? nlohmann::json() : nlohmann::json(env.kernel_mismatch)}};
-}
-
 }  // namespace blasscope::core

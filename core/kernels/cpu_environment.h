@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -31,7 +30,6 @@ struct CpuEnvironment {
 };
 
 CpuEnvironment probe_cpu_environment();
-nlohmann::json to_json(const CpuEnvironment& env);
 
 // Cycles per second of one core, timed on a loop of one-cycle iterations (about 20 ms).
 double measure_clock_ghz();

@@ -36,14 +36,11 @@ std::string diagnoses_text(const std::vector<Diagnosis>& diagnoses) {
 std::string to_text(const RunResult& result, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
   out << "workload: " << result.workload << '\n';
-  const auto& cpu = result.environment.value("cpu", nlohmann::json::object());
-  if (!cpu.empty()) {
-    out << "cpu: " << cpu.value("cpu_model", "?") << ", " << cpu.value("logical_cpus", 0) << " logical CPUs; OpenBLAS "
-        << cpu.value("openblas_corename", "?") << " kernels, " << cpu.value("openblas_threads", 0) << " threads ("
-        << cpu.value("openblas_parallel", "?") << ")\n";
-    if (cpu.contains("kernel_mismatch") && cpu["kernel_mismatch"].is_string()) {
-      out << "note: " << cpu["kernel_mismatch"].get<std::string>() << '\n';
-    }
+  if (const auto& cpu = result.environment.cpu) {
+    out << "cpu: " << cpu->cpu_model << ", " << cpu->logical_cpus << " logical CPUs; OpenBLAS "
+        << cpu->openblas_corename << " kernels, " << cpu->openblas_threads << " threads (" << cpu->openblas_parallel
+        << ")\n";
+    if (!cpu->kernel_mismatch.empty()) out << "note: " << cpu->kernel_mismatch << '\n';
   }
   if (!result.ops.empty()) {
     std::vector<std::vector<std::string>> rows{

@@ -41,16 +41,16 @@ Row op_row(const KernelRecord& r) {
 }
 
 std::vector<std::pair<std::string, std::string>> environment_lines(const RunResult& result) {
-  const auto& cpu = result.environment.value("cpu", nlohmann::json::object());
   std::vector<std::pair<std::string, std::string>> lines;
-  for (const char* key : {"cpu_model", "openblas_config", "openblas_corename", "openblas_threads", "peak_gflops_fp64",
-                          "kernel_mismatch"}) {
-    if (cpu.contains(key) && !cpu[key].is_null()) {
-      lines.emplace_back(key, cpu[key].is_string() ? cpu[key].get<std::string>() : cpu[key].dump());
-    }
+  if (const auto& cpu = result.environment.cpu) {
+    lines = {{"cpu_model", cpu->cpu_model},
+             {"openblas_config", cpu->openblas_config},
+             {"openblas_corename", cpu->openblas_corename},
+             {"openblas_threads", std::to_string(cpu->openblas_threads)},
+             {"peak_gflops_fp64", nlohmann::json(cpu->peak_gflops_fp64).dump()}};
+    if (!cpu->kernel_mismatch.empty()) lines.emplace_back("kernel_mismatch", cpu->kernel_mismatch);
   }
-  const auto& gpu = result.environment.value("gpu", nlohmann::json::object());
-  if (gpu.contains("reason")) lines.emplace_back("gpu", gpu["reason"].get<std::string>());
+  if (!result.environment.gpu.available) lines.emplace_back("gpu", result.environment.gpu.reason);
   return lines;
 }
 

@@ -1,14 +1,14 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "results/run_event.h"
 
 namespace blasscope::core {
 
-// Receives the events of a run as they happen (JSON objects with an "event" key).
+// Receives the events of a run as they happen.
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void publish(const nlohmann::json& event) = 0;
+  virtual void publish(const RunEvent& event) = 0;
 };
 
 }  // namespace blasscope::core

@@ -15,106 +15,95 @@ bool RunResult::has_errors() const {
   return false;
 }
 
-void RunCollector::publish(const json& event) {
-  // An event whose fields cannot be read (a damaged stream or session) is left out whole, so
-  // the result and a session saved from it stay readable.
-  try {
-    handle(event);
-  } catch (const json::exception&) {
-    ++m_result.skipped_events;
-    return;
-  }
+void RunCollector::publish(const RunEvent& event) {
+  handle(event);
   m_result.events.push_back(event);
 }
 
-void RunCollector::handle(const json& event) {
-  if (!event.is_object()) throw json::type_error::create(302, "an event must be a JSON object", &event);
-  const std::string type = event.value("event", "");
+void RunCollector::handle(const RunEvent& event) {
+  using namespace events;
   RunTimeline& timeline = m_result.timeline;
-  const double t = event.value("t", 0.0);
+  const double t = event.t;
   timeline.last_t = std::max(timeline.last_t, t);
-  if (type == "run_started") {
-    m_result.workload = event.value("workload", "");
-    m_result.environment = event.value("environment", json::object());
-    timeline.memory_limit = event.value("memory_limit", std::uint64_t{0});
-    timeline.predicted_peak_bytes = event.value("predicted_peak_bytes", std::uint64_t{0});
-    m_ops_total = event.value("ops", std::size_t{0});
-  } else if (type == "kernel_started") {
+  if (const auto* e = event.as<RunStarted>()) {
+    m_result.workload = e->workload;
+    m_result.environment = e->environment;
+    timeline.memory_limit = e->memory_limit;
+    timeline.predicted_peak_bytes = e->predicted_peak_bytes;
+    m_ops_total = e->ops;
+  } else if (event.as<KernelStarted>()) {
     m_running = event;
-  } else if (type == "kernel_finished") {
-    KernelRecord record = event.at("record").get<KernelRecord>();
-    if (m_running && m_running->value("op", std::size_t{0}) == record.op &&
-        m_running->value("device", "cpu") == record.device) {
-      timeline.kernels.push_back({record.op, record.device, record.kernel, m_running->value("t", t), t});
+  } else if (const auto* e = event.as<KernelFinished>()) {
+    KernelRecord record = e->record;
+    const KernelStarted* started = m_running ? m_running->as<KernelStarted>() : nullptr;
+    if (started && started->op == record.op && started->device == record.device) {
+      timeline.kernels.push_back({record.op, record.device, record.kernel, m_running->t, t});
     }
     m_ops_finished.insert(record.op);
     m_result.ops.push_back(std::move(record));
     m_running.reset();
-  } else if (type == "tensor_allocated") {
-    timeline.allocations.push_back(
-        {Allocation::Kind::Tensor, event.value("tensor", ""), std::nullopt, event.value("bytes", std::uint64_t{0})});
-  } else if (type == "workspace_allocated") {
+  } else if (const auto* e = event.as<TensorAllocated>()) {
+    timeline.allocations.push_back({Allocation::Kind::Tensor, e->tensor, std::nullopt, e->bytes});
+  } else if (const auto* e = event.as<Workspace>()) {
     // LAPACK's own names for them, WORK and IWORK, keep labels short.
-    const bool integer = event.value("workspace", std::string()).find("integer") != std::string::npos;
-    timeline.allocations.push_back({Allocation::Kind::Workspace, integer ? "IWORK" : "WORK",
-                                    event.value("op", std::size_t{0}), event.value("bytes", std::uint64_t{0})});
-  } else if (type == "device_allocated" || type == "device_freed") {
-    const std::uint64_t bytes = event.value("bytes", std::uint64_t{0});
-    const bool allocated = type == "device_allocated";
-    m_device_bytes = allocated ? m_device_bytes + bytes : m_device_bytes - std::min(m_device_bytes, bytes);
-    timeline.device_memory.push_back({t, m_device_bytes});
-    if (allocated) {
-      timeline.allocations.push_back(
-          {Allocation::Kind::DeviceBuffer, event.value("buffer", ""), event.value("op", std::size_t{0}), bytes});
+    if (e->allocated) {
+      const bool integer = e->workspace.find("integer") != std::string::npos;
+      timeline.allocations.push_back({Allocation::Kind::Workspace, integer ? "IWORK" : "WORK", e->op, e->bytes});
     }
-  } else if (type == "out_of_memory") {
-    timeline.out_of_memory.push_back(event.value("message", ""));
-  } else if (type == "device_activity") {
+  } else if (const auto* e = event.as<DeviceBuffer>()) {
+    m_device_bytes = e->allocated ? m_device_bytes + e->bytes : m_device_bytes - std::min(m_device_bytes, e->bytes);
+    timeline.device_memory.push_back({t, m_device_bytes});
+    if (e->allocated) timeline.allocations.push_back({Allocation::Kind::DeviceBuffer, e->buffer, e->op, e->bytes});
+  } else if (const auto* e = event.as<OutOfMemory>()) {
+    timeline.out_of_memory.push_back(e->message);
+  } else if (const auto* e = event.as<DeviceActivity>()) {
     // CUPTI's records of a GPU op, delivered after the run's last op.
-    const std::size_t op = event.value("op", std::size_t{0});
     for (auto it = m_result.ops.rbegin(); it != m_result.ops.rend(); ++it) {
-      if (it->op == op && it->device == "gpu") {
-        it->device_events = event.value("device_events", std::vector<DeviceEventRecord>{});
-        it->cupti_dropped = event.value("cupti_dropped", std::uint64_t{0});
+      if (it->op == e->op && it->device == "gpu") {
+        it->device_events = e->device_events;
+        it->cupti_dropped = e->cupti_dropped;
         break;
       }
     }
-  } else if (type == "memory") {
+  } else if (const auto* e = event.as<HostMemory>()) {
     // Kept up to date from the counters, so a crashed run still reports its peak.
-    const std::uint64_t bytes = event.value("host_bytes", std::uint64_t{0});
-    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, bytes);
+    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, e->host_bytes);
     if (timeline.first_t < 0) timeline.first_t = t;
-    timeline.host_memory.push_back({t, bytes});
-  } else if (type == "comparison") {
-    m_result.comparisons.push_back(event.get<DeviceComparison>());
-  } else if (type == "finding") {
-    m_result.findings.push_back(run_finding_from_json(event));
-  } else if (type == "rejected") {
-    m_result.rejection = event.value("message", std::string("the worker refused the workload"));
-  } else if (type == "crashed") {
-    record_crash(event.value("signal", "unknown signal"));
-  } else if (type == "done") {
+    timeline.host_memory.push_back({t, e->host_bytes});
+  } else if (const auto* e = event.as<Comparison>()) {
+    m_result.comparisons.push_back(e->comparison);
+  } else if (const auto* e = event.as<FindingRaised>()) {
+    m_result.findings.push_back(e->finding);
+  } else if (const auto* e = event.as<Rejected>()) {
+    m_result.rejection = e->message;
+  } else if (const auto* e = event.as<Crashed>()) {
+    record_crash(e->signal);
+  } else if (const auto* e = event.as<Done>()) {
     m_result.completed = true;
-    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, event.value("peak_host_bytes", std::uint64_t{0}));
+    m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, e->peak_host_bytes);
   }
+}
+
+void RunCollector::skipped_event() {
+  ++m_result.skipped_events;
 }
 
 void RunCollector::crashed(const std::string& signal) {
   // Kept as an event too, so a saved session replays to the same result.
-  publish({{"event", "crashed"}, {"signal", signal}});
+  publish({m_result.timeline.last_t, events::Crashed{signal}});
 }
 
 void RunCollector::record_crash(const std::string& signal) {
   CrashInfo crash{signal, std::nullopt, ""};
-  if (m_running) {
-    crash.op = m_running->value("op", std::size_t{0});
-    crash.kernel = m_running->value("kernel", "");
+  if (const auto* started = m_running ? m_running->as<events::KernelStarted>() : nullptr) {
+    crash.op = started->op;
+    crash.kernel = started->kernel;
     // The op that was running gets a record of its own, so tables show where it stopped.
     KernelRecord record;
-    record.op = *crash.op;
-    record.op_kind = m_running->value("op_kind", "");
+    record.op = started->op;
+    record.op_kind = started->op_kind;
     record.kernel = crash.kernel;
-    record.device = m_running->value("device", "cpu");
+    record.device = started->device;
     record.status = "crashed";
     record.error_kind = "worker-crashed";
     record.error = "the worker died with " + signal + " inside " + crash.kernel;
@@ -129,9 +118,9 @@ RunCollector::Progress RunCollector::progress() const {
   Progress p;
   p.ops_total = m_ops_total;
   p.ops_finished = m_ops_finished.size();
-  if (m_running) {
-    p.running_op = m_running->value("op", std::size_t{0});
-    p.running_kernel = m_running->value("kernel", "");
+  if (const auto* started = m_running ? m_running->as<events::KernelStarted>() : nullptr) {
+    p.running_op = started->op;
+    p.running_kernel = started->kernel;
   }
   return p;
 }

@@ -9,19 +9,10 @@
 #include "analysis/finding.h"
 #include "results/event_sink.h"
 #include "results/kernel_record.h"
+#include "results/run_event.h"
+#include "results/run_finding.h"
 
 namespace blasscope::core {
-
-// A detection made while (or before) running, with the facts it rests on. The diagnosis
-// engine turns these into explained diagnoses.
-struct RunFinding {
-  std::string id;
-  Severity severity = Severity::Info;
-  std::optional<std::size_t> op;
-  std::optional<std::string> tensor;
-  std::string message;
-  nlohmann::json facts = nlohmann::json::object();
-};
 
 struct CrashInfo {
   std::string signal;  // "SIGSEGV", or "exit 3" when the worker ended without a signal
@@ -65,13 +56,13 @@ struct RunTimeline {
 // Everything a run produced, rebuilt from its events wherever it ran.
 struct RunResult {
   std::string workload;
-  nlohmann::json environment = nlohmann::json::object();
+  RunEnvironment environment;
   std::vector<KernelRecord> ops;
   std::vector<RunFinding> findings;
   std::optional<CrashInfo> crash;
   std::optional<std::string> rejection;       // the worker refused the workload: why
   std::vector<DeviceComparison> comparisons;  // --device both: CPU against GPU, per op
-  std::vector<nlohmann::json> events;         // kept for sessions and traces; views read `timeline`
+  std::vector<RunEvent> events;               // kept for sessions and traces; views read `timeline`
   RunTimeline timeline;
   std::uint64_t peak_host_bytes = 0;
   bool completed = false;            // the done event arrived
@@ -83,7 +74,10 @@ struct RunResult {
 // Collects a run's events (from the worker's stream or an in-process run) into a RunResult.
 class RunCollector : public EventSink {
  public:
-  void publish(const nlohmann::json& event) override;
+  void publish(const RunEvent& event) override;
+  // Counts an event that could not be read (a torn line, a damaged session): left out, so
+  // the result and a session saved from it stay readable.
+  void skipped_event();
   // Marks the run as crashed while `running` (the op whose kernel had started).
   void crashed(const std::string& signal);
   // Progress while the events arrive: the ops the workload has, how many have finished on
@@ -100,11 +94,11 @@ class RunCollector : public EventSink {
   RunResult finish();
 
  private:
-  void handle(const nlohmann::json& event);  // throws json::exception for unreadable fields
+  void handle(const RunEvent& event);
   void record_crash(const std::string& signal);
 
   RunResult m_result;
-  std::optional<nlohmann::json> m_running;  // kernel_started without its kernel_finished
+  std::optional<RunEvent> m_running;  // kernel_started without its kernel_finished
   std::uint64_t m_device_bytes = 0;
   std::size_t m_ops_total = 0;
   std::set<std::size_t> m_ops_finished;  // ops with a kernel_finished event, on any device

@@ -8,6 +8,7 @@
 
 #include "io/input_error.h"
 #include "io/text_file.h"
+#include "results/event_codec.h"
 
 namespace blasscope::core {
 
@@ -25,11 +26,13 @@ std::string absolute_workload_file(const std::string& workload_file) {
 }  // namespace
 
 void write_session(const std::string& path, const std::string& workload_file, const RunResult& result) {
+  json events = json::array();
+  for (const RunEvent& event : result.events) events.push_back(encode_event(event));
   const json session = {{"format", "blasscope-session"},
                         {"version", kSessionFormatVersion},
                         {"workload", result.workload},
                         {"workload_file", absolute_workload_file(workload_file)},
-                        {"events", result.events}};
+                        {"events", std::move(events)}};
   write_text_file(path, session.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
@@ -63,7 +66,14 @@ SessionFile parse_session(const std::string& text, const std::string& path) {
   try {
     if (!session.contains("events") || !session["events"].is_array())
       fail_malformed("a session needs an \"events\" array");
-    for (const json& event : session["events"]) collector.publish(event);
+    for (const json& event : session["events"]) {
+      // An unreadable event is left out (and counted) so the rest of the session still opens.
+      try {
+        collector.publish(decode_event(event));
+      } catch (const json::exception&) {
+        collector.skipped_event();
+      }
+    }
     const json& workload_file = session.contains("workload_file") ? session["workload_file"] : json();
     if (workload_file.is_string()) file.workload_file = workload_file.get<std::string>();
   } catch (const json::exception& error) {

@@ -14,8 +14,12 @@ int track_of(const std::string& device) {
   return device == "gpu" ? 2 : 1;
 }
 
-double micros(const json& event) {
-  return event.value("t", 0.0) * 1e6;
+double micros(const RunEvent& event) {
+  return event.t * 1e6;
+}
+
+json optional_number(const auto& value) {
+  return value ? json(*value) : json();
 }
 
 }  // namespace
@@ -28,23 +32,28 @@ json chrome_trace(const RunResult& result) {
       {{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 1}, {"args", {{"name", "CPU kernels"}}}});
   events.push_back(
       {{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 2}, {"args", {{"name", "GPU kernels"}}}});
-  std::map<std::pair<std::size_t, std::string>, json> started;
+  std::map<std::pair<std::size_t, std::string>, const RunEvent*> started;
   double last_t = 0;
-  for (const json& e : result.events) {
-    const std::string type = e.value("event", "");
+  for (const RunEvent& e : result.events) {
     last_t = std::max(last_t, micros(e));
-    if (type == "kernel_started") {
-      started[{e.value("op", std::size_t{0}), e.value("device", "cpu")}] = e;
-    } else if (type == "kernel_finished") {
-      const json& r = e.at("record");
-      const auto key = std::make_pair(r.value("op", std::size_t{0}), r.value("device", "cpu"));
+    if (const auto* s = e.as<events::KernelStarted>()) {
+      started[{s->op, s->device}] = &e;
+    } else if (const auto* finished = e.as<events::KernelFinished>()) {
+      const KernelRecord& r = finished->record;
+      const auto key = std::make_pair(r.op, r.device);
       const auto it = started.find(key);
-      const double begin = it != started.end() ? micros(it->second) : micros(e);
-      json args = {{"op", r["op"]},      {"dtype", r["dtype"]}, {"status", r["status"]}, {"m", r["m"]},
-                   {"n", r["n"]},        {"k", r["k"]},         {"gflops", r["gflops"]}, {"seconds", r["seconds"]},
-                   {"error", r["error"]}};
-      events.push_back({{"name", r.value("kernel", "") + (r.value("kernel", "").empty() ? r.value("op_kind", "") : "")},
-                        {"cat", r.value("op_kind", "op")},
+      const double begin = it != started.end() ? micros(*it->second) : micros(e);
+      json args = {{"op", r.op},
+                   {"dtype", r.dtype},
+                   {"status", r.status},
+                   {"m", optional_number(r.m)},
+                   {"n", optional_number(r.n)},
+                   {"k", optional_number(r.k)},
+                   {"gflops", optional_number(r.gflops)},
+                   {"seconds", optional_number(r.seconds)},
+                   {"error", optional_number(r.error)}};
+      events.push_back({{"name", r.kernel.empty() ? r.op_kind : r.kernel},
+                        {"cat", r.op_kind},
                         {"ph", "X"},
                         {"ts", begin},
                         {"dur", std::max(0.0, micros(e) - begin)},
@@ -52,12 +61,12 @@ json chrome_trace(const RunResult& result) {
                         {"tid", track_of(key.second)},
                         {"args", args}});
       if (it != started.end()) started.erase(it);
-    } else if (type == "memory") {
+    } else if (const auto* memory = e.as<events::HostMemory>()) {
       events.push_back({{"name", "host memory"},
                         {"ph", "C"},
                         {"ts", micros(e)},
                         {"pid", kPid},
-                        {"args", {{"bytes", e.value("host_bytes", std::uint64_t{0})}}}});
+                        {"args", {{"bytes", memory->host_bytes}}}});
     }
   }
   if (result.crash) {
@@ -69,17 +78,22 @@ json chrome_trace(const RunResult& result) {
                       {"tid", 1}});
     // A kernel that never finished still shows, up to the crash.
     for (const auto& [key, e] : started) {
-      events.push_back({{"name", e.value("kernel", "")},
-                        {"cat", e.value("op_kind", "op")},
+      const auto& s = *e->as<events::KernelStarted>();
+      events.push_back({{"name", s.kernel},
+                        {"cat", s.op_kind.empty() ? "op" : s.op_kind},
                         {"ph", "X"},
-                        {"ts", micros(e)},
-                        {"dur", std::max(0.0, last_t - micros(e))},
+                        {"ts", micros(*e)},
+                        {"dur", std::max(0.0, last_t - micros(*e))},
                         {"pid", kPid},
                         {"tid", track_of(key.second)},
                         {"args", {{"op", key.first}, {"status", "crashed"}}}});
     }
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+std::string chrome_trace_text(const RunResult& result) {
+  return chrome_trace(result).dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace blasscope::core

@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "results/run_result.h"
 #include "exec/runner.h"
 #include "gpu_model/gpu_loader.h"
 #include "kernels/dlascl.h"
+#include "results/run_result.h"
 #include "workload/workload_parser.h"
 
 using namespace blasscope::core;
@@ -172,7 +172,7 @@ void bench_gemm_overhead(GpuBackend& gpu) {
       std::vector<double> bare_times, ours;
       bare.run(3);
       for (int round = 0; round < 5; ++round) {
-        const KernelRecord r = gpu.gemm(request, [](const nlohmann::json&) {});
+        const KernelRecord r = gpu.gemm(request, [](const events::DeviceBuffer&) {});
         if (r.status != "ok") die("BLAScope GEMM failed: " + r.error.value_or("?"));
         ours.insert(ours.end(), r.seconds_each.begin(), r.seconds_each.end());
         const auto round_times = bare.run(reps);
@@ -278,7 +278,7 @@ void bench_lascl(GpuBackend& gpu, double copy_gbs) {
                             static_cast<std::int64_t>(c.m),
                             muls,
                             11};
-    const KernelRecord r = gpu.lascl(request, [](const nlohmann::json&) {});
+    const KernelRecord r = gpu.lascl(request, [](const events::DeviceBuffer&) {});
     (void)gpu.take_device_activity();
     if (r.status != "ok") die("BLAScope DLASCL failed: " + r.error.value_or("?"));
     const double touched = static_cast<double>(c.m) * static_cast<double>(c.n) * item_size(c.dtype) *

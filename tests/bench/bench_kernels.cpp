@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "exec/cpu_ops.h"
-#include "workload/tensor_factory.h"
 #include "kernels/cpu_environment.h"
 #include "kernels/dlascl.h"
 #include "kernels/gemm.h"
 #include "kernels/xerbla_capture.h"
+#include "workload/tensor_factory.h"
 #include "workload/workload_parser.h"
 
 using namespace blasscope::core;
@@ -52,7 +52,7 @@ std::vector<double> side_by_side(int rounds, const std::vector<std::function<voi
 
 class NullSink : public EventSink {
  public:
-  void publish(const nlohmann::json&) override {}
+  void publish(const RunEvent&) override {}
 };
 
 void bench_gemm(const CpuEnvironment& env) {

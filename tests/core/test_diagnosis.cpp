@@ -216,10 +216,10 @@ TEST(Catalogue, MalformedExplanationsAreRefused) {
 
 TEST(RunDiagnosis, KernelMismatchEvidenceWeighsCpuGemmsAgainstTheirOwnPrecisionsPeak) {
   RunResult result;
-  result.environment = {{"cpu",
-                         {{"kernel_mismatch", "OpenBLAS runs Prescott kernels (SSE) on a CPU with AVX-512"},
-                          {"peak_gflops_fp32", 100.0},
-                          {"peak_gflops_fp64", 50.0}}}};
+  result.environment.cpu = CpuEnvironment{};
+  result.environment.cpu->kernel_mismatch = "OpenBLAS runs Prescott kernels (SSE) on a CPU with AVX-512";
+  result.environment.cpu->peak_gflops_fp32 = 100.0;
+  result.environment.cpu->peak_gflops_fp64 = 50.0;
   KernelRecord cpu, gpu;
   cpu.op_kind = gpu.op_kind = "gemm";
   cpu.dtype = gpu.dtype = "float32";

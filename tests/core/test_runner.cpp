@@ -29,9 +29,11 @@ bool has_finding(const RunResult& r, const std::string& id, std::optional<std::s
   return false;
 }
 
-std::size_t count_events(const RunResult& r, const std::string& type) {
+template <typename Event>
+std::size_t count_events(
+    const RunResult& r, bool (*match)(const Event&) = [](const Event&) { return true; }) {
   std::size_t n = 0;
-  for (const auto& e : r.events) n += e.value("event", "") == type;
+  for (const auto& e : r.events) n += e.template as<Event>() && match(*e.template as<Event>());
   return n;
 }
 
@@ -57,10 +59,11 @@ TEST(Runner, GemmRecordHasShapeTimingAlignmentAndThroughput) {
   EXPECT_EQ(g.bytes_touched, (64u * 48 + 48 * 32 + 64 * 32) * 8);
   EXPECT_TRUE(r.findings.empty());
   EXPECT_FALSE(r.has_errors());
-  EXPECT_EQ(count_events(r, "kernel_started"), 1u);
-  EXPECT_GE(count_events(r, "tensor_allocated"), 3u);
-  EXPECT_EQ(count_events(r, "tensor_allocated"), count_events(r, "tensor_freed"));
-  EXPECT_TRUE(r.environment["cpu"].contains("openblas_corename"));
+  EXPECT_EQ(count_events<events::KernelStarted>(r), 1u);
+  EXPECT_GE(count_events<events::TensorAllocated>(r), 3u);
+  EXPECT_EQ(count_events<events::TensorAllocated>(r), count_events<events::TensorFreed>(r));
+  ASSERT_TRUE(r.environment.cpu.has_value());
+  EXPECT_FALSE(r.environment.cpu->openblas_corename.empty());
 }
 
 TEST(Runner, RejectedOpsBecomeFindings) {
@@ -96,7 +99,7 @@ TEST(Runner, IllegalLeadingDimensionIsCapturedWithItsMeaning) {
   EXPECT_NE(r.ops[0].xerbla[0].meaning.find("(lda)"), std::string::npos);
   EXPECT_EQ(r.ops[0].status, "failed");
   EXPECT_TRUE(has_finding(r, "illegal-argument", 0));
-  EXPECT_EQ(count_events(r, "xerbla"), 1u);
+  EXPECT_EQ(count_events<events::Xerbla>(r), 1u);
 }
 
 TEST(Runner, NaNReachesLapackAsItDoesInNumPy) {
@@ -132,14 +135,15 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
   EXPECT_EQ(r.ops[1].info, 0);
   EXPECT_EQ(r.ops[1].status, "ok");
   // Each driver's real and integer workspaces are reported, with the sizes LAPACK asked for.
-  EXPECT_EQ(count_events(r, "workspace_allocated"), 4u);
-  EXPECT_EQ(count_events(r, "workspace_freed"), 4u);
+  EXPECT_EQ(count_events<events::Workspace>(r, [](const events::Workspace& w) { return w.allocated; }), 4u);
+  EXPECT_EQ(count_events<events::Workspace>(r, [](const events::Workspace& w) { return !w.allocated; }), 4u);
   const auto sizes = gesdd_workspace<float>(40, 30);
   bool found = false;
   for (const auto& e : r.events) {
-    if (e.value("event", "") == "workspace_allocated" && e.value("workspace", "") == "gesdd workspace") {
-      EXPECT_EQ(e.value("op", 99), 0);
-      EXPECT_EQ(e.value("bytes", std::uint64_t{0}), static_cast<std::uint64_t>(sizes.work) * sizeof(float));
+    const auto* w = e.as<events::Workspace>();
+    if (w && w->allocated && w->workspace == "gesdd workspace") {
+      EXPECT_EQ(w->op, 0u);
+      EXPECT_EQ(w->bytes, static_cast<std::uint64_t>(sizes.work) * sizeof(float));
       found = true;
     }
   }
@@ -153,7 +157,7 @@ TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
     "ops": [{"op": "svd", "a": "a"}, {"op": "lstsq", "a": "a", "b": "b", "out": "x"}]})");
   std::uint64_t predicted = 0;
   for (const auto& e : r.events) {
-    if (e.value("event", "") == "run_started") predicted = e.value("predicted_peak_bytes", std::uint64_t{0});
+    if (const auto* started = e.as<events::RunStarted>()) predicted = started->predicted_peak_bytes;
   }
   ASSERT_GT(r.peak_host_bytes, 0u);
   EXPECT_GE(predicted, r.peak_host_bytes);
@@ -169,7 +173,7 @@ TEST(Runner, OutOfMemoryIsReportedNotFatal) {
   EXPECT_TRUE(has_finding(r, "out-of-memory"));
   EXPECT_EQ(r.ops[0].status, "skipped");
   EXPECT_EQ(r.ops[1].status, "ok");
-  EXPECT_EQ(count_events(r, "out_of_memory"), 1u);
+  EXPECT_EQ(count_events<events::OutOfMemory>(r), 1u);
   EXPECT_LE(r.peak_host_bytes, 1u << 20);
 }
 
@@ -191,10 +195,10 @@ TEST(Runner, GpuRequestsAreSkippedWithTheReason) {
     "ops": [{"op": "gemm", "a": "a", "b": "a"}]})",
                           options);
   ASSERT_EQ(r.ops.size(), 2u);
-  if (r.environment["gpu"]["available"].get<bool>()) GTEST_SKIP() << "a GPU is present";
+  if (r.environment.gpu.available) GTEST_SKIP() << "a GPU is present";
   EXPECT_EQ(r.ops[0].device, "gpu");  // the GPU runs first: it works on copies
   EXPECT_EQ(r.ops[0].status, "skipped");
-  EXPECT_EQ(r.ops[0].error, r.environment["gpu"]["reason"].get<std::string>());
+  EXPECT_EQ(r.ops[0].error, r.environment.gpu.reason);
   EXPECT_EQ(r.ops[1].device, "cpu");
   EXPECT_EQ(r.ops[1].status, "ok");
   EXPECT_TRUE(has_finding(r, "no-gpu"));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "exec/worker_client.h"
+#include "results/event_codec.h"
 #include "test_files.h"
 
 using namespace blasscope::core;
@@ -93,21 +94,27 @@ TEST(WorkerClient, ExitThreeAfterARejectionIsTheRejectionNotACrash) {
 
 TEST(WorkerStreamFramer, EventsSplitAcrossReadsTornLinesAndStrayOutput) {
   WorkerStreamFramer framer;
-  std::vector<std::string> events;
-  auto publish = [&events](const nlohmann::json& e) { events.push_back(e.value("event", "")); };
+  RunCollector collector;
+  auto names = [&collector] {
+    std::vector<std::string> out;
+    for (const RunEvent& e : collector.finish().events) out.push_back(event_name(e));
+    return out;
+  };
   const std::string stream =
       std::string(kStarted) + "\nOpenBLAS warning: stray text\n\n" + kKernel + "\n{\"event\":\"ker";
+  std::size_t published = 0;
   for (std::size_t i = 0; i < stream.size(); i += 7) {
-    framer.feed(stream.data() + i, std::min<std::size_t>(7, stream.size() - i), publish);
+    published += framer.feed(stream.data() + i, std::min<std::size_t>(7, stream.size() - i), collector);
   }
-  EXPECT_EQ(events, (std::vector<std::string>{"run_started", "kernel_started"}));  // the torn tail waits
-  framer.feed("nel_finished\"}\n", 15, publish);
-  EXPECT_EQ(events.back(), "kernel_finished");
+  EXPECT_EQ(published, 2u);  // the torn tail waits
+  const std::string tail = "nel_finished\",\"record\":{\"op\":2}}\n";
+  EXPECT_EQ(framer.feed(tail.data(), tail.size(), collector), 1u);
+  EXPECT_EQ(names(), (std::vector<std::string>{"run_started", "kernel_started", "kernel_finished"}));
 }
 
 TEST(WorkerClient, AStopByTheUserIsRecordedAsSuch) {
   RunCollector collector;
-  collector.publish(nlohmann::json::parse(kKernel));
+  collector.publish(decode_event(nlohmann::json::parse(kKernel)));
   record_worker_exit(collector, {true, 9, true});
   const RunResult r = collector.finish();
   ASSERT_TRUE(r.crash.has_value());
@@ -120,7 +127,7 @@ TEST(WorkerStreamFramer, AnEventTheCollectorCannotReadIsSkipped) {
   RunCollector collector;
   const std::string stream =
       std::string(kStarted) + "\n{\"event\":\"kernel_finished\",\"record\":17}\n" + kKernel + "\n";
-  framer.feed(stream.data(), stream.size(), [&collector](const nlohmann::json& e) { collector.publish(e); });
+  framer.feed(stream.data(), stream.size(), collector);
   const RunResult r = collector.finish();
   EXPECT_EQ(r.workload, "w");
   EXPECT_TRUE(r.ops.empty());
@@ -130,7 +137,7 @@ TEST(WorkerStreamFramer, AnEventTheCollectorCannotReadIsSkipped) {
 
 TEST(RunCollector, ReducesEventsIntoTimelinesAndProgress) {
   RunCollector c;
-  auto e = [](const char* text) { return nlohmann::json::parse(text); };
+  auto e = [](const char* text) { return decode_event(nlohmann::json::parse(text)); };
   c.publish(
       e(R"({"event":"run_started","workload":"w","ops":2,"memory_limit":1000,"predicted_peak_bytes":600,"t":0})"));
   c.publish(e(R"({"event":"tensor_allocated","tensor":"a","bytes":400,"t":0.1})"));

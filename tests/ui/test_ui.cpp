@@ -91,7 +91,11 @@ class UiTests : public QObject {
     ui::DiagnosesModel diagnoses;
     QAbstractItemModelTester diagnosesTester(&diagnoses, QAbstractItemModelTester::FailureReportingMode::QtTest);
     diagnoses.setDiagnoses(doc.diagnoses);
-    QCOMPARE(diagnoses.rowCount(), 1);
+    // misaligned-buffer, and blas-kernel-mismatch on a machine whose OpenBLAS kernels are older than its CPU.
+    const auto about_the_machine = std::count_if(doc.diagnoses.begin(), doc.diagnoses.end(),
+                                                 [](const auto& d) { return core::is_environment_diagnosis(d.id); });
+    QCOMPARE(diagnoses.rowCount(), 1 + static_cast<int>(about_the_machine));
+    QCOMPARE(diagnoses.rowCount(), static_cast<int>(doc.diagnoses.size()));
     ui::TensorTableModel tensors;
     QAbstractItemModelTester tensorsTester(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
     ui::TensorsView view;
