@@ -17,8 +17,8 @@
 namespace blasscope::gpu {
 // A CUDA or cuBLAS failure inside an op, carried to the record.
 struct GpuFailure : std::runtime_error {
-  GpuFailure(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
-  std::string kind;
+  GpuFailure(core::ErrorKind kind, const std::string& what) : std::runtime_error(what), kind(kind) {}
+  core::ErrorKind kind;
   bool sticky = false;  // the context is unusable from now on
 };
 
@@ -39,7 +39,8 @@ void check(cudaError_t error, const char* call) {
   std::string text = std::string(call) + " returned " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error);
   const bool sticky = core::is_sticky_cuda_error(cudaGetErrorName(error));
   if (sticky) text += " (" + core::sticky_error_advice() + ")";
-  GpuFailure failure(error == cudaErrorMemoryAllocation ? "out-of-memory" : "cuda-error", text);
+  GpuFailure failure(error == cudaErrorMemoryAllocation ? core::ErrorKind::OutOfMemory : core::ErrorKind::CudaError,
+                     text);
   failure.sticky = sticky;
   throw failure;
 }
@@ -47,8 +48,9 @@ void check(cudaError_t error, const char* call) {
 void check(cublasStatus_t status, const char* call) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   const auto& info = core::cublas_status_info(static_cast<int>(status));
-  throw GpuFailure("cublas-error", std::string(call) + " returned " +
-                                       core::cublas_status_name(static_cast<int>(status)) + ": " + info.meaning);
+  throw GpuFailure(
+      core::ErrorKind::CublasError,
+      std::string(call) + " returned " + core::cublas_status_name(static_cast<int>(status)) + ": " + info.meaning);
 }
 
 // Device memory for one op, freed on every path.
@@ -143,7 +145,7 @@ GemmTypes gemm_types(DType dtype, bool tf32) {
     case DType::Float64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true, false};
     case DType::Complex64: return {CUDA_C_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, false, true};
     case DType::Complex128: return {CUDA_C_64F, CUBLAS_COMPUTE_64F, true, true};
-    default: throw GpuFailure("unsupported-dtype", "cuBLAS has no GEMM for this dtype");
+    default: throw GpuFailure(core::ErrorKind::UnsupportedDtype, "cuBLAS has no GEMM for this dtype");
   }
 }
 
@@ -161,7 +163,7 @@ std::optional<std::uint64_t> memory_taken_since(std::size_t free_before) {
 }
 
 void fail_record(KernelRecord& record, const GpuFailure& failure) {
-  record.status = "failed";
+  record.status = core::OpStatus::Failed;
   record.error_kind = failure.kind;
   record.error = failure.what();
 }
@@ -264,7 +266,8 @@ core::GpuDeviceInfo CudaBackend::device() {
 }
 
 void CudaBackend::checkUsable() const {
-  if (!m_broken.empty()) throw GpuFailure("cuda-error", "not run: the CUDA context is unusable after " + m_broken);
+  if (!m_broken.empty())
+    throw GpuFailure(core::ErrorKind::CudaError, "not run: the CUDA context is unusable after " + m_broken);
 }
 
 void CudaBackend::fail(KernelRecord& record, const GpuFailure& failure, std::size_t op) {
@@ -318,7 +321,7 @@ std::vector<core::GpuOpActivity> CudaBackend::take_device_activity() {
 
 KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
-  record.device = "gpu";
+  record.device = core::Device::Gpu;
   record.kernel = "cublasGemmEx";
   try {
     checkUsable();
@@ -330,9 +333,9 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
     const auto need = core::gemm_device_memory(r.a->storage_bytes(), r.b->storage_bytes(), r.out->storage_bytes());
     record.device_memory_predicted = need.total();
     if (!need.fits(free)) {
-      throw GpuFailure("out-of-memory", "device memory: the GEMM needs " + need.describe() + " but only " +
-                                            core::format_bytes(free) + " of " + core::format_bytes(total) +
-                                            " is free (other processes may hold the rest)");
+      throw GpuFailure(core::ErrorKind::OutOfMemory, "device memory: the GEMM needs " + need.describe() + " but only " +
+                                                         core::format_bytes(free) + " of " + core::format_bytes(total) +
+                                                         " is free (other processes may hold the rest)");
     }
     DeviceBuffer a(r.a->storage_bytes(), "A", r.op, publish), b(r.b->storage_bytes(), "B", r.op, publish),
         c(r.out->storage_bytes(), "C", r.op, publish);
@@ -387,7 +390,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
 
 KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuEventEmitter& publish) {
   KernelRecord record;
-  record.device = "gpu";
+  record.device = core::Device::Gpu;
   try {
     checkUsable();
     std::size_t free = 0, total = 0;
@@ -396,8 +399,9 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
     const auto need = core::lascl_device_memory(bytes);
     record.device_memory_predicted = need.total();
     if (!need.fits(free)) {
-      throw GpuFailure("out-of-memory", "device memory: DLASCL needs " + need.describe() + " but only " +
-                                            core::format_bytes(free) + " of " + core::format_bytes(total) + " is free");
+      throw GpuFailure(core::ErrorKind::OutOfMemory, "device memory: DLASCL needs " + need.describe() + " but only " +
+                                                         core::format_bytes(free) + " of " + core::format_bytes(total) +
+                                                         " is free");
     }
     const TraceScope trace(m_tracing, r.op);
     DeviceBuffer a(bytes, "A", r.op, publish);

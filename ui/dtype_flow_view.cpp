@@ -167,14 +167,14 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
     const core::KernelRecord* record = nullptr;
     if (doc->run) {
       for (const auto& r : doc->run->ops) {
-        if (r.op == op.index && (!record || r.device == "cpu")) record = &r;
+        if (r.op == op.index && (!record || r.device == core::Device::Cpu)) record = &r;
       }
     }
     QColor border = neutral;
     QString status = tr("not run");
     if (record) {
-      status = QString::fromStdString(record->status);
-      border = record->status == "ok" ? ok : record->status == "skipped" ? warn : bad;
+      status = QString::fromStdString(core::text(record->status));
+      border = record->status == core::OpStatus::Ok ? ok : record->status == core::OpStatus::Skipped ? warn : bad;
       if (record->cast_overflow > 0 || record->cast_inexact > 0) border = warn;
     }
     const qreal column = kColumn * static_cast<qreal>(op.index + 1);
@@ -185,7 +185,7 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
              status, border, opFill, pal);
     opNode->setData(kOpRole, static_cast<qulonglong>(op.index));
     m_opNodes[op.index] = opNode;
-    const bool mismatch = record && record->error_kind == "dtype-mismatch";
+    const bool mismatch = record && record->error_kind == core::ErrorKind::DtypeMismatch;
     std::vector<QPointF> sources;
     std::vector<QString> labels;
     for (const std::string* input : {&op.a, &op.b, &op.c}) {

@@ -54,7 +54,7 @@ class LayoutDiagram : public QWidget {
     const bool matrix = o.shape.size() == 2;
     const auto rows = matrix ? static_cast<int>(o.shape[0]) : 1;
     const auto cols = matrix ? static_cast<int>(o.shape[1]) : static_cast<int>(o.shape.empty() ? 1 : o.shape[0]);
-    const bool c_order = o.order == "C";
+    const bool c_order = o.order == core::MemoryOrder::C;
     const int inner = c_order ? cols : rows;
     const int padding = o.ld > inner ? static_cast<int>(std::min<std::int64_t>(o.ld - inner, 2)) : 0;
     const int shownRows = std::min(rows, kMaxCells) + (c_order ? 0 : padding);
@@ -82,10 +82,11 @@ class LayoutDiagram : public QWidget {
     const qreal width = std::max<qreal>(shownCols * kCell, 170);
     QString header = QStringLiteral("%1 '%2'").arg(QString::fromStdString(o.role), QString::fromStdString(o.tensor));
     p.drawText(QRectF(x0, y0, width + 60, 18), Qt::AlignLeft, header);
-    p.drawText(QRectF(x0, y0 + 18, width + 60, 18), Qt::AlignLeft,
-               tr("%1 %2, %3 order")
-                   .arg(QString::fromStdString(o.dtype), QString::fromStdString(core::format_shape(o.shape)),
-                        QString::fromStdString(o.order)));
+    p.drawText(
+        QRectF(x0, y0 + 18, width + 60, 18), Qt::AlignLeft,
+        tr("%1 %2, %3 order")
+            .arg(QString::fromStdString(core::text(o.dtype)), QString::fromStdString(core::format_shape(o.shape)),
+                 QString::fromStdString(core::text(o.order))));
     const qreal below = y0 + 46 + shownRows * kCell;
     p.drawText(QRectF(x0, below, width + 60, 18), Qt::AlignLeft,
                tr("ld = %1 (%2 %3 long%4)")

@@ -63,8 +63,8 @@ QVariant OpsModel::data(const QModelIndex& index, int role) const {
   const int column = index.column();
   if (role == Qt::DecorationRole && column == Status) {
     const QStyle* style = QApplication::style();
-    if (r->status == "ok") return style->standardIcon(QStyle::SP_DialogApplyButton);
-    if (r->status == "skipped") return style->standardIcon(QStyle::SP_MessageBoxWarning);
+    if (r->status == core::OpStatus::Ok) return style->standardIcon(QStyle::SP_DialogApplyButton);
+    if (r->status == core::OpStatus::Skipped) return style->standardIcon(QStyle::SP_MessageBoxWarning);
     return style->standardIcon(QStyle::SP_MessageBoxCritical);
   }
   if (role == Qt::ToolTipRole) return r->error ? qs(*r->error) : QVariant();
@@ -72,12 +72,12 @@ QVariant OpsModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (column) {
     case Index: return static_cast<qulonglong>(r->op);
-    case Op: return qs(r->op_kind);
-    case Device: return qs(r->device);
+    case Op: return qs(core::text(r->op_kind));
+    case Device: return qs(core::text(r->device));
     case Kernel: return r->kernel.empty() ? QStringLiteral("–") : qs(r->kernel);
-    case DType: return r->dtype.empty() ? QStringLiteral("–") : qs(r->dtype);
+    case DType: return !r->dtype ? QStringLiteral("–") : qs(core::text(r->dtype));
     case Shape: return shapeText(*r);
-    case Status: return qs(r->status);
+    case Status: return qs(core::text(r->status));
     case Time: return r->seconds ? QStringLiteral("%1 ms").arg(*r->seconds * 1e3, 0, 'f', 3) : QStringLiteral("–");
     case Throughput:
       if (r->gflops) return QStringLiteral("%1 GFLOP/s").arg(*r->gflops, 0, 'f', 1);

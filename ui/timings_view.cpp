@@ -25,8 +25,8 @@ QString throughput(const core::KernelRecord& r) {
 
 QString share_of_peak(const core::KernelRecord& r, const core::RunEnvironment& env) {
   if (!r.gflops) return QStringLiteral("–");
-  const bool gpu = r.device == "gpu";
-  const bool fp64 = r.dtype == "float64" || r.dtype == "complex128";
+  const bool gpu = r.device == core::Device::Gpu;
+  const bool fp64 = r.dtype == core::DType::Float64 || r.dtype == core::DType::Complex128;
   double peak = 0;
   if (gpu && env.gpu.device) {
     peak = fp64 ? env.gpu.device->peak_gflops_fp64 : env.gpu.device->peak_gflops_fp32;
@@ -138,14 +138,15 @@ void TimingsView::setDocument(const RunDocument* doc) {
     QList<QStandardItem*> row{
         new QStandardItem(QStringLiteral("%1 %2 (%3)")
                               .arg(r.op)
-                              .arg(QString::fromStdString(r.op_kind), QString::fromStdString(r.kernel))),
-        new QStandardItem(QString::fromStdString(r.device)),
-        new QStandardItem(QString::fromStdString(r.status)),
-        new QStandardItem(ms(r.device == "gpu" && r.device_seconds ? r.device_seconds : r.seconds)),
+                              .arg(QString::fromStdString(core::text(r.op_kind)), QString::fromStdString(r.kernel))),
+        new QStandardItem(QString::fromStdString(core::text(r.device))),
+        new QStandardItem(QString::fromStdString(core::text(r.status))),
+        new QStandardItem(ms(r.device == core::Device::Gpu && r.device_seconds ? r.device_seconds : r.seconds)),
         new QStandardItem(throughput(r)),
         new QStandardItem(share_of_peak(r, run.environment)),
-        new QStandardItem(speedup.count(r.op) && r.device == "gpu" ? QStringLiteral("%1×").arg(speedup[r.op], 0, 'f', 1)
-                                                                   : QStringLiteral("–"))};
+        new QStandardItem(speedup.count(r.op) && r.device == core::Device::Gpu
+                              ? QStringLiteral("%1×").arg(speedup[r.op], 0, 'f', 1)
+                              : QStringLiteral("–"))};
     row[0]->setData(static_cast<qulonglong>(r.op), Qt::UserRole);
     // Kernels and copies one by one; allocations and CUPTI's overhead records as one row each.
     std::map<std::string, std::pair<int, double>> summarised;  // kind -> count, µs
@@ -181,7 +182,7 @@ void TimingsView::setDocument(const RunDocument* doc) {
   // Timeline: one bar per kernel, a lane per device.
   std::vector<TimelineWidget::Bar> bars;
   for (const auto& span : run.timeline.kernels) {
-    bars.push_back({span.start, span.end, span.device == "gpu",
+    bars.push_back({span.start, span.end, span.device == core::Device::Gpu,
                     QStringLiteral("%1 %2").arg(span.op).arg(QString::fromStdString(span.kernel))});
   }
   const double end_t = run.timeline.last_t;

@@ -25,7 +25,7 @@ std::string number(double v) {
 const KernelRecord* record_of(const RunResult& result, std::optional<std::size_t> op) {
   if (!op) return nullptr;
   for (const auto& r : result.ops) {
-    if (r.op == *op && r.device == "cpu") return &r;
+    if (r.op == *op && r.device == Device::Cpu) return &r;
   }
   for (const auto& r : result.ops) {
     if (r.op == *op) return &r;
@@ -33,9 +33,10 @@ const KernelRecord* record_of(const RunResult& result, std::optional<std::size_t
   return nullptr;
 }
 
-double dtype_max(const std::string& dtype) {
-  if (dtype == "float16") return 65504.0;
-  if (dtype == "float32" || dtype == "complex64" || dtype == "bfloat16") return std::numeric_limits<float>::max();
+double dtype_max(std::optional<DType> dtype) {
+  if (dtype == DType::Float16) return 65504.0;
+  if (dtype == DType::Float32 || dtype == DType::Complex64 || dtype == DType::BFloat16)
+    return std::numeric_limits<float>::max();
   return std::numeric_limits<double>::max();
 }
 
@@ -52,18 +53,18 @@ void add_record_evidence(const RunFinding& f, const KernelRecord& r, std::vector
       const auto& x = r.xerbla.front();
       evidence.push_back(x.routine + " reported parameter " + std::to_string(x.parameter) + " (" + x.meaning + ")" +
                          (r.xerbla.size() > 1 ? ", " + std::to_string(r.xerbla.size()) + " times" : std::string()) +
-                         (r.op_kind == "dlascl" ? std::string() : ", called from inside " + r.kernel) +
+                         (r.op_kind == OpKind::Dlascl ? std::string() : ", called from inside " + r.kernel) +
                          ": other builds print 'On entry to DLASCL parameter number 4 had an illegal value' here");
       if (r.info && *r.info != 0) {
         evidence.push_back(r.kernel + " then returned INFO = " + std::to_string(*r.info));
       }
-    } else if (r.op_kind == "svd" || r.op_kind == "lstsq") {
+    } else if (r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq) {
       evidence.push_back(r.kernel + " found the max-abs norm of its input to be NaN and returned INFO = " +
                          std::to_string(r.info.value_or(0)) +
                          " (LAPACK 3.10 and later); MKL and older LAPACK pass that norm to DLASCL as CFROM, which "
                          "prints 'Parameter 4 was incorrect on entry to DLASCL'");
     }
-  } else if (f.id == "illegal-argument" && !r.xerbla.empty() && r.op_kind == "gemm") {
+  } else if (f.id == "illegal-argument" && !r.xerbla.empty() && r.op_kind == OpKind::Gemm) {
     for (auto& line : gemm_argument_evidence(r, r.xerbla.front())) evidence.push_back(std::move(line));
   } else if (f.id == "non-finite-output" && r.k) {
     double bound = static_cast<double>(*r.k);
@@ -73,19 +74,18 @@ void add_record_evidence(const RunFinding& f, const KernelRecord& r, std::vector
         bound *= o.max_abs.value_or(0);
       }
     }
-    evidence.push_back("k x max|a| x max|b| = " + number(bound) + " against the largest " + r.dtype + " " +
+    evidence.push_back("k x max|a| x max|b| = " + number(bound) + " against the largest " + text(r.dtype) + " " +
                        number(dtype_max(r.dtype)) + (bound > dtype_max(r.dtype) ? ": the products overflow" : ""));
   } else if (f.id == "dtype-mismatch" && r.operands.size() >= 2) {
-    const auto a = dtype_from_name(r.operands[0].dtype), b = dtype_from_name(r.operands[1].dtype);
-    if (a && b) {
-      const DType promoted = promote_types(*a, *b);
+    {
+      const DType promoted = promote_types(r.operands[0].dtype, r.operands[1].dtype);
       for (const auto& o : r.operands) {
-        if (o.dtype == name(promoted)) continue;
+        if (o.dtype == promoted) continue;
         std::uint64_t elements = 1;
         for (auto d : o.shape) elements *= d;
-        evidence.push_back("promoting '" + o.tensor + "' " + o.dtype + " -> " + std::string(name(promoted)) +
-                           " copies " + std::to_string(elements) + " values into " +
-                           format_bytes(elements * item_size(promoted)) + " of new memory");
+        evidence.push_back("promoting '" + o.tensor + "' " + text(o.dtype) + " -> " + text(promoted) + " copies " +
+                           std::to_string(elements) + " values into " + format_bytes(elements * item_size(promoted)) +
+                           " of new memory");
       }
     }
   }
@@ -135,26 +135,27 @@ bool aligned(const KernelRecord& r) {
 bool no_aliasing(const KernelRecord& r) {
   for (const auto& o : r.operands) {
     if (o.role == "out") continue;  // C is written once; the packed inputs are what is walked
-    const auto size = dtype_from_name(o.dtype);
-    if (size && o.ld > 0 && (static_cast<std::uint64_t>(o.ld) * item_size(*size)) % 4096 == 0) return false;
+    if (o.ld > 0 && (static_cast<std::uint64_t>(o.ld) * item_size(o.dtype)) % 4096 == 0) return false;
   }
   return true;
 }
 
 bool is_blas_kernel(const KernelRecord& r) {
-  return r.op_kind == "gemm" || r.op_kind == "dlascl" || r.op_kind == "svd" || r.op_kind == "lstsq";
+  return r.op_kind == OpKind::Gemm || r.op_kind == OpKind::Dlascl || r.op_kind == OpKind::Svd ||
+         r.op_kind == OpKind::Lstsq;
 }
 
 void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::vector<Diagnosis>& out) {
-  if (r.status != "ok" || !is_blas_kernel(r)) return;
+  if (r.status != OpStatus::Ok || !is_blas_kernel(r)) return;
   std::vector<std::string> misaligned, layout;
   for (const auto& o : r.operands) {
     if (o.alignment < 64) {
       misaligned.push_back("'" + o.tensor + "' (" + o.role + ") starts " + std::to_string(o.alignment) +
                            "-byte aligned");
     }
-    if (r.op_kind == "gemm" && (o.order == "F" || o.padded)) {
-      layout.push_back("'" + o.tensor + "' (" + o.role + ") is " + (o.order == "F" ? "Fortran-order" : "C-order") +
+    if (r.op_kind == OpKind::Gemm && (o.order == MemoryOrder::Fortran || o.padded)) {
+      layout.push_back("'" + o.tensor + "' (" + o.role + ") is " +
+                       (o.order == MemoryOrder::Fortran ? "Fortran-order" : "C-order") +
                        (o.padded ? ", padded to ld = " + std::to_string(o.ld) : std::string()) +
                        ": passed as is with ld = " + std::to_string(o.ld) + ", no copy");
     }
@@ -187,8 +188,8 @@ std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
   double best_share = 0, best = 0, best_peak = 0;
   std::string best_precision;
   for (const auto& r : result.ops) {
-    if (r.op_kind != "gemm" || r.device != "cpu" || !r.gflops) continue;
-    const bool single = r.dtype == "float32" || r.dtype == "complex64";
+    if (r.op_kind != OpKind::Gemm || r.device != Device::Cpu || !r.gflops) continue;
+    const bool single = r.dtype == DType::Float32 || r.dtype == DType::Complex64;
     const double peak = single ? cpu.peak_gflops_fp32 : cpu.peak_gflops_fp64;
     if (peak > 0 && *r.gflops / peak > best_share) {
       best_share = *r.gflops / peak, best = *r.gflops, best_peak = peak;
@@ -230,7 +231,7 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
     }
     if (f.id == "ld-cache-aliasing") {
       const KernelRecord* r = record_of(result, f.op);
-      if (!r || r->status != "ok") continue;  // a slowdown of an op that never ran says nothing
+      if (!r || r->status != OpStatus::Ok) continue;  // a slowdown of an op that never ran says nothing
       add_twin_timing(result, *r, no_aliasing, d);
     }
     out.push_back(std::move(d));

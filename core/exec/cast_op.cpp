@@ -29,7 +29,7 @@ KernelRecord run_cast_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
   record.kernel = "cast";
   const HostTensor& a = input_tensor(state, op.a);
-  record.dtype = dtype_name(op.cast_to);
+  record.dtype = op.cast_to;
   record.casts.push_back(op.a + ": " + dtype_name(a.dtype()) + " -> " + dtype_name(op.cast_to));
   record.operands = {operand_record("a", a, 0)};
   HostTensor& out = state.create(op.out, op.cast_to, a.shape(), a.order());

@@ -12,8 +12,8 @@ MatrixView view_of(const HostTensor& t) {
 
 void require_matrix(const HostTensor& t, const char* role) {
   if (!t.is_matrix()) {
-    throw OpRejected("shape-mismatch", std::string("gemm needs 2-D operands; ") + role + " '" + t.name() +
-                                           "' has shape " + format_shape(t.shape()));
+    throw OpRejected(ErrorKind::ShapeMismatch, std::string("gemm needs 2-D operands; ") + role + " '" + t.name() +
+                                                   "' has shape " + format_shape(t.shape()));
   }
 }
 
@@ -28,18 +28,18 @@ DType choose_dtype(const OpSpec& op, const HostTensor& a, const HostTensor& b, c
   if (c) promoted = promote_types(promoted, c->dtype());
   const bool mixed = a.dtype() != b.dtype() || (c && c->dtype() != a.dtype());
   if (mixed && !op.promote) {
-    throw OpRejected("dtype-mismatch", "operands have different dtypes: a is " + dtype_name(a.dtype()) + ", b is " +
-                                           dtype_name(b.dtype()) +
-                                           (c ? ", c is " + dtype_name(c->dtype()) : std::string()) +
-                                           "; NumPy would promote to " + dtype_name(promoted) +
-                                           ", TensorFlow refuses (set \"promote\": true to cast)");
+    throw OpRejected(ErrorKind::DtypeMismatch, "operands have different dtypes: a is " + dtype_name(a.dtype()) +
+                                                   ", b is " + dtype_name(b.dtype()) +
+                                                   (c ? ", c is " + dtype_name(c->dtype()) : std::string()) +
+                                                   "; NumPy would promote to " + dtype_name(promoted) +
+                                                   ", TensorFlow refuses (set \"promote\": true to cast)");
   }
   std::string reason;
   if (traits.supported(promoted, reason)) return promoted;
   if (!op.promote) {
-    throw OpRejected("unsupported-dtype", "no " + traits.device + " GEMM kernel for " + dtype_name(promoted) + ": " +
-                                              reason + " (set \"promote\": true to compute in " +
-                                              dtype_name(traits.promoted_to(promoted)) + ")");
+    throw OpRejected(ErrorKind::UnsupportedDtype, "no " + traits.device + " GEMM kernel for " + dtype_name(promoted) +
+                                                      ": " + reason + " (set \"promote\": true to compute in " +
+                                                      dtype_name(traits.promoted_to(promoted)) + ")");
   }
   return traits.promoted_to(promoted);
 }
@@ -67,20 +67,20 @@ PreparedGemm prepare_gemm(const OpSpec& op, RunState& state, ScopedTemporaries& 
   const std::uint64_t k2 = op.trans_b ? b->cols() : b->rows();
   g.n = op.trans_b ? b->rows() : b->cols();
   if (g.k != k2) {
-    throw OpRejected("shape-mismatch", "a @ b: " + shape_with_op(*a, op.trans_a) + " @ " +
-                                           shape_with_op(*b, op.trans_b) + ": the inner dimensions " +
-                                           std::to_string(g.k) + " and " + std::to_string(k2) + " differ");
+    throw OpRejected(ErrorKind::ShapeMismatch, "a @ b: " + shape_with_op(*a, op.trans_a) + " @ " +
+                                                   shape_with_op(*b, op.trans_b) + ": the inner dimensions " +
+                                                   std::to_string(g.k) + " and " + std::to_string(k2) + " differ");
   }
   if (c) {
     require_matrix(*c, "c");
     if (c->rows() != g.m || c->cols() != g.n) {
-      throw OpRejected("shape-mismatch", "c has shape " + format_shape(c->shape()) + " but a @ b is (" +
-                                             std::to_string(g.m) + ", " + std::to_string(g.n) + ")");
+      throw OpRejected(ErrorKind::ShapeMismatch, "c has shape " + format_shape(c->shape()) + " but a @ b is (" +
+                                                     std::to_string(g.m) + ", " + std::to_string(g.n) + ")");
     }
   }
   g.dtype = choose_dtype(op, *a, *b, c, traits);
   g.out_dtype = traits.output_dtype(g.dtype);
-  record.dtype = dtype_name(g.dtype);
+  record.dtype = g.dtype;
   record.m = static_cast<std::int64_t>(g.m);
   record.n = static_cast<std::int64_t>(g.n);
   record.k = static_cast<std::int64_t>(g.k);

@@ -50,7 +50,7 @@ void take_device_measurements(KernelRecord& record, const KernelRecord& device) 
 
 KernelRecord run_gemm_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu, const std::string& out_name) {
   KernelRecord record = record_for(op);
-  record.device = "gpu";
+  record.device = Device::Gpu;
   ScopedTemporaries temporaries(state);
   const PreparedGemm g = prepare_gemm(op, state, temporaries, record, gpu_gemm_traits(), out_name);
   GpuGemmRequest request{op.index, g.dtype, g.a, g.b, g.out, g.call, op.alpha, op.beta, op.tf32, op.repeat};
@@ -59,13 +59,13 @@ KernelRecord run_gemm_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu,
   KernelRecord device = gpu.gemm(request, [&state](const events::DeviceBuffer& e) { state.publish(e); });
   record.kernel = device.kernel;
   take_device_measurements(record, device);
-  if (record.status == "ok") finish_gemm_record(record, g);
+  if (record.status == OpStatus::Ok) finish_gemm_record(record, g);
   return record;
 }
 
 KernelRecord run_lascl_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu, const std::string& out_name) {
   KernelRecord record = record_for(op);
-  record.device = "gpu";
+  record.device = Device::Gpu;
   const PreparedLascl p = prepare_lascl(op, state, record, out_name);
   const bool is_double = p.matrix->dtype() == DType::Float64;
   record.kernel = is_double ? "blasscope_dlascl_cuda" : "blasscope_slascl_cuda";
@@ -91,7 +91,7 @@ KernelRecord run_lascl_on_gpu(const OpSpec& op, RunState& state, GpuBackend& gpu
                           op.repeat};
   KernelRecord device = gpu.lascl(request, [&state](const events::DeviceBuffer& e) { state.publish(e); });
   take_device_measurements(record, device);
-  if (record.status == "ok") finish_lascl_record(record, p);
+  if (record.status == OpStatus::Ok) finish_lascl_record(record, p);
   return record;
 }
 

@@ -16,11 +16,11 @@ namespace {
 
 void require_real_matrix(const HostTensor& t, const char* op) {
   if (t.dtype() != DType::Float64 && t.dtype() != DType::Float32) {
-    throw OpRejected("unsupported-dtype", std::string(op) + " runs on float32/float64 matrices; '" + t.name() +
-                                              "' is " + dtype_name(t.dtype()));
+    throw OpRejected(ErrorKind::UnsupportedDtype, std::string(op) + " runs on float32/float64 matrices; '" + t.name() +
+                                                      "' is " + dtype_name(t.dtype()));
   }
   if (!t.is_matrix()) {
-    throw OpRejected("shape-mismatch",
+    throw OpRejected(ErrorKind::ShapeMismatch,
                      std::string(op) + " needs a 2-D matrix; '" + t.name() + "' has shape " + format_shape(t.shape()));
   }
 }
@@ -125,15 +125,15 @@ void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& c
                  : "parameter " + std::to_string(p);
   });
   if (info < 0 && record.xerbla.empty()) {
-    record.status = "failed";
-    record.error_kind = "illegal-argument";
+    record.status = OpStatus::Failed;
+    record.error_kind = ErrorKind::IllegalArgument;
     const int p = -info;
     record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": argument " + std::to_string(p) +
                    (p <= argument_count ? " (" + std::string(argument_names[p - 1]) + ")" : std::string()) +
                    " had an illegal value";
   } else if (info > 0) {
-    record.status = "failed";
-    record.error_kind = "lapack-failed";
+    record.status = OpStatus::Failed;
+    record.error_kind = ErrorKind::LapackFailed;
     record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": the SVD did not converge";
   }
 }
@@ -145,7 +145,7 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   const HostTensor& a = input_tensor(state, op.a);
   require_real_matrix(a, "svd");
   record.kernel = lapack_name(a.dtype(), "gesdd");
-  record.dtype = dtype_name(a.dtype());
+  record.dtype = a.dtype();
   record.m = static_cast<std::int64_t>(a.rows());
   record.n = static_cast<std::int64_t>(a.cols());
   ScopedTemporaries temps(state);
@@ -174,15 +174,16 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
   const HostTensor& b = input_tensor(state, op.b);
   require_real_matrix(a, "lstsq");
   if (b.dtype() != a.dtype()) {
-    throw OpRejected("dtype-mismatch", "lstsq: a is " + dtype_name(a.dtype()) + " but b is " + dtype_name(b.dtype()));
+    throw OpRejected(ErrorKind::DtypeMismatch,
+                     "lstsq: a is " + dtype_name(a.dtype()) + " but b is " + dtype_name(b.dtype()));
   }
   if (b.shape().empty() || b.shape().size() > 2 || b.rows() != a.rows()) {
-    throw OpRejected("shape-mismatch", "lstsq: b has shape " + format_shape(b.shape()) + " but a has " +
-                                           std::to_string(a.rows()) + " rows");
+    throw OpRejected(ErrorKind::ShapeMismatch, "lstsq: b has shape " + format_shape(b.shape()) + " but a has " +
+                                                   std::to_string(a.rows()) + " rows");
   }
   const std::int64_t nrhs = b.is_matrix() ? static_cast<std::int64_t>(b.cols()) : 1;
   record.kernel = lapack_name(a.dtype(), "gelsd");
-  record.dtype = dtype_name(a.dtype());
+  record.dtype = a.dtype();
   record.m = static_cast<std::int64_t>(a.rows());
   record.n = static_cast<std::int64_t>(a.cols());
   ScopedTemporaries temps(state);

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "analysis/stats_kernels.h"
-#include "kernels/dlascl.h"
 #include "analysis/tensor_stats.h"
+#include "kernels/dlascl.h"
 #include "text/format.h"
 
 namespace blasscope::core {
@@ -26,11 +26,12 @@ double max_abs(const HostTensor& t) {
 PreparedLascl prepare_lascl(const OpSpec& op, RunState& state, KernelRecord& record, const std::string& out_name) {
   HostTensor* a = &input_tensor(state, op.a);
   if (a->dtype() != DType::Float64 && a->dtype() != DType::Float32) {
-    throw OpRejected("unsupported-dtype", "dlascl scales float64 (DLASCL) or float32 (SLASCL) matrices; '" + op.a +
-                                              "' is " + dtype_name(a->dtype()));
+    throw OpRejected(ErrorKind::UnsupportedDtype, "dlascl scales float64 (DLASCL) or float32 (SLASCL) matrices; '" +
+                                                      op.a + "' is " + dtype_name(a->dtype()));
   }
   if (a->shape().size() > 2) {
-    throw OpRejected("shape-mismatch", "dlascl needs a matrix; '" + op.a + "' has shape " + format_shape(a->shape()));
+    throw OpRejected(ErrorKind::ShapeMismatch,
+                     "dlascl needs a matrix; '" + op.a + "' has shape " + format_shape(a->shape()));
   }
   // LAPACK is column-major: a C-order matrix is its transpose there, whose lower triangle
   // is our upper one. An upper Hessenberg shape has no such mirror.
@@ -38,7 +39,7 @@ PreparedLascl prepare_lascl(const OpSpec& op, RunState& state, KernelRecord& rec
   p.type = op.scale_type;
   const bool c_order = a->order() == MemoryOrder::C && a->is_matrix();
   if (c_order && p.type == 'H') {
-    throw OpRejected("shape-mismatch",
+    throw OpRejected(ErrorKind::ShapeMismatch,
                      "type H (upper Hessenberg) needs a Fortran-order matrix; '" + op.a + "' is C-order");
   }
   if (c_order && (p.type == 'L' || p.type == 'U')) p.type = p.type == 'L' ? 'U' : 'L';
@@ -52,7 +53,7 @@ PreparedLascl prepare_lascl(const OpSpec& op, RunState& state, KernelRecord& rec
     a = &copy;
   }
   p.matrix = a;
-  record.dtype = dtype_name(a->dtype());
+  record.dtype = a->dtype();
   record.m = p.m;
   record.n = p.n;
   record.operands = {operand_record("a", *a, p.lda)};

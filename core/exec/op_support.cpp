@@ -12,7 +12,7 @@ namespace blasscope::core {
 KernelRecord record_for(const OpSpec& op) {
   KernelRecord record;
   record.op = op.index;
-  record.op_kind = std::string(name(op.kind));
+  record.op_kind = op.kind;
   return record;
 }
 
@@ -37,9 +37,9 @@ OperandRecord operand_record(const std::string& role, const HostTensor& tensor, 
   OperandRecord r;
   r.role = role;
   r.tensor = tensor.name();
-  r.dtype = dtype_name(tensor.dtype());
+  r.dtype = tensor.dtype();
   r.shape = tensor.shape();
-  r.order = order_name(tensor.order());
+  r.order = tensor.order();
   r.ld = ld;
   r.padded = tensor.is_padded();
   r.alignment = alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data()));
@@ -62,7 +62,7 @@ void fill_value_summary(OperandRecord& record, const HostTensor& tensor) {
 
 HostTensor& input_tensor(RunState& state, const std::string& name) {
   if (HostTensor* t = state.find(name)) return *t;
-  throw OpRejected("missing-input",
+  throw OpRejected(ErrorKind::MissingInput,
                    "input '" + name + "' was never made (it did not fit in memory, or the op that makes it failed)");
 }
 
@@ -92,8 +92,8 @@ void record_argument_errors(RunState& state, KernelRecord& record, const std::ve
     record.xerbla.push_back(std::move(x));
   }
   if (!calls.empty()) {
-    record.status = "failed";
-    record.error_kind = "illegal-argument";
+    record.status = OpStatus::Failed;
+    record.error_kind = ErrorKind::IllegalArgument;
     record.error = "On entry to " + calls.front().routine + " parameter number " +
                    std::to_string(calls.front().parameter) + " had an illegal value (" + record.xerbla.front().meaning +
                    ")";

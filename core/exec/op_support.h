@@ -7,17 +7,17 @@
 #include <vector>
 
 #include "analysis/tensor_stats.h"
-#include "results/kernel_record.h"
 #include "exec/run_state.h"
 #include "kernels/xerbla_capture.h"
+#include "results/kernel_record.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {
 
 // An op that cannot run, with the finding id that explains it.
 struct OpRejected : std::runtime_error {
-  OpRejected(std::string kind, const std::string& what) : std::runtime_error(what), kind(std::move(kind)) {}
-  std::string kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype
+  OpRejected(ErrorKind kind, const std::string& what) : std::runtime_error(what), kind(kind) {}
+  ErrorKind kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype, missing-input
 };
 
 // A fresh record for an op: its index and kind filled in.

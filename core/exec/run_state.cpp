@@ -30,8 +30,7 @@ void RunState::release(std::uint64_t bytes) {
 HostTensor& RunState::adopt(HostTensor tensor, std::uint64_t charged, const std::string& source) {
   const std::string name = tensor.name();
   free(name);
-  publish(events::TensorAllocated{name, std::string(core::name(tensor.dtype())), tensor.shape(),
-                                  std::string(core::name(tensor.order())), charged,
+  publish(events::TensorAllocated{name, tensor.dtype(), tensor.shape(), tensor.order(), charged,
                                   alignment_of(reinterpret_cast<std::uintptr_t>(tensor.data())), source});
   auto [it, inserted] = m_tensors.insert_or_assign(name, Entry{std::move(tensor), charged});
   publish(events::HostMemory{m_budget.used()});

@@ -111,14 +111,14 @@ void describe_operands(const OpSpec& op, RunState& state, KernelRecord& record) 
 }
 
 template <typename Run>
-KernelRecord run_guarded(const OpSpec& op, RunState& state, const char* device, Run&& run) {
+KernelRecord run_guarded(const OpSpec& op, RunState& state, Device device, Run&& run) {
   try {
     return run();
   } catch (const OpRejected& rejected) {
     KernelRecord record = record_for(op);
     record.device = device;
     describe_operands(op, state, record);
-    record.status = rejected.kind == "missing-input" ? "skipped" : "failed";
+    record.status = rejected.kind == ErrorKind::MissingInput ? OpStatus::Skipped : OpStatus::Failed;
     record.error_kind = rejected.kind;
     record.error = rejected.what();
     return record;
@@ -127,8 +127,8 @@ KernelRecord run_guarded(const OpSpec& op, RunState& state, const char* device, 
     KernelRecord record = record_for(op);
     record.device = device;
     describe_operands(op, state, record);
-    record.status = "failed";
-    record.error_kind = "out-of-memory";
+    record.status = OpStatus::Failed;
+    record.error_kind = ErrorKind::OutOfMemory;
     record.error = error.what();
     return record;
   }
@@ -137,19 +137,19 @@ KernelRecord run_guarded(const OpSpec& op, RunState& state, const char* device, 
 // The GPU half of an op: gemm and dlascl run on the plugin, the rest stays on the CPU.
 KernelRecord run_on_gpu(const OpSpec& op, RunState& state, const GpuLoad& gpu, const std::string& out_name) {
   KernelRecord record = record_for(op);
-  record.device = "gpu";
+  record.device = Device::Gpu;
   if (!gpu.backend) {
-    record.status = "skipped";
-    record.error_kind = "no-gpu";
+    record.status = OpStatus::Skipped;
+    record.error_kind = ErrorKind::NoGpu;
     record.error = gpu.reason;
     return record;
   }
   if (op.kind != OpKind::Gemm && op.kind != OpKind::Dlascl) {
-    record.status = "skipped";
+    record.status = OpStatus::Skipped;
     record.error = "the GPU backend runs gemm and dlascl; " + std::string(name(op.kind)) + " runs on the CPU only";
     return record;
   }
-  return run_guarded(op, state, "gpu", [&] {
+  return run_guarded(op, state, Device::Gpu, [&] {
     return op.kind == OpKind::Gemm ? run_gemm_on_gpu(op, state, *gpu.backend, out_name)
                                    : run_lascl_on_gpu(op, state, *gpu.backend, out_name);
   });
@@ -160,7 +160,7 @@ void compare_devices(const OpSpec& op, RunState& state, const KernelRecord& cpu,
                      const std::string& gpu_out) {
   const HostTensor* a = state.find(op.out);
   const HostTensor* b = state.find(gpu_out);
-  if (cpu.status != "ok" || gpu.status != "ok" || !a || !b) return;
+  if (cpu.status != OpStatus::Ok || gpu.status != OpStatus::Ok || !a || !b) return;
   // The coarser of the two results sets the bar (float16 on the GPU against float32 here).
   const auto k = static_cast<std::uint64_t>(cpu.k.value_or(1));
   const double tolerance = op.kind == OpKind::Dlascl ? 0.0
@@ -234,17 +234,17 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
       KernelRecord record;
       if (plan.skip_ops.count(op.index)) {
         record = record_for(op);
-        record.device = std::string(name(device));
-        record.status = "skipped";
-        record.error_kind = "index-overflow";
+        record.device = device;
+        record.status = OpStatus::Skipped;
+        record.error_kind = ErrorKind::IndexOverflow;
         record.error = "not run: its sizes exceed what a 32-bit BLAS integer can address (nothing was allocated)";
       } else {
         for (const std::string* input : {&op.a, &op.b, &op.c}) inputs.ensure(*input);
         if (device == Device::Gpu) {
           record = run_on_gpu(op, state, gpu, gpu_out);
         } else {
-          record = run_guarded(op, state, "cpu", [&] { return dispatch_cpu(op, state); });
-          if (record.status == "ok" && !options.save_outputs_dir.empty()) {
+          record = run_guarded(op, state, Device::Cpu, [&] { return dispatch_cpu(op, state); });
+          if (record.status == OpStatus::Ok && !options.save_outputs_dir.empty()) {
             save_output(op, state, options.save_outputs_dir);
           }
         }

@@ -47,8 +47,8 @@ std::string to_text(const RunResult& result, const std::vector<Diagnosis>& diagn
         {"#", "OP", "DEVICE", "KERNEL", "DTYPE", "M", "N", "K", "STATUS", "TIME", "GFLOP/s", "GB/s", "INFO"}};
     for (const auto& r : result.ops) {
       rows.push_back(
-          {std::to_string(r.op), r.op_kind, r.device, r.kernel.empty() ? "-" : r.kernel,
-           r.dtype.empty() ? "-" : r.dtype, optional_int(r.m), optional_int(r.n), optional_int(r.k), r.status,
+          {std::to_string(r.op), text(r.op_kind), text(r.device), r.kernel.empty() ? "-" : r.kernel,
+           r.dtype ? text(r.dtype) : "-", optional_int(r.m), optional_int(r.n), optional_int(r.k), text(r.status),
            r.seconds ? fixed(*r.seconds * 1e3, "%.3f ms") : "-", r.gflops ? fixed(*r.gflops, "%.2f") : "-",
            r.gbytes_per_second ? fixed(*r.gbytes_per_second, "%.2f") : "-", r.info ? std::to_string(*r.info) : "-"});
     }

@@ -27,14 +27,14 @@ Row op_header() {
 
 Row op_row(const KernelRecord& r) {
   return {std::to_string(r.op),
-          r.op_kind,
-          r.device,
+          text(r.op_kind),
+          text(r.device),
           r.kernel.empty() ? "-" : r.kernel,
-          r.dtype.empty() ? "-" : r.dtype,
+          r.dtype ? text(r.dtype) : "-",
           optional_int(r.m),
           optional_int(r.n),
           optional_int(r.k),
-          r.status,
+          text(r.status),
           fixed(r.seconds, "%.3f ms", 1e3),
           fixed(r.gflops, "%.2f"),
           r.info ? std::to_string(*r.info) : "-"};

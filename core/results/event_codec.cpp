@@ -118,8 +118,8 @@ RunEventBody decode_body(const std::string& name, const json& j) {
                       j.value("ops", std::size_t{0}), j.value("environment", json::object()).get<RunEnvironment>()};
   }
   if (name == "kernel_started") {
-    return KernelStarted{j.value("op", std::size_t{0}), j.value("op_kind", ""), j.value("kernel", ""),
-                         j.value("device", "cpu")};
+    return KernelStarted{j.value("op", std::size_t{0}), j.at("op_kind").get<OpKind>(), j.value("kernel", ""),
+                         j.value("device", Device::Cpu)};
   }
   if (name == "kernel_finished") return KernelFinished{j.at("record").get<KernelRecord>()};
   if (name == "xerbla") {
@@ -127,8 +127,12 @@ RunEventBody decode_body(const std::string& name, const json& j) {
                   {j.value("routine", ""), j.value("parameter", 0), j.value("meaning", "")}};
   }
   if (name == "tensor_allocated") {
-    return TensorAllocated{j.value("tensor", ""), j.value("dtype", ""), j.value("shape", std::vector<std::uint64_t>{}),
-                           j.value("order", ""),  bytes_of(j),          bytes_of(j, "alignment"),
+    return TensorAllocated{j.value("tensor", ""),
+                           j.at("dtype").get<DType>(),
+                           j.value("shape", std::vector<std::uint64_t>{}),
+                           j.value("order", MemoryOrder::C),
+                           bytes_of(j),
+                           bytes_of(j, "alignment"),
                            j.value("source", "")};
   }
   if (name == "tensor_freed") return TensorFreed{j.value("tensor", ""), bytes_of(j)};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "results/json_optional.h"
+#include "results/record_enums.h"
 
 namespace blasscope::core {
 
@@ -14,9 +15,9 @@ namespace blasscope::core {
 struct OperandRecord {
   std::string role;    // "a", "b", "c", "out"
   std::string tensor;  // workload tensor name
-  std::string dtype;
+  DType dtype = DType::Float64;
   std::vector<std::uint64_t> shape;
-  std::string order;            // "C" or "F"
+  MemoryOrder order = MemoryOrder::C;
   std::int64_t ld = 0;          // leading dimension passed to the kernel (0: not a matrix argument)
   bool padded = false;          // rows (C) or columns (F) are further apart than their length
   std::uint64_t alignment = 0;  // largest power of two dividing the pointer (capped at 4096)
@@ -62,10 +63,10 @@ struct DeviceComparison {
 // Everything recorded about one op on one device.
 struct KernelRecord {
   std::size_t op = 0;
-  std::string op_kind;  // gemm, dlascl, svd, lstsq, cast
-  std::string device = "cpu";
-  std::string kernel;  // cblas_dgemm, blasscope_dlascl, dgesdd, ...
-  std::string dtype;   // the dtype the kernel computed in
+  OpKind op_kind = OpKind::Gemm;
+  Device device = Device::Cpu;
+  std::string kernel;          // cblas_dgemm, blasscope_dlascl, dgesdd, ...
+  std::optional<DType> dtype;  // the dtype the kernel computed in (none when it never ran)
   std::optional<std::int64_t> m, n, k;
   std::vector<OperandRecord> operands;
   std::optional<BlasCallRecord> call;
@@ -75,10 +76,10 @@ struct KernelRecord {
   std::optional<double> seconds;     // median of seconds_each
   std::optional<double> gflops;
   std::optional<double> gbytes_per_second;
-  std::string status = "ok";  // ok, failed, crashed, skipped
-  std::optional<int> info;    // LAPACK INFO
+  OpStatus status = OpStatus::Ok;
+  std::optional<int> info;  // LAPACK INFO
   std::vector<XerblaRecord> xerbla;
-  std::string error_kind;  // shape-mismatch, dtype-mismatch, unsupported-dtype, out-of-memory, no-gpu, ...
+  ErrorKind error_kind = ErrorKind::None;
   std::optional<std::string> error;
   std::uint64_t output_nan = 0, output_inf = 0;
   std::uint64_t cast_overflow = 0;          // cast: finite values that became infinite

@@ -25,7 +25,9 @@ struct RunStarted {
 
 struct KernelStarted {
   std::size_t op = 0;
-  std::string op_kind, kernel, device;
+  OpKind op_kind = OpKind::Gemm;
+  std::string kernel;
+  Device device = Device::Cpu;
 };
 
 struct KernelFinished {
@@ -39,9 +41,10 @@ struct Xerbla {
 };
 
 struct TensorAllocated {
-  std::string tensor, dtype;
+  std::string tensor;
+  DType dtype = DType::Float64;
   std::vector<std::uint64_t> shape;
-  std::string order;  // C or F
+  MemoryOrder order = MemoryOrder::C;
   std::uint64_t bytes = 0, alignment = 0;
   std::string source;  // what made it: the workload's fill, a file, an op
 };

@@ -8,7 +8,7 @@ namespace blasscope::core {
 namespace {
 
 std::string op_label(const KernelRecord& r) {
-  return "op " + std::to_string(r.op) + " (" + r.op_kind + (r.kernel.empty() ? "" : ", " + r.kernel) + ")";
+  return "op " + std::to_string(r.op) + " (" + text(r.op_kind) + (r.kernel.empty() ? "" : ", " + r.kernel) + ")";
 }
 
 }  // namespace
@@ -21,7 +21,7 @@ bool is_invalid_cfrom(const KernelRecord& r) {
   for (const auto& x : r.xerbla) {
     if ((x.routine == "DLASCL" || x.routine == "SLASCL") && x.parameter == 4) return true;
   }
-  const bool driver = r.op_kind == "svd" || r.op_kind == "lstsq";
+  const bool driver = r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq;
   return driver && r.info == -4 && r.input_nonfinite() > 0;
 }
 
@@ -41,15 +41,16 @@ std::string nonfinite_summary(const OperandRecord& o) {
 
 std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
   std::vector<RunFinding> out;
-  static const std::set<std::string> kErrorKinds = {"shape-mismatch", "dtype-mismatch",   "unsupported-dtype",
-                                                    "out-of-memory",  "illegal-argument", "lapack-failed",
-                                                    "cublas-error",   "cuda-error"};
+  // Errors whose finding id is the error kind's name.
+  static const std::set<ErrorKind> kErrorKinds = {
+      ErrorKind::ShapeMismatch,   ErrorKind::DtypeMismatch, ErrorKind::UnsupportedDtype, ErrorKind::OutOfMemory,
+      ErrorKind::IllegalArgument, ErrorKind::LapackFailed,  ErrorKind::CublasError,      ErrorKind::CudaError};
   if (is_invalid_cfrom(r)) {
     out.push_back({"dlascl-invalid-cfrom", Severity::Error, r.op, std::nullopt,
                    op_label(r) + ": " + r.error.value_or("DLASCL rejected CFROM (parameter 4)")});
   } else if (kErrorKinds.count(r.error_kind) && r.error) {
-    out.push_back({r.error_kind, Severity::Error, r.op, std::nullopt, op_label(r) + ": " + *r.error});
-  } else if (r.error_kind == "no-gpu") {
+    out.push_back({text(r.error_kind), Severity::Error, r.op, std::nullopt, op_label(r) + ": " + *r.error});
+  } else if (r.error_kind == ErrorKind::NoGpu) {
     out.push_back({"no-gpu",
                    Severity::Warning,
                    r.op,
@@ -70,20 +71,21 @@ std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
     }
   }
   // A cast's infinities are its overflow, reported as cast-overflow.
-  if (r.status == "ok" && r.op_kind != "cast" && r.input_nonfinite() == 0 && r.output_nan + r.output_inf > 0) {
+  if (r.status == OpStatus::Ok && r.op_kind != OpKind::Cast && r.input_nonfinite() == 0 &&
+      r.output_nan + r.output_inf > 0) {
     out.push_back({"non-finite-output", Severity::Warning, r.op, std::nullopt,
                    op_label(r) + ": finite inputs produced " + std::to_string(r.output_nan) + " NaN and " +
-                       std::to_string(r.output_inf) + " Inf values (overflow in " + r.dtype + ")"});
+                       std::to_string(r.output_inf) + " Inf values (overflow in " + text(r.dtype) + ")"});
   }
   if (r.cast_overflow > 0) {
     out.push_back({"cast-overflow", Severity::Warning, r.op, std::nullopt,
                    op_label(r) + ": " + std::to_string(r.cast_overflow) + " finite values became infinite in " +
-                       r.dtype + " (the largest was " + std::to_string(r.cast_overflow_max.value_or(0)) + ")"});
+                       text(r.dtype) + " (the largest was " + std::to_string(r.cast_overflow_max.value_or(0)) + ")"});
   }
   if (r.cast_inexact > 0) {
     out.push_back({"cast-precision-loss", Severity::Warning, r.op, std::nullopt,
-                   op_label(r) + ": " + std::to_string(r.cast_inexact) + " values changed by more than " + r.dtype +
-                       " rounding allows (worst relative error " +
+                   op_label(r) + ": " + std::to_string(r.cast_inexact) + " values changed by more than " +
+                       text(r.dtype) + " rounding allows (worst relative error " +
                        std::to_string(r.cast_max_relative_error.value_or(0)) + ")"});
   }
   return out;

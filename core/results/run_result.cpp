@@ -59,7 +59,7 @@ void RunCollector::handle(const RunEvent& event) {
   } else if (const auto* e = event.as<DeviceActivity>()) {
     // CUPTI's records of a GPU op, delivered after the run's last op.
     for (auto it = m_result.ops.rbegin(); it != m_result.ops.rend(); ++it) {
-      if (it->op == e->op && it->device == "gpu") {
+      if (it->op == e->op && it->device == Device::Gpu) {
         it->device_events = e->device_events;
         it->cupti_dropped = e->cupti_dropped;
         break;
@@ -104,8 +104,8 @@ void RunCollector::record_crash(const std::string& signal) {
     record.op_kind = started->op_kind;
     record.kernel = crash.kernel;
     record.device = started->device;
-    record.status = "crashed";
-    record.error_kind = "worker-crashed";
+    record.status = OpStatus::Crashed;
+    record.error_kind = ErrorKind::WorkerCrashed;
     record.error = "the worker died with " + signal + " inside " + crash.kernel;
     m_result.ops.push_back(record);
     m_running.reset();

@@ -39,7 +39,7 @@ struct Allocation {
 // When one op's kernel ran on one device (from its start to its finish event).
 struct KernelSpan {
   std::size_t op = 0;
-  std::string device;  // cpu, gpu
+  Device device = Device::Cpu;
   std::string kernel;
   double start = 0, end = 0;
 };

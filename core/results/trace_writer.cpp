@@ -10,8 +10,8 @@ namespace {
 
 constexpr int kPid = 1;
 
-int track_of(const std::string& device) {
-  return device == "gpu" ? 2 : 1;
+int track_of(Device device) {
+  return device == Device::Gpu ? 2 : 1;
 }
 
 double micros(const RunEvent& event) {
@@ -32,7 +32,7 @@ json chrome_trace(const RunResult& result) {
       {{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 1}, {"args", {{"name", "CPU kernels"}}}});
   events.push_back(
       {{"name", "thread_name"}, {"ph", "M"}, {"pid", kPid}, {"tid", 2}, {"args", {{"name", "GPU kernels"}}}});
-  std::map<std::pair<std::size_t, std::string>, const RunEvent*> started;
+  std::map<std::pair<std::size_t, Device>, const RunEvent*> started;
   double last_t = 0;
   for (const RunEvent& e : result.events) {
     last_t = std::max(last_t, micros(e));
@@ -52,7 +52,7 @@ json chrome_trace(const RunResult& result) {
                    {"gflops", optional_number(r.gflops)},
                    {"seconds", optional_number(r.seconds)},
                    {"error", optional_number(r.error)}};
-      events.push_back({{"name", r.kernel.empty() ? r.op_kind : r.kernel},
+      events.push_back({{"name", r.kernel.empty() ? text(r.op_kind) : r.kernel},
                         {"cat", r.op_kind},
                         {"ph", "X"},
                         {"ts", begin},
@@ -80,7 +80,7 @@ json chrome_trace(const RunResult& result) {
     for (const auto& [key, e] : started) {
       const auto& s = *e->as<events::KernelStarted>();
       events.push_back({{"name", s.kernel},
-                        {"cat", s.op_kind.empty() ? "op" : s.op_kind},
+                        {"cat", s.op_kind},
                         {"ph", "X"},
                         {"ts", micros(*e)},
                         {"dur", std::max(0.0, last_t - micros(*e))},

@@ -173,7 +173,7 @@ void bench_gemm_overhead(GpuBackend& gpu) {
       bare.run(3);
       for (int round = 0; round < 5; ++round) {
         const KernelRecord r = gpu.gemm(request, [](const events::DeviceBuffer&) {});
-        if (r.status != "ok") die("BLAScope GEMM failed: " + r.error.value_or("?"));
+        if (r.status != OpStatus::Ok) die("BLAScope GEMM failed: " + r.error.value_or("?"));
         ours.insert(ours.end(), r.seconds_each.begin(), r.seconds_each.end());
         const auto round_times = bare.run(reps);
         bare_times.insert(bare_times.end(), round_times.begin(), round_times.end());
@@ -209,7 +209,7 @@ int cupti_child() {
   std::size_t kernels = 0, failed = 0;
   std::uint64_t dropped = 0;
   for (const auto& op : r.ops) {
-    failed += op.status != "ok";
+    failed += op.status != OpStatus::Ok;
     for (const auto& e : op.device_events) kernels += e.kind == "kernel";
     dropped = std::max(dropped, op.cupti_dropped);
   }
@@ -280,7 +280,7 @@ void bench_lascl(GpuBackend& gpu, double copy_gbs) {
                             11};
     const KernelRecord r = gpu.lascl(request, [](const events::DeviceBuffer&) {});
     (void)gpu.take_device_activity();
-    if (r.status != "ok") die("BLAScope DLASCL failed: " + r.error.value_or("?"));
+    if (r.status != OpStatus::Ok) die("BLAScope DLASCL failed: " + r.error.value_or("?"));
     const double touched = static_cast<double>(c.m) * static_cast<double>(c.n) * item_size(c.dtype) *
                            (c.type == 'U' ? 0.5 * (1 + 1.0 / static_cast<double>(c.m)) : 1.0);
     const double gbs = 2 * touched / *r.device_seconds / 1e9;
@@ -308,7 +308,8 @@ void bench_cpu_vs_gpu(int largest) {
       const RunResult r = collector.finish();
       if (r.comparisons.empty()) {
         for (const auto& op : r.ops) {
-          if (op.status != "ok") die(op.device + " GEMM failed: " + op.error.value_or("?"));
+          if (op.status != OpStatus::Ok)
+            die(blasscope::core::text(op.device) + " GEMM failed: " + op.error.value_or("?"));
         }
         die("no comparison was made");
       }

@@ -37,9 +37,9 @@ OperandRecord operand(const std::string& role, std::uint64_t alignment = 64) {
   OperandRecord o;
   o.role = role;
   o.tensor = role;
-  o.dtype = "float64";
+  o.dtype = DType::Float64;
   o.shape = {8, 8};
-  o.order = "C";
+  o.order = MemoryOrder::C;
   o.ld = 8;
   o.alignment = alignment;
   return o;
@@ -48,9 +48,9 @@ OperandRecord operand(const std::string& role, std::uint64_t alignment = 64) {
 KernelRecord gemm_record(std::size_t op, std::uint64_t alignment, double seconds) {
   KernelRecord r;
   r.op = op;
-  r.op_kind = "gemm";
+  r.op_kind = OpKind::Gemm;
   r.kernel = "cblas_dgemm";
-  r.dtype = "float64";
+  r.dtype = DType::Float64;
   r.m = r.n = r.k = 8;
   r.seconds = seconds;
   r.operands = {operand("a", alignment), operand("b", alignment), operand("out")};
@@ -118,11 +118,11 @@ TEST(WorkloadPlan, AliasingNeedsA4096ByteMultipleAndEnoughRows) {
 
 TEST(RecordFindings, DlasclInvalidCfromNeedsTheNonFiniteInput) {
   KernelRecord svd;
-  svd.op_kind = "svd";
+  svd.op_kind = OpKind::Svd;
   svd.kernel = "dgesdd";
   svd.info = -4;
-  svd.status = "failed";
-  svd.error_kind = "illegal-argument";
+  svd.status = OpStatus::Failed;
+  svd.error_kind = ErrorKind::IllegalArgument;
   svd.error = "dgesdd returned INFO=-4";
   svd.operands = {operand("a")};
   EXPECT_EQ(ids(findings_for_record(svd)), std::set<std::string>{"illegal-argument"});
@@ -138,8 +138,8 @@ TEST(RecordFindings, OverflowOnlyFromFiniteInputsAndCastsReportTheirOwn) {
   r.operands[0].nan = 1;  // the input's fault, not an overflow
   EXPECT_EQ(ids(findings_for_record(r)), std::set<std::string>{"non-finite-input"});
   KernelRecord cast;
-  cast.op_kind = "cast";
-  cast.dtype = "float16";
+  cast.op_kind = OpKind::Cast;
+  cast.dtype = DType::Float16;
   cast.output_inf = 2;
   cast.cast_overflow = 2;
   EXPECT_EQ(ids(findings_for_record(cast)), std::set<std::string>{"cast-overflow"});
@@ -221,10 +221,10 @@ TEST(RunDiagnosis, KernelMismatchEvidenceWeighsCpuGemmsAgainstTheirOwnPrecisions
   result.environment.cpu->peak_gflops_fp32 = 100.0;
   result.environment.cpu->peak_gflops_fp64 = 50.0;
   KernelRecord cpu, gpu;
-  cpu.op_kind = gpu.op_kind = "gemm";
-  cpu.dtype = gpu.dtype = "float32";
+  cpu.op_kind = gpu.op_kind = OpKind::Gemm;
+  cpu.dtype = gpu.dtype = DType::Float32;
   cpu.gflops = 40;
-  gpu.device = "gpu";
+  gpu.device = Device::Gpu;
   gpu.gflops = 20000;  // an H100's sgemm must not count as the CPU's
   result.ops = {cpu, gpu};
   bool found = false;

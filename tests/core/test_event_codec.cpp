@@ -15,10 +15,10 @@ namespace {
 std::vector<RunEvent> one_of_each() {
   KernelRecord record;
   record.op = 3;
-  record.op_kind = "gemm";
+  record.op_kind = OpKind::Gemm;
   record.kernel = "cblas_dgemm";
-  record.status = "failed";
-  record.error_kind = "illegal-argument";
+  record.status = OpStatus::Failed;
+  record.error_kind = ErrorKind::IllegalArgument;
   record.error = "On entry to DGEMM parameter number 10 had an illegal value";
   record.xerbla = {{"DGEMM", 10, "ldc"}};
   RunFinding finding{"non-finite-input", Severity::Warning, 1, "x", "2 NaN", {{"nan", 2}}};
@@ -33,10 +33,10 @@ std::vector<RunEvent> one_of_each() {
   comparison.speedup = 40;
   return {
       {0.0, events::RunStarted{"w", "a workload", 1 << 20, 4096, 2, environment}},
-      {0.1, events::KernelStarted{3, "gemm", "cblas_dgemm", "cpu"}},
+      {0.1, events::KernelStarted{3, OpKind::Gemm, "cblas_dgemm", Device::Cpu}},
       {0.2, events::KernelFinished{record}},
       {0.3, events::Xerbla{3, {"DGEMM", 10, "ldc"}}},
-      {0.4, events::TensorAllocated{"a", "float64", {3, 4}, "F", 96, 64, "file"}},
+      {0.4, events::TensorAllocated{"a", DType::Float64, {3, 4}, MemoryOrder::Fortran, 96, 64, "file"}},
       {0.5, events::TensorFreed{"a", 96}},
       {0.6, events::Workspace{true, 1, "gesdd workspace", 800}},
       {0.7, events::Workspace{false, 1, "gesdd workspace", 800}},
@@ -88,9 +88,12 @@ TEST(EventCodec, TheWireFormatKeepsItsNames) {
 }
 
 TEST(EventCodec, WhatIsNotAnEventIsRefused) {
-  for (const char* text : {R"([1,2])", R"({"t":1})", R"({"event":7})", R"({"event":"no_such_event"})",
-                           R"({"event":"kernel_finished"})", R"({"event":"kernel_finished","record":17})",
-                           R"({"event":"finding","id":"x"})", R"({"event":"memory","host_bytes":"many"})"}) {
+  for (const char* text :
+       {R"([1,2])", R"({"t":1})", R"({"event":7})", R"({"event":"no_such_event"})", R"({"event":"kernel_finished"})",
+        R"({"event":"kernel_finished","record":17})", R"({"event":"finding","id":"x"})",
+        R"({"event":"memory","host_bytes":"many"})", R"({"event":"kernel_started","op":1,"op_kind":"fft"})",
+        R"({"event":"kernel_finished","record":{"op":1,"status":"exploded"}})",
+        R"({"event":"tensor_allocated","tensor":"a","dtype":"float128"})"}) {
     EXPECT_THROW(decode_event(json::parse(text)), json::exception) << text;
   }
 }

@@ -216,7 +216,7 @@ TEST(DeviceComparison, TheSameInfinityOnBothSidesAgreesAndAnyOtherDoesNot) {
 
 TEST(KernelRecordJson, DeviceTimingsAndCuptiEventsSurviveTheEventStream) {
   KernelRecord r;
-  r.device = "gpu";
+  r.device = Device::Gpu;
   r.device_seconds = 1.5e-4;
   r.cupti_dropped = 3;
   DeviceEventRecord e;

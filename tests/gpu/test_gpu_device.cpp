@@ -73,7 +73,7 @@ TEST(GpuDevice, GemmAgreesWithTheCpuForEveryDtypeAndLayout) {
       ASSERT_EQ(r.comparisons.size(), 1u) << dtype << " " << order;
       EXPECT_TRUE(r.comparisons[0].agree) << dtype << " " << order << " rel " << r.comparisons[0].max_rel_diff;
       for (const auto& op : r.ops) {
-        if (op.device == "gpu") {
+        if (op.device == Device::Gpu) {
           EXPECT_EQ(op.status, "ok") << op.error.value_or("");
           EXPECT_TRUE(op.device_seconds.has_value());
         }
@@ -125,7 +125,7 @@ TEST(GpuDevice, CuptiSeesEachOpsKernelsAndCopies) {
         std::printf("op %zu kernel: %s (%s), %.1f us\n", op.op, e.name.c_str(), e.family.c_str(),
                     (e.end_ns - e.start_ns) / 1e3);
         EXPECT_EQ(e.name.find("_Z"), std::string::npos) << "mangled: " << e.name;
-        if (op.op_kind == "dlascl") {
+        if (op.op_kind == OpKind::Dlascl) {
           EXPECT_EQ(e.family, "BLAScope DLASCL") << e.name;
         } else {
           EXPECT_NE(e.family, "BLAScope DLASCL") << e.name;
@@ -134,8 +134,8 @@ TEST(GpuDevice, CuptiSeesEachOpsKernelsAndCopies) {
       if (e.kind == "memcpy" && e.name == "HtoD") ++uploads;
     }
     // One kernel per repetition at least (cuBLAS may add a split-K reduction), each on its op.
-    EXPECT_GE(kernels, op.op_kind == "gemm" ? 3u : 2u) << op.op_kind;
-    EXPECT_GE(uploads, op.op_kind == "gemm" ? 3u : 2u) << op.op_kind;  // A, B, C / the matrix per repetition
+    EXPECT_GE(kernels, op.op_kind == OpKind::Gemm ? 3u : 2u) << op.op_kind;
+    EXPECT_GE(uploads, op.op_kind == OpKind::Gemm ? 3u : 2u) << op.op_kind;  // A, B, C / the matrix per repetition
     EXPECT_EQ(op.cupti_dropped, 0u);
   }
 }
@@ -180,7 +180,7 @@ TEST(GpuDevice, DeviceMemoryPredictionMatchesCudaMemGetInfo) {
     ASSERT_EQ(op.status, "ok") << op.error.value_or("");
     ASSERT_TRUE(op.device_memory_predicted && op.device_memory_measured);
     const double predicted = *op.device_memory_predicted, measured = *op.device_memory_measured;
-    std::printf("op %zu (%s): predicted %.1f MiB, cudaMemGetInfo saw %.1f MiB\n", op.op, op.op_kind.c_str(),
+    std::printf("op %zu (%s): predicted %.1f MiB, cudaMemGetInfo saw %.1f MiB\n", op.op, text(op.op_kind).c_str(),
                 predicted / 1048576, measured / 1048576);
     // cuBLAS is set up (and measured) before the first GEMM, so an op takes its buffers, in
     // whole 2 MiB pages; a kernel loaded for the first time may add a page or two of code.
@@ -211,7 +211,7 @@ TEST(GpuDevice, AnImpossibleAllocationIsPredictedNotAttempted) {
           std::nullopt);
   std::size_t gpu_ops = 0;
   for (const auto& op : r.ops) {
-    if (op.device != "gpu") continue;
+    if (op.device != Device::Gpu) continue;
     ++gpu_ops;
     EXPECT_EQ(op.error_kind, "out-of-memory");
     // Refused by the prediction, before any cudaMalloc: the message gives the need item by item.
