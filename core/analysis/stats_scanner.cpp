@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -71,9 +72,20 @@ TensorStats scan_in_parallel(DType dtype, ByteOrder order, std::span<const std::
     std::lock_guard lock(merge_mutex);
     merge_stats(total, mine);
   };
+  std::atomic<unsigned> helpers_running{threads - 1};
   std::vector<std::jthread> helpers;
-  for (unsigned t = 1; t < threads; ++t) helpers.emplace_back(work, false);
+  for (unsigned t = 1; t < threads; ++t) {
+    helpers.emplace_back([&] {
+      work(false);
+      --helpers_running;
+    });
+  }
   work(true);
+  // Progress goes on while helpers finish the last units (reported from this thread only).
+  while (helpers_running.load() > 0 && options.progress) {
+    report(options, bytes_done.load(), bytes.size());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   helpers.clear();  // joins
   if (cancelled) throw ScanCancelled();
   report(options, bytes.size(), bytes.size());

@@ -47,7 +47,7 @@ TEST(Runner, GemmRecordHasShapeTimingAlignmentAndThroughput) {
   ASSERT_TRUE(r.completed);
   ASSERT_EQ(r.ops.size(), 1u);
   const KernelRecord& g = r.ops[0];
-  EXPECT_EQ(g.status, "ok");
+  EXPECT_EQ(g.status, OpStatus::Ok);
   EXPECT_EQ(g.kernel, "cblas_dgemm");
   EXPECT_EQ(*g.m, 64);
   EXPECT_EQ(*g.n, 32);
@@ -55,7 +55,7 @@ TEST(Runner, GemmRecordHasShapeTimingAlignmentAndThroughput) {
   EXPECT_EQ(g.seconds_each.size(), 3u);
   EXPECT_GT(*g.gflops, 0);
   EXPECT_EQ(g.operands[0].alignment, 8u);
-  EXPECT_EQ(g.operands[1].order, "F");
+  EXPECT_EQ(g.operands[1].order, MemoryOrder::Fortran);
   EXPECT_EQ(g.bytes_touched, (64u * 48 + 48 * 32 + 64 * 32) * 8);
   EXPECT_TRUE(r.findings.empty());
   EXPECT_FALSE(r.has_errors());
@@ -81,10 +81,10 @@ TEST(Runner, RejectedOpsBecomeFindings) {
   EXPECT_TRUE(has_finding(r, "dtype-mismatch", 1));
   EXPECT_TRUE(has_finding(r, "unsupported-dtype", 2));
   EXPECT_TRUE(has_finding(r, "unsupported-dtype", 3));
-  EXPECT_EQ(r.ops[4].status, "ok");
-  EXPECT_EQ(r.ops[4].dtype, "float64");
+  EXPECT_EQ(r.ops[4].status, OpStatus::Ok);
+  EXPECT_EQ(r.ops[4].dtype, DType::Float64);
   EXPECT_EQ(r.ops[4].casts, std::vector<std::string>{"b: float32 -> float64"});
-  EXPECT_EQ(r.ops[5].dtype, "float32");
+  EXPECT_EQ(r.ops[5].dtype, DType::Float32);
   EXPECT_EQ(r.ops[5].casts.size(), 2u);
   EXPECT_TRUE(r.has_errors());
 }
@@ -97,7 +97,7 @@ TEST(Runner, IllegalLeadingDimensionIsCapturedWithItsMeaning) {
   EXPECT_EQ(r.ops[0].xerbla[0].routine, "DGEMM");
   EXPECT_EQ(r.ops[0].xerbla[0].parameter, 10);  // row-major: the user's lda is the swapped call's LDB
   EXPECT_NE(r.ops[0].xerbla[0].meaning.find("(lda)"), std::string::npos);
-  EXPECT_EQ(r.ops[0].status, "failed");
+  EXPECT_EQ(r.ops[0].status, OpStatus::Failed);
   EXPECT_TRUE(has_finding(r, "illegal-argument", 0));
   EXPECT_EQ(count_events<events::Xerbla>(r), 1u);
 }
@@ -125,7 +125,7 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
       "b": {"shape": [3], "dtype": "float64", "fill": "zeros"}},
     "ops": [{"op": "svd", "a": "a"}]})";
   const RunResult zeros = run(text);
-  EXPECT_EQ(zeros.ops[0].status, "ok");
+  EXPECT_EQ(zeros.ops[0].status, OpStatus::Ok);
   EXPECT_EQ(zeros.ops[0].info, 0);
   const RunResult r = run(R"({"name": "la", "tensors": {"a": {"shape": [40, 30], "dtype": "float32", "seed": 3},
       "b": {"shape": [40, 2], "dtype": "float32", "seed": 4}},
@@ -133,7 +133,7 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
   EXPECT_EQ(r.ops[0].kernel, "sgesdd");
   EXPECT_EQ(r.ops[1].kernel, "sgelsd");
   EXPECT_EQ(r.ops[1].info, 0);
-  EXPECT_EQ(r.ops[1].status, "ok");
+  EXPECT_EQ(r.ops[1].status, OpStatus::Ok);
   // Each driver's real and integer workspaces are reported, with the sizes LAPACK asked for.
   EXPECT_EQ(count_events<events::Workspace>(r, [](const events::Workspace& w) { return w.allocated; }), 4u);
   EXPECT_EQ(count_events<events::Workspace>(r, [](const events::Workspace& w) { return !w.allocated; }), 4u);
@@ -171,8 +171,8 @@ TEST(Runner, OutOfMemoryIsReportedNotFatal) {
             {"op": "svd", "a": "s"}]})");
   EXPECT_TRUE(r.completed);
   EXPECT_TRUE(has_finding(r, "out-of-memory"));
-  EXPECT_EQ(r.ops[0].status, "skipped");
-  EXPECT_EQ(r.ops[1].status, "ok");
+  EXPECT_EQ(r.ops[0].status, OpStatus::Skipped);
+  EXPECT_EQ(r.ops[1].status, OpStatus::Ok);
   EXPECT_EQ(count_events<events::OutOfMemory>(r), 1u);
   EXPECT_LE(r.peak_host_bytes, 1u << 20);
 }
@@ -196,11 +196,11 @@ TEST(Runner, GpuRequestsAreSkippedWithTheReason) {
                           options);
   ASSERT_EQ(r.ops.size(), 2u);
   if (r.environment.gpu.available) GTEST_SKIP() << "a GPU is present";
-  EXPECT_EQ(r.ops[0].device, "gpu");  // the GPU runs first: it works on copies
-  EXPECT_EQ(r.ops[0].status, "skipped");
+  EXPECT_EQ(r.ops[0].device, Device::Gpu);  // the GPU runs first: it works on copies
+  EXPECT_EQ(r.ops[0].status, OpStatus::Skipped);
   EXPECT_EQ(r.ops[0].error, r.environment.gpu.reason);
-  EXPECT_EQ(r.ops[1].device, "cpu");
-  EXPECT_EQ(r.ops[1].status, "ok");
+  EXPECT_EQ(r.ops[1].device, Device::Cpu);
+  EXPECT_EQ(r.ops[1].status, OpStatus::Ok);
   EXPECT_TRUE(has_finding(r, "no-gpu"));
   EXPECT_FALSE(r.has_errors());
 }

@@ -39,7 +39,7 @@ TEST(WorkerClient, SigkillAfterKernelStartIsACrashInThatOp) {
   EXPECT_EQ(r.crash->op, 2u);
   EXPECT_EQ(r.crash->kernel, "cblas_dgemm");
   ASSERT_EQ(r.ops.size(), 1u);
-  EXPECT_EQ(r.ops[0].status, "crashed");
+  EXPECT_EQ(r.ops[0].status, OpStatus::Crashed);
   EXPECT_EQ(r.workload, "w");  // events before the crash are kept
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].id, "worker-crashed");
@@ -140,9 +140,9 @@ TEST(RunCollector, ReducesEventsIntoTimelinesAndProgress) {
   auto e = [](const char* text) { return decode_event(nlohmann::json::parse(text)); };
   c.publish(
       e(R"({"event":"run_started","workload":"w","ops":2,"memory_limit":1000,"predicted_peak_bytes":600,"t":0})"));
-  c.publish(e(R"({"event":"tensor_allocated","tensor":"a","bytes":400,"t":0.1})"));
+  c.publish(e(R"({"event":"tensor_allocated","tensor":"a","dtype":"float32","bytes":400,"t":0.1})"));
   c.publish(e(R"({"event":"memory","host_bytes":400,"t":0.1})"));
-  c.publish(e(R"({"event":"kernel_started","op":0,"device":"gpu","kernel":"cublasGemmEx","t":0.2})"));
+  c.publish(e(R"({"event":"kernel_started","op":0,"op_kind":"gemm","device":"gpu","kernel":"cublasGemmEx","t":0.2})"));
   EXPECT_EQ(c.progress().running_op, std::optional<std::size_t>(0));
   c.publish(e(R"({"event":"device_allocated","op":0,"buffer":"A","bytes":2097152,"t":0.3})"));
   c.publish(e(R"({"event":"device_freed","op":0,"buffer":"A","bytes":2097152,"t":0.4})"));
@@ -165,7 +165,7 @@ TEST(RunCollector, ReducesEventsIntoTimelinesAndProgress) {
   ASSERT_EQ(t.kernels.size(), 1u);
   EXPECT_EQ(t.kernels[0].start, 0.2);
   EXPECT_EQ(t.kernels[0].end, 0.5);
-  EXPECT_EQ(t.kernels[0].device, "gpu");
+  EXPECT_EQ(t.kernels[0].device, Device::Gpu);
   ASSERT_EQ(t.allocations.size(), 3u);  // tensor a, GPU buffer A, op 1's IWORK
   EXPECT_EQ(t.allocations[1].kind, Allocation::Kind::DeviceBuffer);
   EXPECT_EQ(t.allocations[2].name, "IWORK");

@@ -74,7 +74,7 @@ TEST(GpuDevice, GemmAgreesWithTheCpuForEveryDtypeAndLayout) {
       EXPECT_TRUE(r.comparisons[0].agree) << dtype << " " << order << " rel " << r.comparisons[0].max_rel_diff;
       for (const auto& op : r.ops) {
         if (op.device == Device::Gpu) {
-          EXPECT_EQ(op.status, "ok") << op.error.value_or("");
+          EXPECT_EQ(op.status, OpStatus::Ok) << op.error.value_or("");
           EXPECT_TRUE(op.device_seconds.has_value());
         }
       }
@@ -100,7 +100,8 @@ TEST(GpuDevice, LasclIsBitIdenticalToTheCpuAndLapack) {
                 R"(", )" + scaling + R"(, "out": "s"}]})");
         ASSERT_EQ(r.comparisons.size(), 1u) << dtype << " " << type << " " << scaling;
         EXPECT_EQ(r.comparisons[0].max_abs_diff, 0.0) << dtype << " " << type << " " << scaling;
-        for (const auto& op : r.ops) EXPECT_EQ(op.status, "ok") << op.device << " " << op.error.value_or("");
+        for (const auto& op : r.ops)
+          EXPECT_EQ(op.status, OpStatus::Ok) << text(op.device) << " " << op.error.value_or("");
       }
     }
   }
@@ -116,7 +117,7 @@ TEST(GpuDevice, CuptiSeesEachOpsKernelsAndCopies) {
                           std::nullopt);
   ASSERT_EQ(r.ops.size(), 2u);
   for (const auto& op : r.ops) {
-    ASSERT_EQ(op.status, "ok") << op.error.value_or("");
+    ASSERT_EQ(op.status, OpStatus::Ok) << op.error.value_or("");
     std::size_t kernels = 0, uploads = 0;
     for (const auto& e : op.device_events) {
       EXPECT_LE(e.start_ns, e.end_ns) << e.name;
@@ -134,8 +135,9 @@ TEST(GpuDevice, CuptiSeesEachOpsKernelsAndCopies) {
       if (e.kind == "memcpy" && e.name == "HtoD") ++uploads;
     }
     // One kernel per repetition at least (cuBLAS may add a split-K reduction), each on its op.
-    EXPECT_GE(kernels, op.op_kind == OpKind::Gemm ? 3u : 2u) << op.op_kind;
-    EXPECT_GE(uploads, op.op_kind == OpKind::Gemm ? 3u : 2u) << op.op_kind;  // A, B, C / the matrix per repetition
+    EXPECT_GE(kernels, op.op_kind == OpKind::Gemm ? 3u : 2u) << text(op.op_kind);
+    EXPECT_GE(uploads, op.op_kind == OpKind::Gemm ? 3u : 2u)
+        << text(op.op_kind);  // A, B, C / the matrix per repetition
     EXPECT_EQ(op.cupti_dropped, 0u);
   }
 }
@@ -148,7 +150,7 @@ TEST(GpuDevice, CudaEventTimesBoundTheKernelsCuptiSaw) {
                           std::nullopt);
   ASSERT_EQ(r.ops.size(), 1u);
   const auto& op = r.ops[0];
-  ASSERT_EQ(op.status, "ok") << op.error.value_or("");
+  ASSERT_EQ(op.status, OpStatus::Ok) << op.error.value_or("");
   ASSERT_TRUE(op.device_seconds && op.seconds);
   // The kernels of the 6 launches (the untimed first one included), in start order: the
   // first launch's are left out, its kernel load may make it slower.
@@ -177,7 +179,7 @@ TEST(GpuDevice, DeviceMemoryPredictionMatchesCudaMemGetInfo) {
                           std::nullopt);
   ASSERT_EQ(r.ops.size(), 3u);
   for (const auto& op : r.ops) {
-    ASSERT_EQ(op.status, "ok") << op.error.value_or("");
+    ASSERT_EQ(op.status, OpStatus::Ok) << op.error.value_or("");
     ASSERT_TRUE(op.device_memory_predicted && op.device_memory_measured);
     const double predicted = *op.device_memory_predicted, measured = *op.device_memory_measured;
     std::printf("op %zu (%s): predicted %.1f MiB, cudaMemGetInfo saw %.1f MiB\n", op.op, text(op.op_kind).c_str(),
@@ -195,8 +197,8 @@ TEST(GpuDevice, AnIllegalLeadingDimensionIsCublasInvalidValue) {
     "b": {"shape": [48, 32], "dtype": "float32"}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "lda": 10, "device": "gpu"}]})",
                           std::nullopt);
   ASSERT_EQ(r.ops.size(), 1u);
-  EXPECT_EQ(r.ops[0].status, "failed");
-  EXPECT_EQ(r.ops[0].error_kind, "cublas-error");
+  EXPECT_EQ(r.ops[0].status, OpStatus::Failed);
+  EXPECT_EQ(r.ops[0].error_kind, ErrorKind::CublasError);
   EXPECT_NE(r.ops[0].error.value_or("").find("CUBLAS_STATUS_INVALID_VALUE"), std::string::npos)
       << r.ops[0].error.value_or("");
 }
@@ -213,7 +215,7 @@ TEST(GpuDevice, AnImpossibleAllocationIsPredictedNotAttempted) {
   for (const auto& op : r.ops) {
     if (op.device != Device::Gpu) continue;
     ++gpu_ops;
-    EXPECT_EQ(op.error_kind, "out-of-memory");
+    EXPECT_EQ(op.error_kind, ErrorKind::OutOfMemory);
     // Refused by the prediction, before any cudaMalloc: the message gives the need item by item.
     EXPECT_NE(op.error.value_or("").find("the GEMM needs A "), std::string::npos) << op.error.value_or("");
   }
