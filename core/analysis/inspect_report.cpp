@@ -31,7 +31,7 @@ void scan_report(const TensorFile& file, InspectReport& report, const ScanOption
     report.tensors[i].stats = scan_tensor(file, tensor, per_tensor);
     report.tensors[i].scanned = true;
     if (report.tensors[i].stats) {
-      for (Finding& finding : findings_for_values(tensor, *report.tensors[i].stats)) {
+      for (Detection& finding : findings_for_values(tensor, *report.tensors[i].stats)) {
         report.findings.push_back(std::move(finding));
       }
     }

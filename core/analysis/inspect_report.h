@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/finding.h"
+#include "analysis/detection.h"
 #include "analysis/stats_scanner.h"
 #include "analysis/tensor_layout.h"
 #include "analysis/tensor_stats.h"
@@ -28,7 +28,7 @@ struct InspectReport {
   std::uint64_t file_size = 0;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<TensorReport> tensors;
-  std::vector<Finding> findings;
+  std::vector<Detection> findings;
 };
 
 // Stage 1: headers and layout only; no data is read.

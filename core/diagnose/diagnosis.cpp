@@ -16,6 +16,13 @@ Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t>
   return d;
 }
 
+Diagnosis diagnosis_of(const Detection& detection) {
+  Diagnosis d;
+  static_cast<Detection&>(d) = detection;
+  d.evidence = {detection.message};
+  return d;
+}
+
 Diagnosis explained(Diagnosis d) {
   if (const Explanation* e = find_explanation(d.id)) {
     if (d.title.empty()) d.title = e->title;

@@ -5,17 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "analysis/finding.h"
+#include "analysis/detection.h"
 
 namespace blasscope::core {
 
-// A detected failure or slowdown, explained: what was measured, what really happened, and
-// how to fix it, with the error texts it shows up as elsewhere.
-struct Diagnosis {
-  std::string id;
-  Severity severity = Severity::Info;
-  std::optional<std::size_t> op;
-  std::optional<std::string> tensor;
+// A detection explained: what was measured, what really happened, and how to fix it, with
+// the error texts it shows up as elsewhere. Its id, severity, op and tensor are the
+// detection's own, whichever of inspect, the plan or a run detected it.
+struct Diagnosis : Detection {
   std::string title;                  // one line, specific to this case
   std::vector<std::string> evidence;  // measured facts
   std::string cause;
@@ -23,6 +20,8 @@ struct Diagnosis {
   std::vector<std::string> seen_as;
 };
 
+// A detection with the evidence it rests on (its message first), before the catalogue explains it.
+Diagnosis diagnosis_of(const Detection& detection);
 // A diagnosis as a detector makes it, before the catalogue explains it.
 Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t> op, std::optional<std::string> tensor,
                    std::string title, std::vector<std::string> evidence);

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/finding.h"
+#include "analysis/detection.h"
 
 namespace blasscope::core {
 

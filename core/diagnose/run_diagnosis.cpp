@@ -40,7 +40,7 @@ double dtype_max(std::optional<DType> dtype) {
   return std::numeric_limits<double>::max();
 }
 
-void add_record_evidence(const RunFinding& f, const KernelRecord& r, std::vector<std::string>& evidence) {
+void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<std::string>& evidence) {
   if (f.id == "dlascl-invalid-cfrom") {
     for (const auto& o : r.operands) {
       if (o.nan + o.inf > 0) {
@@ -211,8 +211,8 @@ bool is_environment_diagnosis(const std::string& id) {
 
 std::vector<Diagnosis> diagnose_run(const RunResult& result) {
   std::vector<Diagnosis> out;
-  for (const RunFinding& f : result.findings) {
-    Diagnosis d = detected(f.id, f.severity, f.op, f.tensor, {}, {f.message});
+  for (const Detection& f : result.findings) {
+    Diagnosis d = diagnosis_of(f);
     if (const KernelRecord* r = record_of(result, f.op)) add_record_evidence(f, *r, d.evidence);
     if (f.id == "worker-crashed") {
       std::string last;
@@ -249,10 +249,7 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
 
 std::vector<Diagnosis> diagnose_inspect(const InspectReport& report) {
   std::vector<Diagnosis> out;
-  for (const Finding& f : report.findings) {
-    const std::string id = f.id == "non-finite-values" ? "non-finite-input" : f.id;
-    out.push_back(explained(detected(id, f.severity, std::nullopt, f.tensor, {}, {f.message})));
-  }
+  for (const Detection& f : report.findings) out.push_back(explained(diagnosis_of(f)));
   for (const TensorReport& t : report.tensors) {
     const std::size_t size = item_size(t.info.dtype);
     if (size > 1 && t.layout.memory_alignment && *t.layout.memory_alignment < size) {

@@ -47,7 +47,7 @@ void emit_out_of_memory(RunState& state, const OutOfBudget& error, const std::st
   state.publish(events::OutOfMemory{tensor, op, error.requested, error.available, error.limit, error.what()});
 }
 
-void emit_finding(RunState& state, const RunFinding& finding) {
+void emit_finding(RunState& state, const Detection& finding) {
   state.publish(events::FindingRaised{finding});
 }
 
@@ -224,7 +224,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
                                    plan.predicted_peak_bytes, workload.ops.size(),
                                    RunEnvironment{probe_cpu_environment(), gpu_environment(gpu)}});
   InputLoader inputs(workload, state);
-  for (const RunFinding& prediction : plan.predictions) emit_finding(state, prediction);
+  for (const Detection& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {
     const std::vector<Device> devices = devices_for(op, options);
     const bool both = devices.size() == 2;
@@ -250,7 +250,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
         }
       }
       state.publish(events::KernelFinished{record});
-      for (const RunFinding& finding : findings_for_record(record)) emit_finding(state, finding);
+      for (const Detection& finding : findings_for_record(record)) emit_finding(state, finding);
       (device == Device::Gpu ? gpu_record : cpu_record) = std::move(record);
     }
     if (both) compare_devices(op, state, cpu_record, gpu_record, gpu_out);

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <optional>
 
-#include "tensor/dtype_promotion.h"
-#include "workload/tensor_factory.h"
 #include "kernels/gemm.h"
 #include "kernels/lapack_drivers.h"
-#include "text/format.h"
+#include "tensor/dtype_promotion.h"
 #include "tensor/host_tensor.h"
+#include "text/format.h"
+#include "workload/tensor_factory.h"
 
 namespace blasscope::core {
 namespace {
@@ -120,7 +120,7 @@ class Planner {
     m_plan.tensors[name] = std::move(meta);
   }
 
-  void predict(RunFinding finding) { m_plan.predictions.push_back(std::move(finding)); }
+  void predict(Detection finding) { m_plan.predictions.push_back(std::move(finding)); }
 
   // index-overflow: a size a 32-bit BLAS integer cannot hold. The op is skipped.
   bool check_index(const OpSpec& op, const std::string& name, const TensorMeta& t) {

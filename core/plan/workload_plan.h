@@ -27,7 +27,7 @@ struct TensorMeta {
 // predicted memory peak.
 struct WorkloadPlan {
   std::map<std::string, TensorMeta> tensors;
-  std::vector<RunFinding> predictions;
+  std::vector<Detection> predictions;
   std::set<std::size_t> skip_ops;
   std::uint64_t predicted_peak_bytes = 0;
 };

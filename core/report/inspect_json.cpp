@@ -49,9 +49,11 @@ json to_json(const InspectReport& report) {
     tensors.push_back(std::move(entry));
   }
   json findings = json::array();
-  for (const Finding& f : report.findings) {
-    findings.push_back(
-        {{"id", f.id}, {"severity", std::string(name(f.severity))}, {"tensor", f.tensor}, {"message", f.message}});
+  for (const Detection& f : report.findings) {
+    findings.push_back({{"id", f.id},
+                        {"severity", std::string(name(f.severity))},
+                        {"tensor", f.tensor.value_or("")},
+                        {"message", f.message}});
   }
   json metadata = json::object();
   for (const auto& [key, value] : report.metadata) metadata[key] = value;

@@ -48,8 +48,8 @@ std::string to_text(const InspectReport& report) {
     out << "findings: none\n";
   } else {
     out << "findings:\n";
-    for (const Finding& f : report.findings) {
-      out << "  " << name(f.severity) << " [" << f.id << "] " << f.tensor << ": " << f.message << '\n';
+    for (const Detection& f : report.findings) {
+      out << "  " << name(f.severity) << " [" << f.id << "] " << f.tensor.value_or("") << ": " << f.message << '\n';
     }
   }
   return out.str();

@@ -6,9 +6,9 @@
 #include <variant>
 #include <vector>
 
+#include "analysis/detection.h"
 #include "results/kernel_record.h"
 #include "results/run_environment.h"
-#include "results/run_finding.h"
 
 namespace blasscope::core {
 
@@ -83,7 +83,7 @@ struct OutOfMemory {
 };
 
 struct FindingRaised {
-  RunFinding finding;
+  Detection finding;
 };
 
 // An input tensor could not be read from its file.

@@ -39,8 +39,8 @@ std::string nonfinite_summary(const OperandRecord& o) {
 
 }  // namespace
 
-std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
-  std::vector<RunFinding> out;
+std::vector<Detection> findings_for_record(const KernelRecord& r) {
+  std::vector<Detection> out;
   // Errors whose finding id is the error kind's name.
   static const std::set<ErrorKind> kErrorKinds = {
       ErrorKind::ShapeMismatch,   ErrorKind::DtypeMismatch, ErrorKind::UnsupportedDtype, ErrorKind::OutOfMemory,
@@ -91,12 +91,12 @@ std::vector<RunFinding> findings_for_record(const KernelRecord& r) {
   return out;
 }
 
-RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message,
-                                         const nlohmann::json& facts) {
+Detection finding_for_unallocated_input(const std::string& tensor, const std::string& message,
+                                        const nlohmann::json& facts) {
   return {"out-of-memory", Severity::Error, std::nullopt, tensor, "input " + message, facts};
 }
 
-RunFinding finding_for_crash(const CrashInfo& crash) {
+Detection finding_for_crash(const CrashInfo& crash) {
   std::string message = "the worker process died (" + crash.signal + ")";
   if (crash.op) message += " while running op " + std::to_string(*crash.op) + " (" + crash.kernel + ")";
   message += "; events before the crash were kept";
@@ -106,7 +106,7 @@ RunFinding finding_for_crash(const CrashInfo& crash) {
   return {"worker-crashed", Severity::Error, crash.op, std::nullopt, message};
 }
 
-nlohmann::json to_json(const RunFinding& f) {
+nlohmann::json to_json(const Detection& f) {
   return {{"id", f.id},
           {"severity", std::string(name(f.severity))},
           {"op", f.op ? nlohmann::json(*f.op) : nlohmann::json()},
@@ -115,8 +115,8 @@ nlohmann::json to_json(const RunFinding& f) {
           {"facts", f.facts}};
 }
 
-RunFinding run_finding_from_json(const nlohmann::json& j) {
-  RunFinding f;
+Detection run_finding_from_json(const nlohmann::json& j) {
+  Detection f;
   f.id = j.at("id").get<std::string>();
   const std::string severity = j.at("severity").get<std::string>();
   f.severity = severity == "error" ? Severity::Error : severity == "warning" ? Severity::Warning : Severity::Info;

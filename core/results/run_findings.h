@@ -12,16 +12,16 @@ namespace blasscope::core {
 // shape-mismatch, dtype-mismatch, unsupported-dtype, out-of-memory, lapack-failed, no-gpu,
 // non-finite-input, subnormal-values, non-finite-output, cast-overflow, cast-precision-loss.
 // The worker emits them as "finding" events.
-std::vector<RunFinding> findings_for_record(const KernelRecord& record);
+std::vector<Detection> findings_for_record(const KernelRecord& record);
 
 // An input tensor that did not fit the memory budget.
-RunFinding finding_for_unallocated_input(const std::string& tensor, const std::string& message,
-                                         const nlohmann::json& facts = nlohmann::json::object());
+Detection finding_for_unallocated_input(const std::string& tensor, const std::string& message,
+                                        const nlohmann::json& facts = nlohmann::json::object());
 
 // The worker died: worker-crashed, with the op that was running.
-RunFinding finding_for_crash(const CrashInfo& crash);
+Detection finding_for_crash(const CrashInfo& crash);
 
-nlohmann::json to_json(const RunFinding& finding);
-RunFinding run_finding_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const Detection& finding);
+Detection run_finding_from_json(const nlohmann::json& j);
 
 }  // namespace blasscope::core

@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/finding.h"
+#include "analysis/detection.h"
 #include "results/event_sink.h"
 #include "results/kernel_record.h"
 #include "results/run_event.h"
-#include "results/run_finding.h"
 
 namespace blasscope::core {
 
@@ -58,7 +57,7 @@ struct RunResult {
   std::string workload;
   RunEnvironment environment;
   std::vector<KernelRecord> ops;
-  std::vector<RunFinding> findings;
+  std::vector<Detection> findings;
   std::optional<CrashInfo> crash;
   std::optional<std::string> rejection;       // the worker refused the workload: why
   std::vector<DeviceComparison> comparisons;  // --device both: CPU against GPU, per op

@@ -21,7 +21,7 @@ WorkloadPlan plan(const std::string& tensors, const std::string& ops) {
   return plan_workload(parse_workload_text(R"({"name": "p", "tensors": )" + tensors + R"(, "ops": )" + ops + "}", "/"));
 }
 
-std::set<std::string> ids(const std::vector<RunFinding>& findings) {
+std::set<std::string> ids(const std::vector<Detection>& findings) {
   std::set<std::string> out;
   for (const auto& f : findings) out.insert(f.id);
   return out;

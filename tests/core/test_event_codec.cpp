@@ -21,7 +21,7 @@ std::vector<RunEvent> one_of_each() {
   record.error_kind = ErrorKind::IllegalArgument;
   record.error = "On entry to DGEMM parameter number 10 had an illegal value";
   record.xerbla = {{"DGEMM", 10, "ldc"}};
-  RunFinding finding{"non-finite-input", Severity::Warning, 1, "x", "2 NaN", {{"nan", 2}}};
+  Detection finding{"non-finite-input", Severity::Warning, 1, "x", "2 NaN", {{"nan", 2}}};
   RunEnvironment environment;
   environment.cpu = CpuEnvironment{};
   environment.cpu->openblas_corename = "Haswell";

@@ -52,7 +52,7 @@ TEST(Findings, NonFiniteFindingGivesCountsAndTheIndexInNumPyTerms) {
   stats.first_nonfinite = 4;  // column-major: row 1, column 1
   auto findings = findings_for_values(tensor, stats);
   ASSERT_EQ(findings.size(), 1u);
-  EXPECT_EQ(findings[0].id, "non-finite-values");
+  EXPECT_EQ(findings[0].id, "non-finite-input");
   EXPECT_EQ(findings[0].severity, Severity::Warning);
   EXPECT_NE(findings[0].message.find("2 NaN, 0 +Inf and 0 -Inf among 12 values"), std::string::npos);
   EXPECT_NE(findings[0].message.find("(1, 1)"), std::string::npos);

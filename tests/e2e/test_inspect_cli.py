@@ -77,11 +77,11 @@ class InspectMatchesNumPy(unittest.TestCase):
     def test_findings_name_nonfinite_and_subnormal_tensors(self):
         report = json.loads(run_cli("inspect", os.path.join(WORK, "good", "large_f32.npy"), "--json").out)
         ids = sorted(f["id"] for f in report["findings"])
-        self.assertEqual(ids, ["non-finite-values", "subnormal-values"])
+        self.assertEqual(ids, ["non-finite-input", "subnormal-values"])
         for finding in report["findings"]:
             self.assertEqual(finding["severity"], "warning")
             self.assertEqual(finding["tensor"], "large_f32")
-        nonfinite = next(f for f in report["findings"] if f["id"] == "non-finite-values")
+        nonfinite = next(f for f in report["findings"] if f["id"] == "non-finite-input")
         self.assertIn("1 NaN, 0 +Inf and 1 -Inf", nonfinite["message"])
         self.assertIn("(9000001,)", nonfinite["message"])
 
@@ -131,7 +131,7 @@ class InspectMatchesNumPy(unittest.TestCase):
     def test_human_output_lists_tensors_and_findings(self):
         proc = run_cli("inspect", os.path.join(WORK, "good", "stored.npz"))
         self.assertEqual(proc.returncode, 0)
-        for text in ("npz, 5 tensors", "NAME", "DTYPE", "float32", "(8, 3)", "findings:", "non-finite-values"):
+        for text in ("npz, 5 tensors", "NAME", "DTYPE", "float32", "(8, 3)", "findings:", "non-finite-input"):
             self.assertIn(text, proc.out)
 
 

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,12 +19,16 @@ inline std::string_view name(Severity severity) {
   return "info";
 }
 
-// Something worth telling the user about a tensor, with a stable id.
-struct Finding {
+// Something detected about a tensor or an op, with a stable id that is the same whether
+// `inspect`, the plan or a run found it. The diagnosis engine explains it (a Diagnosis is a
+// detection with its explanation).
+struct Detection {
   std::string id;
   Severity severity = Severity::Info;
-  std::string tensor;
+  std::optional<std::size_t> op;
+  std::optional<std::string> tensor;
   std::string message;
+  nlohmann::json facts = nlohmann::json::object();  // the measured values it rests on
 };
 
 }  // namespace blasscope::core
