@@ -170,3 +170,44 @@ TEST(RunCollector, ReducesEventsIntoTimelinesAndProgress) {
   EXPECT_EQ(t.allocations[1].kind, Allocation::Kind::DeviceBuffer);
   EXPECT_EQ(t.allocations[2].name, "IWORK");
 }
+
+TEST(WorkerProcess, KeepsTheTailOfALongStderrWithoutBlockingTheWorker) {
+  // 300 KB on stderr is more than a pipe holds: the worker would block if nobody read it.
+  blasscope::test::TempDir dir;
+  const std::string path = dir.file("worker.sh");
+  blasscope::test::write_file(path, "#!/bin/sh\n" + echo(kStarted) +
+                                        "i=0; while [ $i -lt 3000 ]; do echo \"stderr line $i "
+                                        "..........................................................................."
+                                        "........\" >&2; i=$((i+1)); done\necho 'the last line' >&2\n" +
+                                        echo(R"({"event":"done","peak_host_bytes":1})"));
+  ::chmod(path.c_str(), 0755);
+  WorkerProcess process;
+  std::string error;
+  ASSERT_TRUE(process.start(path, {}, {.capture_stderr = true}, error)) << error;
+  RunCollector collector;
+  process.run(collector);
+  const RunResult r = collector.finish();
+  EXPECT_TRUE(r.completed);
+  EXPECT_FALSE(r.crash.has_value());
+  EXPECT_LE(process.stderr_text().size(), 64u * 1024);
+  EXPECT_NE(process.stderr_text().find("the last line"), std::string::npos);
+  EXPECT_EQ(process.stderr_text().find("stderr line 0 "), std::string::npos);  // the head was dropped
+}
+
+TEST(WorkerProcess, AStopEndsAWorkerThatWouldRunForever) {
+  blasscope::test::TempDir dir;
+  const std::string path = dir.file("worker.sh");
+  blasscope::test::write_file(path, "#!/bin/sh\n" + echo(kStarted) + echo(kKernel) + "exec sleep 600\n");
+  ::chmod(path.c_str(), 0755);
+  WorkerProcess process;
+  std::string error;
+  ASSERT_TRUE(process.start(path, {}, {}, error)) << error;
+  RunCollector collector;
+  while (collector.progress().running_op != std::optional<std::size_t>(2)) process.read_events(collector);
+  process.stop();
+  process.run(collector);
+  const RunResult r = collector.finish();
+  ASSERT_TRUE(r.crash.has_value());
+  EXPECT_EQ(r.crash->signal, "stopped by the user");
+  EXPECT_EQ(r.crash->op, 2u);
+}
