@@ -122,9 +122,9 @@ core::RunResult execute(const RunArgs& args, const core::Workload& workload) {
   return collector.finish();
 }
 
-void write_json_file(const std::string& path, const json& document, const char* what) {
+void write_export(const std::string& path, const std::string& text, const char* what) {
   try {
-    core::write_text_file(path, document.dump(1, ' ', false, kJsonErrors) + "\n");
+    core::write_text_file(path, text);
   } catch (const core::InputError& error) {
     std::cerr << "warning: the " << what << " was not saved: " << error.what() << '\n';
   }
@@ -177,7 +177,7 @@ int run_run(const std::vector<std::string>& raw_args) {
   } else {
     std::cout << core::printable_utf8(core::to_text(result, diagnoses));
   }
-  if (!args.trace.empty()) write_json_file(args.trace, core::chrome_trace(result), "trace");
+  if (!args.trace.empty()) write_export(args.trace, core::chrome_trace_text(result), "trace");
   if (!args.session.empty()) {
     try {
       core::write_session(args.session, workload.source_path, result);

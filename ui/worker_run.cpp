@@ -58,16 +58,17 @@ void WorkerRun::readEvents() {
   m_last = now;
   if (!open) {
     m_events->setEnabled(false);
-    tryFinish();
-    if (m_process) m_reaper.start();
+    // Not reaped yet: poll for its exit (a handler of `finished` may already run a new worker).
+    if (!tryFinish()) m_reaper.start();
   }
 }
 
-void WorkerRun::tryFinish() {
-  if (!m_process || !m_process->finish(m_collector, false)) return;
+bool WorkerRun::tryFinish() {
+  if (!m_process || !m_process->finish(m_collector, false)) return false;
   m_reaper.stop();
   release();
   emit finished(m_collector.finish());
+  return true;
 }
 
 void WorkerRun::release() {

@@ -37,7 +37,7 @@ class WorkerRun : public QObject {
 
  private:
   void readEvents();
-  void tryFinish();
+  bool tryFinish();  // true once the worker has been reaped and `finished` emitted
   void release();
 
   std::unique_ptr<core::WorkerProcess> m_process;

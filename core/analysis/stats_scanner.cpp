@@ -82,8 +82,10 @@ TensorStats scan_in_parallel(DType dtype, ByteOrder order, std::span<const std::
   }
   work(true);
   // Progress goes on while helpers finish the last units (reported from this thread only).
-  while (helpers_running.load() > 0 && options.progress) {
-    report(options, bytes_done.load(), bytes.size());
+  for (std::uint64_t reported = 0; helpers_running.load() > 0 && options.progress;) {
+    if (options.stop.stop_requested()) cancelled = true;
+    const std::uint64_t done = bytes_done.load();
+    if (done != reported) report(options, reported = done, bytes.size());
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   helpers.clear();  // joins

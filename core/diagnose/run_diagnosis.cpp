@@ -16,12 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-
 const KernelRecord* record_of(const RunResult& result, std::optional<std::size_t> op) {
   if (!op) return nullptr;
   for (const auto& r : result.ops) {
@@ -70,26 +64,25 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
     double bound = static_cast<double>(*r.k);
     for (const auto& o : r.operands) {
       if (o.role == "a" || o.role == "b") {
-        evidence.push_back("max |" + o.role + "| = " + number(o.max_abs.value_or(0)) + " ('" + o.tensor + "')");
+        evidence.push_back("max |" + o.role + "| = " + format_number(o.max_abs.value_or(0)) + " ('" + o.tensor + "')");
         bound *= o.max_abs.value_or(0);
       }
     }
-    evidence.push_back("k x max|a| x max|b| = " + number(bound) + " against the largest " + text(r.dtype) + " " +
-                       number(dtype_max(r.dtype)) + (bound > dtype_max(r.dtype) ? ": the products overflow" : ""));
+    evidence.push_back("k x max|a| x max|b| = " + format_number(bound) + " against the largest " + text(r.dtype) + " " +
+                       format_number(dtype_max(r.dtype)) +
+                       (bound > dtype_max(r.dtype) ? ": the products overflow" : ""));
   } else if (f.id == "dtype-mismatch" && r.operands.size() >= 2) {
-    {
-      const DType promoted = promote_types(r.operands[0].dtype, r.operands[1].dtype);
-      for (const auto& o : r.operands) {
-        if (o.dtype == promoted) continue;
-        std::uint64_t elements = 1;
-        for (auto d : o.shape) elements *= d;
-        evidence.push_back("promoting '" + o.tensor + "' " + text(o.dtype) + " -> " + text(promoted) + " copies " +
-                           std::to_string(elements) + " values into " + format_bytes(elements * item_size(promoted)) +
-                           " of new memory");
-      }
+    const DType promoted = promote_types(r.operands[0].dtype, r.operands[1].dtype);
+    for (const auto& o : r.operands) {
+      if (o.dtype == promoted) continue;
+      std::uint64_t elements = 1;
+      for (auto d : o.shape) elements *= d;
+      evidence.push_back("promoting '" + o.tensor + "' " + text(o.dtype) + " -> " + text(promoted) + " copies " +
+                         std::to_string(elements) + " values into " + format_bytes(elements * item_size(promoted)) +
+                         " of new memory");
     }
   }
-  if (r.seconds) evidence.push_back(r.kernel + " ran in " + number(*r.seconds * 1e3) + " ms");
+  if (r.seconds) evidence.push_back(r.kernel + " ran in " + format_number(*r.seconds * 1e3) + " ms");
 }
 
 // Below this slowdown against a clean twin, a layout difference is reported as costing nothing.
@@ -109,8 +102,9 @@ std::optional<TwinTiming> twin_timing(const RunResult& result, const KernelRecor
     if (q.op == r.op || q.kernel != r.kernel || q.m != r.m || q.n != r.n || q.k != r.k || !q.seconds) continue;
     if (!clean(q)) continue;
     const double ratio = *r.seconds / *q.seconds;
-    std::string text = "measured: " + number(*r.seconds * 1e3) + " ms here against " + number(*q.seconds * 1e3) +
-                       " ms for op " + std::to_string(q.op) + " (ratio " + number(ratio) + ")";
+    std::string text = "measured: " + format_number(*r.seconds * 1e3) + " ms here against " +
+                       format_number(*q.seconds * 1e3) + " ms for op " + std::to_string(q.op) + " (ratio " +
+                       format_number(ratio) + ")";
     if (ratio < kMeasurableSlowdown) text += ": no measurable cost in this run (GEMM packs its operands first)";
     return TwinTiming{text, ratio};
   }
@@ -197,8 +191,9 @@ std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
     }
   }
   if (best > 0) {
-    d.evidence.push_back("best CPU GEMM here: " + number(best) + " GFLOP/s = " + number(100 * best_share) +
-                         "% of the " + number(best_peak) + " GFLOP/s " + best_precision + " peak estimate");
+    d.evidence.push_back("best CPU GEMM here: " + format_number(best) +
+                         " GFLOP/s = " + format_number(100 * best_share) + "% of the " + format_number(best_peak) +
+                         " GFLOP/s " + best_precision + " peak estimate");
   }
   return d;
 }
@@ -220,6 +215,16 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
         last += (last.empty() ? "" : ", ") + event_name(result.events[i]);
       }
       d.evidence.push_back("last events: " + last);
+      if (result.crash && !result.crash->output.empty()) {
+        // Its last lines on stderr often say why (OpenBLAS's own messages, an abort's reason).
+        std::string tail = result.crash->output;
+        while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+        std::size_t from = tail.size();
+        for (int lines = 0; lines < 3 && from != std::string::npos && from > 0; ++lines)
+          from = tail.rfind('\n', from - 1);
+        d.evidence.push_back("the worker's last words on stderr: " +
+                             printable_utf8(tail.substr(from == std::string::npos ? 0 : from + 1)));
+      }
     }
     if (f.id == "out-of-memory") {
       for (const auto& e : result.events) {

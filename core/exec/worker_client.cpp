@@ -71,23 +71,25 @@ std::size_t WorkerStreamFramer::feed(const char* data, std::size_t size, RunColl
   return published;
 }
 
-void record_worker_exit(RunCollector& collector, const WorkerExit& exit) {
-  if (exit.stopped_by_user) {
+void record_worker_exit(RunCollector& collector, const WorkerExit& exit, const std::string& output) {
+  // A stop that came after the worker had finished its run changes nothing.
+  const bool finished = collector.completed() && !exit.signaled && exit.code == 0;
+  if (exit.stopped_by_user && !finished) {
     collector.crashed("stopped by the user");
   } else if (exit.signaled) {
-    collector.crashed(signal_name(exit.code));
+    collector.crashed(signal_name(exit.code), output);
   } else if (exit.code == kWorkerExitRejected && collector.rejected()) {
     return;  // the rejection event says why; nothing crashed
   } else if (exit.code != 0) {
-    collector.crashed("exit status " + std::to_string(exit.code));
+    collector.crashed("exit status " + std::to_string(exit.code), output);
   }
 }
 
 WorkerProcess::~WorkerProcess() {
   if (m_pid > 0) {
     ::kill(m_pid, SIGKILL);
-    while (::waitpid(m_pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    // Reaped if it goes within 2 s; one stuck in a driver call is left rather than waited for.
+    for (int i = 0; i < 200 && ::waitpid(m_pid, nullptr, WNOHANG) == 0; ++i) ::usleep(10000);
   }
   close_fd(m_events_fd);
   close_fd(m_stderr_fd);
@@ -100,11 +102,23 @@ void WorkerProcess::close_fd(int& fd) {
 
 bool WorkerProcess::start(const std::string& worker, const std::vector<std::string>& args, const Options& options,
                           std::string& error) {
+  if (m_pid > 0) {
+    error = "a worker is already running";
+    return false;
+  }
   int events[2], errors[2] = {-1, -1};
-  if (::pipe2(events, O_CLOEXEC) != 0 || (options.capture_stderr && ::pipe2(errors, O_CLOEXEC) != 0)) {
+  if (::pipe2(events, O_CLOEXEC) != 0) {
     error = std::string("cannot create a pipe: ") + std::strerror(errno);
     return false;
   }
+  if (options.capture_stderr && ::pipe2(errors, O_CLOEXEC) != 0) {
+    error = std::string("cannot create a pipe: ") + std::strerror(errno);
+    ::close(events[0]);
+    ::close(events[1]);
+    return false;
+  }
+  close_fd(m_events_fd);
+  close_fd(m_stderr_fd);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, events[1], STDOUT_FILENO);
@@ -139,21 +153,26 @@ bool WorkerProcess::start(const std::string& worker, const std::vector<std::stri
 
 bool WorkerProcess::read_events(RunCollector& collector) {
   char buffer[65536];
-  while (m_events_fd >= 0) {
+  m_more_events = false;
+  for (int reads = 0; m_events_fd >= 0; ++reads) {
+    if (reads == 16) {
+      m_more_events = true;  // the rest next time
+      break;
+    }
     const ssize_t got = read_some(m_events_fd, buffer, sizeof buffer);
-    if (got < 0) return true;
+    if (got < 0) break;
     if (got == 0) {
       close_fd(m_events_fd);
       break;
     }
     m_framer.feed(buffer, static_cast<std::size_t>(got), collector);
   }
-  return false;
+  return m_events_fd >= 0;
 }
 
 void WorkerProcess::read_stderr() {
   char buffer[8192];
-  while (m_stderr_fd >= 0) {
+  for (int reads = 0; m_stderr_fd >= 0 && reads < 64; ++reads) {
     const ssize_t got = read_some(m_stderr_fd, buffer, sizeof buffer);
     if (got < 0) return;
     if (got == 0) {
@@ -180,14 +199,16 @@ bool WorkerProcess::finish(RunCollector& collector, bool wait) {
   }
   if (reaped == 0) return false;
   m_pid = -1;
-  read_events(collector);  // whatever the worker wrote before it exited
+  // Whatever the worker wrote before it exited.
+  while (read_events(collector) && m_more_events) {
+  }
   read_stderr();
   close_fd(m_events_fd);
   close_fd(m_stderr_fd);
   if (m_stderr.size() > kStderrKept) m_stderr.erase(0, m_stderr.size() - kStderrKept);
   const bool signaled = reaped > 0 && WIFSIGNALED(status);
   const int code = reaped < 0 ? 0 : signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-  record_worker_exit(collector, {signaled, code, m_stopped});
+  record_worker_exit(collector, {signaled, code, m_stopped}, m_stderr);
   return true;
 }
 

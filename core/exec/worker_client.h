@@ -38,7 +38,8 @@ struct WorkerExit {
 // Records the end of the worker's stream in the collector, the same way for the CLI and the
 // GUI: a stop, a signal or an unexpected exit status is a crash in the op that was running;
 // exit 3 after a "rejected" event is the workload's rejection, not a crash.
-void record_worker_exit(RunCollector& collector, const WorkerExit& exit);
+// `output` is the end of the worker's stderr, kept with a crash.
+void record_worker_exit(RunCollector& collector, const WorkerExit& exit, const std::string& output = {});
 
 // One blasscope-worker child: spawned, its event stream read into a collector as it arrives,
 // its stderr passed through or kept, stopped on request, and its end mapped to a crash,
@@ -55,14 +56,15 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // Returns false when the worker could not be started (`error` says why).
+  // Returns false when the worker could not be started (`error` says why) or one is running.
   bool start(const std::string& worker, const std::vector<std::string>& args, const Options& options,
              std::string& error);
   bool running() const { return m_pid > 0; }
   int events_fd() const { return m_events_fd; }  // -1 once the stream has ended
   int stderr_fd() const { return m_stderr_fd; }  // -1 unless stderr is captured and open
 
-  // Read what is there without blocking. read_events returns false once the stream ended.
+  // Read what is there without blocking (at most 1 MiB of events a call, so a fast worker
+  // cannot hold a GUI thread). read_events returns false once the stream ended.
   bool read_events(RunCollector& collector);
   void read_stderr();
   // Kills the worker; its end is recorded as "stopped by the user".
@@ -81,6 +83,7 @@ class WorkerProcess {
   pid_t m_pid = -1;
   int m_events_fd = -1, m_stderr_fd = -1;
   bool m_stopped = false;
+  bool m_more_events = false;  // the last read_events stopped at its cap
   WorkerStreamFramer m_framer;
   std::string m_stderr;
 };

@@ -50,7 +50,9 @@ std::vector<std::pair<std::string, std::string>> environment_lines(const RunResu
              {"peak_gflops_fp64", nlohmann::json(cpu->peak_gflops_fp64).dump()}};
     if (!cpu->kernel_mismatch.empty()) lines.emplace_back("kernel_mismatch", cpu->kernel_mismatch);
   }
-  if (!result.environment.gpu.available) lines.emplace_back("gpu", result.environment.gpu.reason);
+  if (!result.environment.gpu.available && !result.environment.gpu.reason.empty()) {
+    lines.emplace_back("gpu", result.environment.gpu.reason);
+  }
   return lines;
 }
 

@@ -104,6 +104,7 @@ struct Encoder {
   void operator()(const Crashed& e) {
     name = "crashed";
     fields = {{"signal", e.signal}};
+    if (!e.output.empty()) fields["stderr"] = e.output;
   }
 };
 
@@ -164,7 +165,7 @@ RunEventBody decode_body(const std::string& name, const json& j) {
   }
   if (name == "done") return Done{bytes_of(j, "peak_host_bytes")};
   if (name == "rejected") return Rejected{j.value("message", "the worker refused the workload")};
-  if (name == "crashed") return Crashed{j.value("signal", "unknown signal")};
+  if (name == "crashed") return Crashed{j.value("signal", "unknown signal"), j.value("stderr", "")};
   throw json::other_error::create(501, "unknown event '" + name + "'", &j);
 }
 
@@ -188,6 +189,7 @@ RunEvent decode_event(const json& j) {
 }
 
 std::string event_name(const RunEvent& event) {
+  // Some kinds have two names (workspace_allocated/_freed): the event itself decides.
   Encoder encoder;
   std::visit(encoder, event.body);
   return encoder.name;

@@ -66,6 +66,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(GpuDeviceInfo, name, compute_maj
                                                 cupti, cublas_setup_bytes)
 
 void to_json(json& j, const RunEnvironment& env) {
+  if (env.empty()) {
+    j = json::object();
+    return;
+  }
   json gpu = {{"available", env.gpu.available}, {"plugin", env.gpu.plugin}};
   if (env.gpu.device) {
     gpu["device"] = *env.gpu.device;

@@ -34,6 +34,8 @@ struct GpuEnvironment {
 struct RunEnvironment {
   std::optional<CpuEnvironment> cpu;  // absent in sessions that did not record it
   GpuEnvironment gpu;
+  // Nothing was described (no run_started arrived): JSON {}.
+  bool empty() const { return !cpu && !gpu.available && gpu.plugin.empty() && gpu.reason.empty() && !gpu.device; }
 };
 
 void to_json(nlohmann::json& j, const CpuEnvironment& env);

@@ -122,6 +122,7 @@ struct Rejected {
 // The worker died (added by whoever watched it: the worker cannot say so itself).
 struct Crashed {
   std::string signal;
+  std::string output;  // the end of what the worker wrote on stderr, when it was kept
 };
 
 }  // namespace events

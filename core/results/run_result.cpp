@@ -77,7 +77,7 @@ void RunCollector::handle(const RunEvent& event) {
   } else if (const auto* e = event.as<Rejected>()) {
     m_result.rejection = e->message;
   } else if (const auto* e = event.as<Crashed>()) {
-    record_crash(e->signal);
+    record_crash(e->signal, e->output);
   } else if (const auto* e = event.as<Done>()) {
     m_result.completed = true;
     m_result.peak_host_bytes = std::max(m_result.peak_host_bytes, e->peak_host_bytes);
@@ -88,13 +88,13 @@ void RunCollector::skipped_event() {
   ++m_result.skipped_events;
 }
 
-void RunCollector::crashed(const std::string& signal) {
+void RunCollector::crashed(const std::string& signal, const std::string& output) {
   // Kept as an event too, so a saved session replays to the same result.
-  publish({m_result.timeline.last_t, events::Crashed{signal}});
+  publish({m_result.timeline.last_t, events::Crashed{signal, output}});
 }
 
-void RunCollector::record_crash(const std::string& signal) {
-  CrashInfo crash{signal, std::nullopt, ""};
+void RunCollector::record_crash(const std::string& signal, const std::string& output) {
+  CrashInfo crash{signal, std::nullopt, "", output};
   if (const auto* started = m_running ? m_running->as<events::KernelStarted>() : nullptr) {
     crash.op = started->op;
     crash.kernel = started->kernel;

@@ -17,6 +17,7 @@ struct CrashInfo {
   std::string signal;  // "SIGSEGV", or "exit 3" when the worker ended without a signal
   std::optional<std::size_t> op;
   std::string kernel;
+  std::string output;  // the end of the worker's stderr, when it was kept
 };
 
 // The run's timelines, reduced from its events so that views never read the events
@@ -78,7 +79,8 @@ class RunCollector : public EventSink {
   // the result and a session saved from it stay readable.
   void skipped_event();
   // Marks the run as crashed while `running` (the op whose kernel had started).
-  void crashed(const std::string& signal);
+  void crashed(const std::string& signal, const std::string& output = {});
+  bool completed() const { return m_result.completed; }
   // Progress while the events arrive: the ops the workload has, how many have finished on
   // every device they run on so far, and the op and kernel running now (if one is).
   struct Progress {
@@ -94,7 +96,7 @@ class RunCollector : public EventSink {
 
  private:
   void handle(const RunEvent& event);
-  void record_crash(const std::string& signal);
+  void record_crash(const std::string& signal, const std::string& output);
 
   RunResult m_result;
   std::optional<RunEvent> m_running;  // kernel_started without its kernel_finished

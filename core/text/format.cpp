@@ -61,4 +61,10 @@ std::string printable_utf8(std::string_view text) {
   return out;
 }
 
+std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
 }  // namespace blasscope::core

@@ -88,6 +88,23 @@ TEST(StatsScanner, ProgressReachesTheTotal) {
   EXPECT_GT(calls, 1u);
 }
 
+TEST(StatsScanner, ProgressFromSeveralThreadsOnlyGoesUpAndEndsAtTheTotal) {
+  const auto v = values_with_specials(6'000'000);
+  std::uint64_t last = 0, total = 0;
+  ScanOptions options;
+  options.threads = 4;
+  options.progress = [&](std::uint64_t done, std::uint64_t all) {
+    EXPECT_GE(done, last);
+    EXPECT_LE(done, all);
+    last = done;
+    total = all;
+  };
+  const TensorStats s = scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), options);
+  EXPECT_EQ(last, v.size() * 8);
+  EXPECT_EQ(total, v.size() * 8);
+  EXPECT_EQ(s.finite + s.nonfinite(), v.size());
+}
+
 TEST(StatsScanner, StopRequestCancelsTheScan) {
   const auto v = values_with_specials(6'000'000);
   std::stop_source stop;

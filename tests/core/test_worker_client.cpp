@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
+#include <thread>
+
 #include "exec/worker_client.h"
 #include "results/event_codec.h"
 #include "test_files.h"
@@ -203,7 +206,12 @@ TEST(WorkerProcess, AStopEndsAWorkerThatWouldRunForever) {
   std::string error;
   ASSERT_TRUE(process.start(path, {}, {}, error)) << error;
   RunCollector collector;
-  while (collector.progress().running_op != std::optional<std::size_t>(2)) process.read_events(collector);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (collector.progress().running_op != std::optional<std::size_t>(2)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the kernel_started event never arrived";
+    process.read_events(collector);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   process.stop();
   process.run(collector);
   const RunResult r = collector.finish();
