@@ -5,11 +5,13 @@
 
 #include "cli_usage.h"
 #include "diagnose/explanation_catalogue.h"
+#include "diagnose/recording_diagnosis.h"
 #include "diagnose/run_diagnosis.h"
 #include "document/document.h"
 #include "io/input_error.h"
 #include "io/text_file.h"
 #include "report/inspect_text.h"
+#include "report/recording_report.h"
 #include "report/session_report.h"
 #include "report/text_table.h"
 #include "results/session_file.h"
@@ -73,6 +75,18 @@ int run_explain(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+namespace {
+
+void write_report(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::cout << core::printable_utf8(text);
+  } else {
+    core::write_text_file(output, text);
+  }
+}
+
+}  // namespace
+
 int run_report(const std::vector<std::string>& args) {
   std::string session, format = "md", output;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -86,12 +100,23 @@ int run_report(const std::vector<std::string>& args) {
       break;
     }
   }
-  if (session.empty() || (format != "md" && format != "html")) {
-    std::cerr << "usage: blasscope-cli report SESSION [--format md|html] [--output FILE]\n";
+  if (session.empty() || (format != "md" && format != "html" && format != "json")) {
+    std::cerr << "usage: blasscope-cli report SESSION [--format md|html|json] [--output FILE]\n";
     return kExitUsage;
   }
   try {
     const core::Document document = core::open_document(session);
+    std::string text;
+    if (document.kind == core::DocumentKind::Recording) {
+      const auto diagnoses = core::diagnose_recording(*document.recording);
+      text = format == "json" ? core::recording_report_json(*document.recording, diagnoses)
+                                        .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                    "\n"
+             : format == "html" ? core::recording_html(*document.recording, diagnoses)
+                                : core::recording_markdown(*document.recording, diagnoses);
+      write_report(text, output);
+      return kExitOk;
+    }
     if (document.kind != core::DocumentKind::Session) {
       throw core::InputError(
           core::InputError::Kind::Malformed,
@@ -101,13 +126,16 @@ int run_report(const std::vector<std::string>& args) {
     }
     const core::RunResult& result = *document.run;
     const auto diagnoses = core::diagnose_run(result);
-    const std::string text =
-        format == "html" ? core::html_report(result, diagnoses) : core::markdown_report(result, diagnoses);
-    if (output.empty()) {
-      std::cout << core::printable_utf8(text);
+    if (format == "json") {
+      nlohmann::json report = core::to_json(result);
+      report["kind"] = "run";
+      report["diagnoses"] = nlohmann::json::array();
+      for (const auto& d : diagnoses) report["diagnoses"].push_back(core::to_json(d));
+      text = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     } else {
-      core::write_text_file(output, text);
+      text = format == "html" ? core::html_report(result, diagnoses) : core::markdown_report(result, diagnoses);
     }
+    write_report(text, output);
   } catch (const core::InputError& error) {
     std::cerr << "error: " << session << ": " << error.what() << '\n';
     return kExitRejected;

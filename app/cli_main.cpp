@@ -7,6 +7,7 @@
 
 #include "cli_catalogue.h"
 #include "cli_inspect.h"
+#include "cli_record.h"
 #include "cli_run.h"
 #include "cli_usage.h"
 
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   if (command == "scenarios") return run_scenarios(rest);
   if (command == "explain") return run_explain(rest);
   if (command == "report") return run_report(rest);
+  if (command == "record") return run_record(rest);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kCliUsage;
   return kExitUsage;
 }

@@ -29,9 +29,19 @@ commands:
       --in-process        run without a worker (debugging, benchmarks; a crash ends the CLI)
   scenarios [--json]      list the built-in scenarios: id, title, the diagnoses each shows
   explain ID              the cause, the fix and the error texts of a diagnosis id
-  report SESSION [--format md|html] [--output FILE]
-                          a readable report of a saved run (--session): environment, ops,
-                          diagnoses with evidence and explanations
+  record [OPTIONS] -- COMMAND [ARGS...]
+                          run COMMAND (python3 train.py, a C program) unmodified and record every
+                          BLAS/LAPACK call it and its children make: routine, sizes, time, INFO,
+                          xerbla reports, NaN/Inf in LAPACK inputs and outputs; failures are
+                          diagnosed. Exits with COMMAND's status (128+signal, 124 on timeout)
+      --output FILE       the session file (default blasscope-record-HOST-PID.json)
+      --timeout SECONDS   stop COMMAND after this long; the call still running is named
+      --check-values      also scan GEMM operands and results for NaN/Inf
+      --max-calls N       keep at most N calls one by one (totals stay exact; default 1000000)
+      --quiet             no summary on stderr
+  report SESSION [--format md|html|json] [--output FILE]
+                          a readable report of a saved run (--session) or a recording:
+                          environment, ops or routines, diagnoses with evidence and explanations
 
 options:
   -h, --help              show this help
@@ -42,6 +52,7 @@ exit status:
   1  run: an error diagnosis (illegal argument, shape/dtype mismatch, out of memory, crash...)
   2  usage error
   3  the input or workload was rejected (unreadable, malformed or unsupported); stderr says why
+  record exits with the recorded program's own status (127: the command was not found)
 )";
 
 }  // namespace blasscope::app

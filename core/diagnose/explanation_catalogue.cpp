@@ -35,7 +35,8 @@ const std::vector<std::string>& diagnosis_ids() {
                                                 "misaligned-buffer",    "non-contiguous-layout",
                                                 "ld-cache-aliasing",    "blas-kernel-mismatch",
                                                 "subnormal-values",     "lapack-failed",
-                                                "unreadable-input",     "cpu-gpu-disagreement"};
+                                                "unreadable-input",     "cpu-gpu-disagreement",
+                                                "kernel-hang",          "program-crashed"};
   return kIds;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "io/input_error.h"
+#include "record/recording_json.h"
 #include "results/session_file.h"
 #include "workload/scenarios.h"
 #include "workload/workload_parser.h"
@@ -26,7 +27,8 @@ std::string read_all(const std::string& path) {
 // Whether JSON text is a session: its top-level "format" is "blasscope-session" (a workload
 // has none). Only top-level values are kept while parsing, so a long event list costs no
 // memory here.
-bool is_session_json(const std::string& text) {
+// "run" for a session of a run, "recording" for one of a recorded program, "" for neither.
+std::string session_kind(const std::string& text) {
   const nlohmann::json top = nlohmann::json::parse(
       text,
       [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
@@ -34,9 +36,20 @@ bool is_session_json(const std::string& text) {
                              event != nlohmann::json::parse_event_t::array_start);
       },
       false);
-  if (!top.is_object() || !top.contains("format")) return false;
+  if (!top.is_object() || !top.contains("format")) return "";
   const nlohmann::json& format = top["format"];
-  return format.is_string() && format.get<std::string>() == "blasscope-session";
+  if (!format.is_string() || format.get<std::string>() != "blasscope-session") return "";
+  return top.contains("kind") && top["kind"] == "recording" ? "recording" : "run";
+}
+
+record::Recording parse_recording(const std::string& text, const std::string& source) {
+  try {
+    return record::recording_from_json(nlohmann::json::parse(text));
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(InputError::Kind::Malformed, source + ": not a readable recording: " + error.what());
+  } catch (const std::invalid_argument& error) {
+    throw InputError(InputError::Kind::Malformed, source + ": damaged recording: " + error.what());
+  }
 }
 
 void attach_plan(Document& doc) {
@@ -96,7 +109,14 @@ Document open_document(const std::string& source) {
     }
   }
   const std::string text = read_all(source);
-  if (is_session_json(text)) {
+  const std::string kind = session_kind(text);
+  if (kind == "recording") {
+    doc.kind = DocumentKind::Recording;
+    doc.recording = parse_recording(text, source);
+    doc.title = doc.recording->command.empty() ? source : doc.recording->command.front();
+    return doc;
+  }
+  if (kind == "run") {
     SessionFile session = parse_session(text, source);
     doc.kind = DocumentKind::Session;
     doc.run = std::move(session.run);

@@ -1,0 +1,126 @@
+#include "cli_record.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli_usage.h"
+#include "diagnose/recording_diagnosis.h"
+#include "io/input_error.h"
+#include "io/text_file.h"
+#include "record/recording.h"
+#include "record/recording_json.h"
+#include "report/recording_report.h"
+#include "text/format.h"
+
+namespace blasscope::app {
+namespace {
+
+constexpr const char* kRecordUsage =
+    "usage: blasscope-cli record [--output FILE] [--timeout SECONDS] [--check-values] [--max-calls N] [--quiet] "
+    "-- COMMAND [ARGS...]\n";
+
+// libblasscope-preload.so beside the CLI (build/lib next to build/bin), unless
+// BLASSCOPE_PRELOAD names another.
+std::string preload_library() {
+  if (const char* env = std::getenv("BLASSCOPE_PRELOAD"); env && *env) return env;
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  const auto dir = exe.parent_path();
+  for (const auto& candidate : {dir / "../lib/libblasscope-preload.so", dir / "libblasscope-preload.so"}) {
+    if (std::filesystem::exists(candidate, error)) return std::filesystem::weakly_canonical(candidate, error).string();
+  }
+  return (dir / "../lib/libblasscope-preload.so").string();
+}
+
+bool parse_number(const std::string& text, double& out) {
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end && *end == '\0' && out >= 0 && out < 1e9;
+}
+
+}  // namespace
+
+int run_record(const std::vector<std::string>& args) {
+  record::RecordOptions options;
+  std::string output;
+  bool quiet = false;
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--") {
+      ++i;
+      break;
+    } else if (a == "--output" && has_value) {
+      output = args[++i];
+    } else if (a == "--timeout" && has_value) {
+      if (!parse_number(args[++i], options.timeout_seconds)) {
+        std::cerr << "error: record: --timeout wants a number of seconds, not '" << args[i] << "'\n" << kRecordUsage;
+        return kExitUsage;
+      }
+    } else if (a == "--max-calls" && has_value) {
+      double n = 0;
+      if (!parse_number(args[++i], n)) {
+        std::cerr << "error: record: --max-calls wants a count, not '" << args[i] << "'\n" << kRecordUsage;
+        return kExitUsage;
+      }
+      options.max_calls = static_cast<std::uint64_t>(n);
+    } else if (a == "--check-values") {
+      options.check_values = true;
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kRecordUsage;
+      return kExitOk;
+    } else if (!a.starts_with("-")) {
+      break;  // the command, without "--"
+    } else {
+      std::cerr << "error: record: unknown option '" << a << "'\n" << kRecordUsage;
+      return kExitUsage;
+    }
+  }
+  options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (options.command.empty()) {
+    std::cerr << "error: record: no command to run\n" << kRecordUsage;
+    return kExitUsage;
+  }
+  options.preload_library = preload_library();
+  if (!std::filesystem::exists(options.preload_library)) {
+    std::cerr << "error: record: the recording library is missing (" << options.preload_library
+              << "); rebuild BLAScope or set BLASSCOPE_PRELOAD\n";
+    return kExitUsage;
+  }
+  record::Recording recording;
+  try {
+    recording = record::record_program(options);
+  } catch (const std::exception& error) {
+    std::cerr << "error: record: " << error.what() << '\n';
+    return kExitUsage;
+  }
+  if (recording.exit_status == 127 || recording.exit_status == 126) {
+    if (recording.pid == 0) {
+      std::cerr << "blasscope-cli record: " << recording.problem << '\n';
+      return recording.exit_status;
+    }
+  }
+  if (output.empty()) output = "blasscope-record-" + recording.host + "-" + std::to_string(recording.pid) + ".json";
+  const auto diagnoses = core::diagnose_recording(recording);
+  bool saved = true;
+  try {
+    core::write_text_file(
+        output, record::to_json(recording).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  } catch (const core::InputError& error) {
+    std::cerr << "blasscope-cli record: the session was not saved: " << error.what() << '\n';
+    saved = false;
+  }
+  if (!quiet) {
+    std::cerr << core::printable_utf8(core::recording_summary(recording, diagnoses));
+    if (saved) std::cerr << "session: " << output << "  (blasscope-cli report " << output << ")\n";
+  }
+  return recording.exit_status;
+}
+
+}  // namespace blasscope::app

@@ -1,0 +1,292 @@
+// BLAS level 2/3 routines under their Fortran names (dgemm_) and their CBLAS names
+// (cblas_dgemm): GEMM, GEMV, SYRK and TRSM in all four precisions.
+#include <complex>
+
+#include "forwarding.h"
+#include "preload_runtime.h"
+
+namespace blasscope::preload {
+namespace {
+
+enum CblasConstants { kRowMajor = 101, kNoTrans = 111 };
+
+bool is_trans(char c) {
+  return c != 'N' && c != 'n';
+}
+
+int reals_of(Precision p) {
+  return p == Precision::C || p == Precision::Z ? 2 : 1;
+}
+
+// GEMM's value checks (--check-values): A and B before, C after (the operands as stored,
+// column-major as Fortran sees them; CBLAS row-major swaps the roles).
+template <typename Real>
+void scan_gemm_inputs(CallRecord& c, const void* a, const void* b) {
+  const bool ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
+  const int r = reals_of(c.precision);
+  const bool row = c.flags & record::kRowMajor;
+  // Stored shape of A: (ta ? k x m : m x k) column-major; row-major is the transpose.
+  std::int64_t a_rows = ta ? c.k : c.m, a_cols = ta ? c.m : c.k, b_rows = tb ? c.n : c.k, b_cols = tb ? c.k : c.n;
+  if (row) std::swap(a_rows, a_cols), std::swap(b_rows, b_cols);
+  count_nonfinite<Real>(a, a_rows, a_cols, c.lda, r, c.input_nan, c.input_inf);
+  count_nonfinite<Real>(b, b_rows, b_cols, c.ldb, r, c.input_nan, c.input_inf);
+  c.flags |= record::kValuesChecked;
+}
+
+template <typename Real>
+void scan_gemm_output(CallRecord& c, const void* out) {
+  const bool row = c.flags & record::kRowMajor;
+  count_nonfinite<Real>(out, row ? c.n : c.m, row ? c.m : c.n, c.ldc, reals_of(c.precision), c.output_nan,
+                        c.output_inf);
+}
+
+// A scalar as its real part: REAL/DOUBLE for s/d, the first half of a COMPLEX for c/z.
+template <typename Real>
+double real_part(const void* scalar) {
+  return scalar ? static_cast<double>(*static_cast<const Real*>(scalar)) : 0.0;
+}
+
+using Forward15 = void (*)(BLASSCOPE_W_15);
+
+template <typename Real>
+void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
+  CallScope scope(Routine::Gemm, p);
+  const bool check = scope.recording() && check_gemm_values();
+  if (scope.recording()) {
+    CallRecord& c = scope.call;
+    const char ta = *reinterpret_cast<const char*>(w[0]), tb = *reinterpret_cast<const char*>(w[1]);
+    c.side_uplo = static_cast<std::uint8_t>(ta);
+    if (is_trans(ta)) c.flags |= record::kTransA;
+    if (is_trans(tb)) c.flags |= record::kTransB;
+    c.m = deref(reinterpret_cast<const void*>(w[2]));
+    c.n = deref(reinterpret_cast<const void*>(w[3]));
+    c.k = deref(reinterpret_cast<const void*>(w[4]));
+    c.alpha = real_part<Real>(reinterpret_cast<const void*>(w[5]));
+    c.lda = deref(reinterpret_cast<const void*>(w[7]));
+    c.ldb = deref(reinterpret_cast<const void*>(w[9]));
+    c.beta = real_part<Real>(reinterpret_cast<const void*>(w[10]));
+    c.ldc = deref(reinterpret_cast<const void*>(w[12]));
+    c.align_a = alignment_log2(reinterpret_cast<const void*>(w[6]));
+    c.align_b = alignment_log2(reinterpret_cast<const void*>(w[8]));
+    c.align_c = alignment_log2(reinterpret_cast<const void*>(w[11]));
+    if (check) scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]));
+    scope.begin();
+  }
+  real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
+  if (check && scope.call.xerbla_parameter == 0) {
+    scan_gemm_output<Real>(scope.call, reinterpret_cast<const void*>(w[11]));
+  }
+}
+
+// GEMV, SYRK, TRSM under their Fortran names: sizes, leading dimensions and alpha.
+struct BlasArgs {
+  int ch = -1, m = -1, n = -1, k = -1, alpha = -1, a = -1, lda = -1, b = -1, ldb = -1, beta = -1, ldc = -1;
+};
+
+template <typename Real, int N>
+void fortran_blas(Forward15 real, Routine routine, Precision p, const BlasArgs& d, const Word (&w)[N]) {
+  CallScope scope(routine, p);
+  Word a[15] = {};
+  for (int i = 0; i < N; ++i) a[i] = w[i];
+  if (scope.recording()) {
+    CallRecord& c = scope.call;
+    auto at = [&a](int i) { return i >= 0 ? deref(reinterpret_cast<const void*>(a[i])) : 0; };
+    if (d.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*reinterpret_cast<const char*>(a[d.ch]));
+    c.m = at(d.m);
+    c.n = at(d.n);
+    c.k = at(d.k);
+    c.lda = at(d.lda);
+    c.ldb = at(d.ldb);
+    c.ldc = at(d.ldc);
+    if (d.alpha >= 0) c.alpha = real_part<Real>(reinterpret_cast<const void*>(a[d.alpha]));
+    if (d.beta >= 0) c.beta = real_part<Real>(reinterpret_cast<const void*>(a[d.beta]));
+    if (d.a >= 0) c.align_a = alignment_log2(reinterpret_cast<const void*>(a[d.a]));
+    if (d.b >= 0) c.align_b = alignment_log2(reinterpret_cast<const void*>(a[d.b]));
+    scope.begin();
+  }
+  real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]);
+}
+
+// CBLAS GEMM: s/d take alpha and beta by value, c/z by address.
+template <typename Real, typename Scalar>
+void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, int, const void*, int, Scalar, void*,
+                             int),
+                Precision p, int order, int ta, int tb, int m, int n, int k, Scalar alpha, const void* a, int lda,
+                const void* b, int ldb, Scalar beta, void* c_out, int ldc) {
+  CallScope scope(Routine::Gemm, p);
+  const bool check = scope.recording() && check_gemm_values();
+  if (scope.recording()) {
+    CallRecord& c = scope.call;
+    c.flags |= record::kCblas;
+    if (order == kRowMajor) c.flags |= record::kRowMajor;
+    if (ta != kNoTrans) c.flags |= record::kTransA;
+    if (tb != kNoTrans) c.flags |= record::kTransB;
+    c.m = m, c.n = n, c.k = k, c.lda = lda, c.ldb = ldb, c.ldc = ldc;
+    if constexpr (std::is_pointer_v<Scalar>) {
+      c.alpha = real_part<Real>(alpha), c.beta = real_part<Real>(beta);
+    } else {
+      c.alpha = alpha, c.beta = beta;
+    }
+    c.align_a = alignment_log2(a), c.align_b = alignment_log2(b), c.align_c = alignment_log2(c_out);
+    if (check) scan_gemm_inputs<Real>(c, a, b);
+    scope.begin();
+  }
+  real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
+  if (check && scope.call.xerbla_parameter == 0) scan_gemm_output<Real>(scope.call, c_out);
+}
+
+}  // namespace
+}  // namespace blasscope::preload
+
+using blasscope::preload::BlasArgs;
+using blasscope::preload::Forward15;
+using blasscope::preload::Word;
+using blasscope::record::Precision;
+using blasscope::record::Routine;
+
+#define BLASSCOPE_F77_GEMM(fname, Real, precision)                                                      \
+  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_15) {                                                         \
+    const Word w[15] = {BLASSCOPE_P_15};                                                                \
+    blasscope::preload::fortran_gemm<Real>(BLASSCOPE_REAL(Forward15, #fname), Precision::precision, w); \
+  }
+BLASSCOPE_F77_GEMM(sgemm_, float, S)
+BLASSCOPE_F77_GEMM(dgemm_, double, D)
+BLASSCOPE_F77_GEMM(cgemm_, float, C)
+BLASSCOPE_F77_GEMM(zgemm_, double, Z)
+
+#define BLASSCOPE_F77_BLAS(fname, N, Real, routine, precision, ...)                                \
+  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                   \
+    static const BlasArgs args = __VA_ARGS__;                                                      \
+    const Word w[N] = {BLASSCOPE_P_##N};                                                           \
+    blasscope::preload::fortran_blas<Real, N>(BLASSCOPE_REAL(Forward15, #fname), Routine::routine, \
+                                              Precision::precision, args, w);                      \
+  }
+#define BLASSCOPE_F77_BLAS_ALL(base, N, routine, ...)                \
+  BLASSCOPE_F77_BLAS(s##base##_, N, float, routine, S, __VA_ARGS__)  \
+  BLASSCOPE_F77_BLAS(d##base##_, N, double, routine, D, __VA_ARGS__) \
+  BLASSCOPE_F77_BLAS(c##base##_, N, float, routine, C, __VA_ARGS__)  \
+  BLASSCOPE_F77_BLAS(z##base##_, N, double, routine, Z, __VA_ARGS__)
+
+// ?GEMV(TRANS, M, N, ALPHA, A, LDA, X, INCX, BETA, Y, INCY)
+BLASSCOPE_F77_BLAS_ALL(gemv, 12, Gemv, {.ch = 0, .m = 1, .n = 2, .alpha = 3, .a = 4, .lda = 5, .beta = 8})
+// ?SYRK(UPLO, TRANS, N, K, ALPHA, A, LDA, BETA, C, LDC)
+BLASSCOPE_F77_BLAS_ALL(syrk, 12, Syrk, {.ch = 0, .n = 2, .k = 3, .alpha = 4, .a = 5, .lda = 6, .beta = 7, .ldc = 9})
+// ?TRSM(SIDE, UPLO, TRANSA, DIAG, M, N, ALPHA, A, LDA, B, LDB)
+BLASSCOPE_F77_BLAS_ALL(trsm, 15, Trsm, {.ch = 0, .m = 4, .n = 5, .alpha = 6, .a = 7, .lda = 8, .b = 9, .ldb = 10})
+
+// CBLAS names.
+using SGemm = void (*)(int, int, int, int, int, int, float, const void*, int, const void*, int, float, void*, int);
+using DGemm = void (*)(int, int, int, int, int, int, double, const void*, int, const void*, int, double, void*, int);
+using ZGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
+                       void*, int);
+
+BLASSCOPE_EXPORT void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const void* a, int lda,
+                                  const void* b, int ldb, float beta, void* c, int ldc) {
+  blasscope::preload::cblas_gemm<float, float>(BLASSCOPE_REAL(SGemm, "cblas_sgemm"), Precision::S, order, ta, tb, m, n,
+                                               k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+BLASSCOPE_EXPORT void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const void* a, int lda,
+                                  const void* b, int ldb, double beta, void* c, int ldc) {
+  blasscope::preload::cblas_gemm<double, double>(BLASSCOPE_REAL(DGemm, "cblas_dgemm"), Precision::D, order, ta, tb, m,
+                                                 n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+BLASSCOPE_EXPORT void cblas_cgemm(int order, int ta, int tb, int m, int n, int k, const void* alpha, const void* a,
+                                  int lda, const void* b, int ldb, const void* beta, void* c, int ldc) {
+  blasscope::preload::cblas_gemm<float, const void*>(BLASSCOPE_REAL(ZGemm, "cblas_cgemm"), Precision::C, order, ta, tb,
+                                                     m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+BLASSCOPE_EXPORT void cblas_zgemm(int order, int ta, int tb, int m, int n, int k, const void* alpha, const void* a,
+                                  int lda, const void* b, int ldb, const void* beta, void* c, int ldc) {
+  blasscope::preload::cblas_gemm<double, const void*>(BLASSCOPE_REAL(ZGemm, "cblas_zgemm"), Precision::Z, order, ta, tb,
+                                                      m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+namespace blasscope::preload {
+namespace {
+
+// The scalar as a double: by value for s/d, the real part by address for c/z.
+template <typename Real, typename Scalar>
+double scalar_value(Scalar s) {
+  if constexpr (std::is_pointer_v<Scalar>) {
+    return real_part<Real>(s);
+  } else {
+    return static_cast<double>(s);
+  }
+}
+
+// Records a CBLAS level 2/3 call around `forward`.
+template <typename Forward>
+void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape, Forward&& forward) {
+  CallScope scope(routine, p);
+  if (scope.recording()) {
+    CallRecord& c = scope.call;
+    const std::uint64_t id = c.id, parent = c.parent;
+    const std::uint32_t pid = c.pid, tid = c.tid;
+    c = shape;
+    c.id = id, c.parent = parent, c.pid = pid, c.tid = tid, c.routine = routine, c.precision = p;
+    c.flags |= record::kCblas;
+    if (order == kRowMajor) c.flags |= record::kRowMajor;
+    scope.begin();
+  }
+  forward();
+}
+
+}  // namespace
+}  // namespace blasscope::preload
+
+#define BLASSCOPE_CBLAS_GEMV(fname, Real, S, precision)                                                           \
+  BLASSCOPE_EXPORT void fname(int order, int trans, int m, int n, S alpha, const void* a, int lda, const void* x, \
+                              int incx, S beta, void* y, int incy) {                                              \
+    using Fn = void (*)(int, int, int, int, S, const void*, int, const void*, int, S, void*, int);                \
+    blasscope::record::CallRecord shape;                                                                          \
+    shape.m = m, shape.n = n, shape.lda = lda;                                                                    \
+    shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                  \
+    shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                    \
+    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                         \
+    shape.align_a = blasscope::preload::alignment_log2(a);                                                        \
+    blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape, [&] {                       \
+      BLASSCOPE_REAL(Fn, #fname)(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);                      \
+    });                                                                                                           \
+  }
+BLASSCOPE_CBLAS_GEMV(cblas_sgemv, float, float, S)
+BLASSCOPE_CBLAS_GEMV(cblas_dgemv, double, double, D)
+BLASSCOPE_CBLAS_GEMV(cblas_cgemv, float, const void*, C)
+BLASSCOPE_CBLAS_GEMV(cblas_zgemv, double, const void*, Z)
+
+#define BLASSCOPE_CBLAS_SYRK(fname, Real, S, precision)                                                              \
+  BLASSCOPE_EXPORT void fname(int order, int uplo, int trans, int n, int k, S alpha, const void* a, int lda, S beta, \
+                              void* c, int ldc) {                                                                    \
+    using Fn = void (*)(int, int, int, int, int, S, const void*, int, S, void*, int);                                \
+    blasscope::record::CallRecord shape;                                                                             \
+    shape.n = n, shape.k = k, shape.lda = lda, shape.ldc = ldc;                                                      \
+    shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                     \
+    shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                       \
+    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                            \
+    shape.align_a = blasscope::preload::alignment_log2(a);                                                           \
+    blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape, [&] {                          \
+      BLASSCOPE_REAL(Fn, #fname)(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);                             \
+    });                                                                                                              \
+  }
+BLASSCOPE_CBLAS_SYRK(cblas_ssyrk, float, float, S)
+BLASSCOPE_CBLAS_SYRK(cblas_dsyrk, double, double, D)
+BLASSCOPE_CBLAS_SYRK(cblas_csyrk, float, const void*, C)
+BLASSCOPE_CBLAS_SYRK(cblas_zsyrk, double, const void*, Z)
+
+#define BLASSCOPE_CBLAS_TRSM(fname, Real, S, precision)                                                  \
+  BLASSCOPE_EXPORT void fname(int order, int side, int uplo, int trans, int diag, int m, int n, S alpha, \
+                              const void* a, int lda, void* b, int ldb) {                                \
+    using Fn = void (*)(int, int, int, int, int, int, int, S, const void*, int, void*, int);             \
+    blasscope::record::CallRecord shape;                                                                 \
+    shape.m = m, shape.n = n, shape.lda = lda, shape.ldb = ldb;                                          \
+    shape.side_uplo = side == 141 ? 'L' : 'R';                                                           \
+    shape.alpha = blasscope::preload::scalar_value<Real>(alpha);                                         \
+    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                \
+    shape.align_a = blasscope::preload::alignment_log2(a);                                               \
+    blasscope::preload::cblas_call(Routine::Trsm, Precision::precision, order, shape, [&] {              \
+      BLASSCOPE_REAL(Fn, #fname)(order, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb);           \
+    });                                                                                                  \
+  }
+BLASSCOPE_CBLAS_TRSM(cblas_strsm, float, float, S)
+BLASSCOPE_CBLAS_TRSM(cblas_dtrsm, double, double, D)
+BLASSCOPE_CBLAS_TRSM(cblas_ctrsm, float, const void*, C)
+BLASSCOPE_CBLAS_TRSM(cblas_ztrsm, double, const void*, Z)

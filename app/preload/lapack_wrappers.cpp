@@ -1,0 +1,266 @@
+// LAPACK drivers, factorisations and ?LASCL, interposed under their Fortran names. Each call is
+// recorded with its sizes and INFO; a driver's inputs are scanned for NaN/Inf before it runs
+// (O(n^2) beside its O(n^3)) and its main output after, so a silent non-finite result shows.
+#include "forwarding.h"
+#include "preload_runtime.h"
+
+namespace blasscope::preload {
+namespace {
+
+// Which word holds what, for one routine (-1: it has none). Square routines name n as m too.
+struct LapackArgs {
+  int ch = -1;  // the first CHARACTER argument (JOBZ, TRANS, UPLO, TYPE)
+  int m = -1, n = -1, nrhs = -1;
+  int a = -1, lda = -1, b = -1, ldb = -1;
+  int info = -1;
+  int lwork = -1;  // LWORK: -1 there is a workspace query, which does no work
+  enum class Output { None, Singular, Eigen, B, A } output = Output::None;
+  int out = -1;  // the output array's word
+  bool scan_inputs = true;
+};
+
+template <typename Real>
+void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
+  if (d.a >= 0)
+    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.a]), c.m, c.n, c.lda, reals, c.input_nan, c.input_inf);
+  if (d.b >= 0 && d.nrhs >= 0) {
+    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), c.m, c.k, c.ldb, reals, c.input_nan, c.input_inf);
+  }
+}
+
+template <typename Real>
+void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
+  const void* out = d.out >= 0 ? reinterpret_cast<const void*>(w[d.out]) : nullptr;
+  switch (d.output) {
+    case LapackArgs::Output::Singular:
+      count_nonfinite<Real>(out, std::min(c.m, c.n), 1, std::min(c.m, c.n), 1, c.output_nan, c.output_inf);
+      break;
+    case LapackArgs::Output::Eigen: count_nonfinite<Real>(out, c.n, 1, c.n, 1, c.output_nan, c.output_inf); break;
+    case LapackArgs::Output::B:
+      count_nonfinite<Real>(out, std::min(c.n, c.ldb), c.k, c.ldb, reals, c.output_nan, c.output_inf);
+      break;
+    case LapackArgs::Output::A: count_nonfinite<Real>(out, c.m, c.n, c.lda, reals, c.output_nan, c.output_inf); break;
+    case LapackArgs::Output::None: break;
+  }
+}
+
+using Forward17 = void (*)(BLASSCOPE_W_17);
+
+// Records and forwards one call. The real routine gets 17 words: its own N first, then zeros
+// it never reads.
+template <typename Real, int N>
+void call_lapack(Forward17 real, Routine routine, Precision precision, const LapackArgs& d, const Word (&w)[N]) {
+  CallScope scope(routine, precision);
+  const int reals = precision == Precision::C || precision == Precision::Z ? 2 : 1;
+  Word a[17] = {};
+  for (int i = 0; i < N; ++i) a[i] = w[i];
+  if (scope.recording()) {
+    CallRecord& c = scope.call;
+    c.flags |= record::kHasInfo;
+    if (d.ch >= 0 && a[d.ch]) c.side_uplo = static_cast<std::uint8_t>(*reinterpret_cast<const char*>(a[d.ch]));
+    c.m = d.m >= 0 ? deref(reinterpret_cast<const void*>(a[d.m])) : 0;
+    c.n = d.n >= 0 ? deref(reinterpret_cast<const void*>(a[d.n])) : c.m;
+    c.k = d.nrhs >= 0 ? deref(reinterpret_cast<const void*>(a[d.nrhs])) : 0;
+    c.lda = d.lda >= 0 ? deref(reinterpret_cast<const void*>(a[d.lda])) : 0;
+    c.ldb = d.ldb >= 0 ? deref(reinterpret_cast<const void*>(a[d.ldb])) : 0;
+    if (routine == Routine::Lascl) {  // CFROM and CTO: a NaN CFROM is DLASCL's parameter 4 error
+      c.alpha = *reinterpret_cast<const Real*>(a[3]);
+      c.beta = *reinterpret_cast<const Real*>(a[4]);
+    }
+    if (d.a >= 0) c.align_a = alignment_log2(reinterpret_cast<const void*>(a[d.a]));
+    if (d.b >= 0) c.align_b = alignment_log2(reinterpret_cast<const void*>(a[d.b]));
+    // A workspace query (LWORK = -1) does no work: its values are not looked at.
+    const bool query = d.lwork >= 0 && deref(reinterpret_cast<const void*>(a[d.lwork])) == -1;
+    if (d.scan_inputs && !query) {
+      scan_inputs<Real>(a, d, reals, c);
+      c.flags |= record::kValuesChecked;
+    }
+    scope.begin();
+  }
+  real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16]);
+  if (scope.recording()) {
+    CallRecord& c = scope.call;
+    c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
+    const bool query = d.lwork >= 0 && deref(reinterpret_cast<const void*>(a[d.lwork])) == -1;
+    if (c.info == 0 && d.scan_inputs && !query) scan_output<Real>(a, d, reals, c);
+  }
+}
+
+}  // namespace
+}  // namespace blasscope::preload
+
+using blasscope::preload::Forward17;
+using blasscope::preload::LapackArgs;
+using Out = LapackArgs::Output;
+
+#define BLASSCOPE_LAPACK(fname, N, Real, routine, precision, ...)                                                    \
+  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                                     \
+    static const LapackArgs args = __VA_ARGS__;                                                                      \
+    const blasscope::preload::Word w[N] = {BLASSCOPE_P_##N};                                                         \
+    blasscope::preload::call_lapack<Real, N>(BLASSCOPE_REAL(Forward17, #fname), blasscope::record::Routine::routine, \
+                                             blasscope::record::Precision::precision, args, w);                      \
+  }
+
+// Both precisions of a real routine and both of its complex twin (which has RWORK, so its
+// later words move).
+#define BLASSCOPE_LAPACK_SD(base, N, routine, ...)                \
+  BLASSCOPE_LAPACK(s##base##_, N, float, routine, S, __VA_ARGS__) \
+  BLASSCOPE_LAPACK(d##base##_, N, double, routine, D, __VA_ARGS__)
+#define BLASSCOPE_LAPACK_CZ(base, N, routine, ...)                \
+  BLASSCOPE_LAPACK(c##base##_, N, float, routine, C, __VA_ARGS__) \
+  BLASSCOPE_LAPACK(z##base##_, N, double, routine, Z, __VA_ARGS__)
+
+// ?GESDD(JOBZ, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK, [RWORK,] IWORK, INFO)
+BLASSCOPE_LAPACK_SD(
+    gesdd, 15, Gesdd,
+    {.ch = 0, .m = 1, .n = 2, .a = 3, .lda = 4, .info = 13, .lwork = 11, .output = Out::Singular, .out = 5})
+BLASSCOPE_LAPACK_CZ(
+    gesdd, 16, Gesdd,
+    {.ch = 0, .m = 1, .n = 2, .a = 3, .lda = 4, .info = 14, .lwork = 11, .output = Out::Singular, .out = 5})
+// ?GESVD(JOBU, JOBVT, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK, [RWORK,] INFO)
+BLASSCOPE_LAPACK_SD(
+    gesvd, 16, Gesvd,
+    {.ch = 0, .m = 2, .n = 3, .a = 4, .lda = 5, .info = 13, .lwork = 12, .output = Out::Singular, .out = 6})
+BLASSCOPE_LAPACK_CZ(
+    gesvd, 17, Gesvd,
+    {.ch = 0, .m = 2, .n = 3, .a = 4, .lda = 5, .info = 14, .lwork = 12, .output = Out::Singular, .out = 6})
+// ?GELSD(M, N, NRHS, A, LDA, B, LDB, S, RCOND, RANK, WORK, LWORK, [RWORK,] IWORK, INFO)
+BLASSCOPE_LAPACK_SD(gelsd, 14, Gelsd,
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 5,
+                     .ldb = 6,
+                     .info = 13,
+                     .lwork = 11,
+                     .output = Out::B,
+                     .out = 5})
+BLASSCOPE_LAPACK_CZ(gelsd, 15, Gelsd,
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 5,
+                     .ldb = 6,
+                     .info = 14,
+                     .lwork = 11,
+                     .output = Out::B,
+                     .out = 5})
+// ?GELSY(M, N, NRHS, A, LDA, B, LDB, JPVT, RCOND, RANK, WORK, LWORK, [RWORK,] INFO)
+BLASSCOPE_LAPACK_SD(gelsy, 13, Gelsy,
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 5,
+                     .ldb = 6,
+                     .info = 12,
+                     .lwork = 11,
+                     .output = Out::B,
+                     .out = 5})
+BLASSCOPE_LAPACK_CZ(gelsy, 14, Gelsy,
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 5,
+                     .ldb = 6,
+                     .info = 13,
+                     .lwork = 11,
+                     .output = Out::B,
+                     .out = 5})
+// ?GELSS(M, N, NRHS, A, LDA, B, LDB, S, RCOND, RANK, WORK, LWORK, [RWORK,] INFO)
+BLASSCOPE_LAPACK_SD(gelss, 13, Gelss,
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 5,
+                     .ldb = 6,
+                     .info = 12,
+                     .lwork = 11,
+                     .output = Out::B,
+                     .out = 5})
+BLASSCOPE_LAPACK_CZ(gelss, 14, Gelss,
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 5,
+                     .ldb = 6,
+                     .info = 13,
+                     .lwork = 11,
+                     .output = Out::B,
+                     .out = 5})
+// ?GELS(TRANS, M, N, NRHS, A, LDA, B, LDB, WORK, LWORK, INFO)
+BLASSCOPE_LAPACK_SD(gels, 12, Gels,
+                    {.ch = 0,
+                     .m = 1,
+                     .n = 2,
+                     .nrhs = 3,
+                     .a = 4,
+                     .lda = 5,
+                     .b = 6,
+                     .ldb = 7,
+                     .info = 10,
+                     .lwork = 9,
+                     .output = Out::B,
+                     .out = 6})
+BLASSCOPE_LAPACK_CZ(gels, 12, Gels,
+                    {.ch = 0,
+                     .m = 1,
+                     .n = 2,
+                     .nrhs = 3,
+                     .a = 4,
+                     .lda = 5,
+                     .b = 6,
+                     .ldb = 7,
+                     .info = 10,
+                     .lwork = 9,
+                     .output = Out::B,
+                     .out = 6})
+// ?SYEVD(JOBZ, UPLO, N, A, LDA, W, WORK, LWORK, IWORK, LIWORK, INFO); ?HEEVD adds RWORK, LRWORK
+BLASSCOPE_LAPACK_SD(syevd, 13, Syevd,
+                    {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 10, .lwork = 7, .output = Out::Eigen, .out = 5})
+BLASSCOPE_LAPACK(cheevd_, 15, float, Syevd, C,
+                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 12, .lwork = 7, .output = Out::Eigen, .out = 5})
+BLASSCOPE_LAPACK(zheevd_, 15, double, Syevd, Z,
+                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 12, .lwork = 7, .output = Out::Eigen, .out = 5})
+// ?SYEV(JOBZ, UPLO, N, A, LDA, W, WORK, LWORK, INFO); ?HEEV adds RWORK
+BLASSCOPE_LAPACK_SD(syev, 11, Syev,
+                    {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::Eigen, .out = 5})
+BLASSCOPE_LAPACK(cheev_, 12, float, Syev, C,
+                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 9, .lwork = 7, .output = Out::Eigen, .out = 5})
+BLASSCOPE_LAPACK(zheev_, 12, double, Syev, Z,
+                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 9, .lwork = 7, .output = Out::Eigen, .out = 5})
+// ?GESV(N, NRHS, A, LDA, IPIV, B, LDB, INFO)
+BLASSCOPE_LAPACK_SD(
+    gesv, 8, Gesv,
+    {.m = 0, .n = 0, .nrhs = 1, .a = 2, .lda = 3, .b = 5, .ldb = 6, .info = 7, .output = Out::B, .out = 5})
+BLASSCOPE_LAPACK_CZ(
+    gesv, 8, Gesv,
+    {.m = 0, .n = 0, .nrhs = 1, .a = 2, .lda = 3, .b = 5, .ldb = 6, .info = 7, .output = Out::B, .out = 5})
+// ?GETRF(M, N, A, LDA, IPIV, INFO)
+BLASSCOPE_LAPACK_SD(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
+BLASSCOPE_LAPACK_CZ(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
+// ?GETRS(TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO): A holds LU factors already checked
+BLASSCOPE_LAPACK_SD(
+    getrs, 10, Getrs,
+    {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
+BLASSCOPE_LAPACK_CZ(
+    getrs, 10, Getrs,
+    {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
+// ?POTRF(UPLO, N, A, LDA, INFO)
+BLASSCOPE_LAPACK_SD(potrf, 6, Potrf, {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2})
+BLASSCOPE_LAPACK_CZ(potrf, 6, Potrf, {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2})
+// ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
+// DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
+BLASSCOPE_LAPACK_SD(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})
+BLASSCOPE_LAPACK_CZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})

@@ -1,0 +1,275 @@
+#include "preload_runtime.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace blasscope::preload {
+namespace {
+
+record::SharedHeader* g_shared = nullptr;
+std::uint32_t g_pid = 0;
+thread_local std::uint32_t t_tid = 0;
+thread_local CallScope* t_innermost = nullptr;
+thread_local record::ActiveSlot* t_slot = nullptr;
+thread_local bool t_no_slot = false;  // the table was full when this thread looked
+
+std::uint32_t thread_id() {
+  if (!t_tid) t_tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
+  return t_tid;
+}
+
+void register_process() {
+  g_pid = static_cast<std::uint32_t>(::getpid());
+  const std::uint32_t index = g_shared->process_count.fetch_add(1);
+  if (index >= record::kMaxProcesses) return;
+  record::ProcessEntry& entry = g_shared->processes[index];
+  entry.parent_pid.store(static_cast<std::uint32_t>(::getppid()));
+  // The command line, NULs turned into spaces, cut to fit.
+  const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    const ssize_t got = ::read(fd, entry.command, sizeof entry.command - 1);
+    ::close(fd);
+    for (ssize_t i = 0; i + 1 < got; ++i) {
+      if (entry.command[i] == '\0') entry.command[i] = ' ';
+    }
+  }
+  entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
+}
+
+void after_fork_in_child() {
+  // Only the forking thread exists here; it gets a new id, a new slot, and its process a new entry.
+  t_tid = 0;
+  t_slot = nullptr;
+  t_no_slot = false;
+  t_innermost = nullptr;
+  if (g_shared) register_process();
+}
+
+__attribute__((constructor)) void attach() {
+  const char* path = std::getenv(record::kShmEnv);
+  if (!path || !*path) return;
+  const int fd = ::open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return;
+  void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return;
+  auto* header = static_cast<record::SharedHeader*>(map);
+  if (header->magic != record::kMagic || header->version != record::kLayoutVersion) {
+    ::munmap(map, record::kSharedBytes);
+    return;
+  }
+  g_shared = header;
+  register_process();
+  ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
+}
+
+record::ActiveSlot* my_slot() {
+  if (t_slot || t_no_slot) return t_slot;
+  const std::uint32_t tid = thread_id();
+  for (std::uint32_t i = 0; i < record::kActiveSlots; ++i) {
+    record::ActiveSlot& slot = g_shared->active[i];
+    std::uint32_t expected = 0;
+    // A slot of a thread that has ended in this process, or of a process that has exited, is
+    // taken back by the recorder (it clears owner_tid); here only free slots are claimed.
+    if (slot.owner_tid.load(std::memory_order_relaxed) == 0 && slot.owner_tid.compare_exchange_strong(expected, tid)) {
+      slot.owner_pid.store(g_pid);
+      t_slot = &slot;
+      return t_slot;
+    }
+  }
+  t_no_slot = true;
+  return nullptr;
+}
+
+void publish_active(const CallRecord* call) {
+  record::ActiveSlot* slot = my_slot();
+  if (!slot) return;
+  slot->version.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
+  if (call) {
+    slot->call = *call;
+  } else {
+    slot->call.id = 0;
+  }
+  slot->version.fetch_add(1, std::memory_order_release);
+}
+
+void append_finished(const CallRecord& call) {
+  record::SharedHeader& s = *g_shared;
+  std::uint64_t w = s.write_index.load(std::memory_order_relaxed);
+  do {
+    if (w - s.read_index.load(std::memory_order_acquire) >= s.ring_capacity) {
+      s.dropped.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+  } while (!s.write_index.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel));
+  record::RingEntry& entry = s.ring[w % s.ring_capacity];
+  entry.call = call;
+  entry.ready.store(w + 1, std::memory_order_release);
+}
+
+// FLOPs of a call, as the usual conventions count them (complex multiply-add = 8).
+std::uint64_t flops_of(const CallRecord& c) {
+  const double m = static_cast<double>(c.m), n = static_cast<double>(c.n), k = static_cast<double>(c.k);
+  const double complex_factor = c.precision == Precision::C || c.precision == Precision::Z ? 4.0 : 1.0;
+  double f = 0;
+  switch (c.routine) {
+    case Routine::Gemm: f = 2 * m * n * k; break;
+    case Routine::Gemv: f = 2 * m * n; break;
+    case Routine::Syrk: f = n * (n + 1) * k; break;
+    case Routine::Trsm: f = (c.side_uplo == 'L' || c.side_uplo == 'l') ? m * m * n : m * n * n; break;
+    case Routine::Getrf: {
+      const double r = std::min(m, n);
+      f = 2 * (m * n * r - (m + n) * r * r / 2 + r * r * r / 3);
+      break;
+    }
+    case Routine::Potrf: f = n * n * n / 3; break;
+    case Routine::Gesv: f = 2 * n * n * n / 3 + 2 * n * n * k; break;
+    case Routine::Getrs: f = 2 * n * n * k; break;
+    default: break;  // iterative or data-dependent: left out of GFLOP/s
+  }
+  return f > 0 ? static_cast<std::uint64_t>(f * complex_factor) : 0;
+}
+
+}  // namespace
+
+record::SharedHeader* shared() {
+  return g_shared;
+}
+
+bool check_gemm_values() {
+  return g_shared && g_shared->check_values.load(std::memory_order_relaxed) != 0;
+}
+
+std::uint64_t now_ns() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+void mark_blas_found() {
+  if (!g_shared) return;
+  for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
+    if (g_shared->processes[i].pid.load() == g_pid) g_shared->processes[i].blas_found.store(1);
+  }
+}
+
+void* real_symbol(const char* name) {
+  if (void* p = ::dlsym(RTLD_NEXT, name)) {
+    mark_blas_found();
+    return p;
+  }
+  // The library was loaded later with RTLD_LOCAL (a Python extension's dependency): look in
+  // every loaded object for a definition that is not ours.
+  struct Search {
+    const char* name;
+    void* self;
+    void* found;
+  } search{name, ::dlsym(RTLD_DEFAULT, name), nullptr};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        if (!info->dlpi_name || !*info->dlpi_name) return 0;
+        void* handle = ::dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (!handle) return 0;
+        void* p = ::dlsym(handle, s->name);
+        ::dlclose(handle);
+        if (p && p != s->self) {
+          s->found = p;
+          return 1;
+        }
+        return 0;
+      },
+      &search);
+  if (search.found) {
+    mark_blas_found();
+    return search.found;
+  }
+  std::fprintf(stderr, "blasscope-preload: the real %s is not in any loaded library; the call cannot go on\n", name);
+  std::abort();
+}
+
+CallScope::CallScope(Routine routine, Precision precision) {
+  if (!g_shared) return;
+  m_active = true;
+  call.routine = routine;
+  call.precision = precision;
+  call.pid = g_pid;
+  call.tid = thread_id();
+  call.id = g_shared->next_call_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  m_parent = t_innermost;
+  call.parent = m_parent ? m_parent->call.id : 0;
+  t_innermost = this;
+}
+
+void CallScope::begin() {
+  if (!m_active) return;
+  publish_active(&call);
+  call.start_ns = now_ns();
+}
+
+bool CallScope::failed() const {
+  return call.info != 0 || call.xerbla_parameter != 0 || call.output_nan + call.output_inf > 0;
+}
+
+CallScope::~CallScope() {
+  if (!m_active) return;
+  call.duration_ns = now_ns() - call.start_ns;
+  t_innermost = m_parent;
+  if (m_parent) m_parent->m_children_ns += call.duration_ns;
+  record::RoutineTotals& totals =
+      g_shared->totals[static_cast<std::uint32_t>(call.routine)][static_cast<std::uint32_t>(call.precision)];
+  totals.calls.fetch_add(1, std::memory_order_relaxed);
+  totals.nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
+  totals.self_nanoseconds.fetch_add(call.duration_ns - std::min(call.duration_ns, m_children_ns),
+                                    std::memory_order_relaxed);
+  if (failed()) totals.failures.fetch_add(1, std::memory_order_relaxed);
+  totals.flops.fetch_add(flops_of(call), std::memory_order_relaxed);
+  append_finished(call);
+  publish_active(m_parent ? &m_parent->call : nullptr);
+}
+
+CallScope* CallScope::innermost() {
+  return t_innermost;
+}
+
+std::uint8_t alignment_log2(const void* p) {
+  const auto v = reinterpret_cast<std::uintptr_t>(p);
+  if (v == 0) return 12;
+  std::uint8_t bits = 0;
+  while (bits < 12 && !(v & (std::uintptr_t{1} << bits))) ++bits;
+  return bits;
+}
+
+template <typename Real>
+void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int64_t ld, int reals, std::uint32_t& nan,
+                     std::uint32_t& inf) {
+  if (!data || m <= 0 || n <= 0 || ld < m) return;
+  const Real* base = static_cast<const Real*>(data);
+  std::uint64_t nans = 0, infs = 0;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const Real* column = base + j * ld * reals;
+    for (std::int64_t i = 0; i < m * reals; ++i) {
+      const Real v = column[i];
+      if (v - v != 0) (v != v ? nans : infs) += 1;  // finite values give exactly 0
+    }
+  }
+  nan = static_cast<std::uint32_t>(std::min<std::uint64_t>(nan + nans, UINT32_MAX));
+  inf = static_cast<std::uint32_t>(std::min<std::uint64_t>(inf + infs, UINT32_MAX));
+}
+
+template void count_nonfinite<float>(const void*, std::int64_t, std::int64_t, std::int64_t, int, std::uint32_t&,
+                                     std::uint32_t&);
+template void count_nonfinite<double>(const void*, std::int64_t, std::int64_t, std::int64_t, int, std::uint32_t&,
+                                      std::uint32_t&);
+
+}  // namespace blasscope::preload

@@ -1,0 +1,81 @@
+#pragma once
+
+// The runtime of the preload library: attaching to the recorder's shared file, finding the
+// real BLAS/LAPACK symbols, and the per-call scope that records one call. The per-call path
+// takes no lock and allocates nothing.
+#include <cstdint>
+#include <cstring>
+
+#include "record/call_record.h"
+
+namespace blasscope::preload {
+
+using record::CallRecord;
+using record::Precision;
+using record::Routine;
+
+// The recorder's shared file, or nullptr when this process is not being recorded.
+record::SharedHeader* shared();
+bool check_gemm_values();
+
+// The real routine `name` in the library that defines it (not ours), or aborts with a message
+// naming it: a call we cannot forward must not silently do nothing.
+void* real_symbol(const char* name);
+
+// Resolves once, then returns the cached address.
+#define BLASSCOPE_REAL(type, name)                                     \
+  ([]() -> type {                                                      \
+    static std::atomic<void*> cached{nullptr};                         \
+    void* p = cached.load(std::memory_order_relaxed);                  \
+    if (!p) cached.store(p = ::blasscope::preload::real_symbol(name)); \
+    return reinterpret_cast<type>(p);                                  \
+  }())
+
+std::uint64_t now_ns();
+
+// One recorded call: fill `call` between construction and finish(). Calls made inside it (a
+// LAPACK driver's GEMMs, its DLASCL, xerbla) see it as their parent.
+class CallScope {
+ public:
+  CallScope(Routine routine, Precision precision);
+  ~CallScope();
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+  bool recording() const { return m_active; }
+  CallRecord call;
+  // Marks the call as running now (publishes it in the active table) and starts its clock.
+  void begin();
+  // The innermost call running on this thread (for xerbla), or nullptr.
+  static CallScope* innermost();
+  // A failure that counts for the totals (INFO != 0, xerbla, non-finite output).
+  bool failed() const;
+
+ private:
+  bool m_active = false;
+  CallScope* m_parent = nullptr;
+  std::uint64_t m_children_ns = 0;
+};
+
+// log2 of the largest power of two dividing `p` (capped at 12: 4096).
+std::uint8_t alignment_log2(const void* p);
+
+// Counts NaN and Inf in a column-major m x n matrix with leading dimension ld; `reals` is 2
+// for complex (both parts are scanned). Saturates at 2^32-1.
+template <typename Real>
+void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int64_t ld, int reals, std::uint32_t& nan,
+                     std::uint32_t& inf);
+
+inline void set_xerbla(CallRecord& call, const char* routine, std::size_t length, int parameter) {
+  call.xerbla_parameter = parameter;
+  std::memset(call.xerbla_routine, 0, sizeof call.xerbla_routine);
+  for (std::size_t i = 0; i < length && i < sizeof call.xerbla_routine && routine[i] && routine[i] != ' '; ++i) {
+    call.xerbla_routine[i] = routine[i];
+  }
+}
+
+inline std::int64_t deref(const void* p) {
+  return p ? *static_cast<const int*>(p) : 0;
+}
+
+}  // namespace blasscope::preload

@@ -1,0 +1,217 @@
+#include "diagnose/recording_diagnosis.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "record/routine_names.h"
+#include "text/format.h"
+
+namespace blasscope::core {
+namespace {
+
+using record::CallRecord;
+using record::Routine;
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string call_name(const CallRecord& c) {
+  return upper(record::routine_name(c.routine, c.precision));
+}
+
+std::string sizes(const CallRecord& c) {
+  std::string text = "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
+  if (c.k)
+    text += (c.routine == Routine::Gemm || c.routine == Routine::Syrk ? ", K=" : ", NRHS=") + std::to_string(c.k);
+  if (c.lda) text += ", LDA=" + std::to_string(c.lda);
+  if (c.ldb) text += ", LDB=" + std::to_string(c.ldb);
+  if (c.ldc) text += ", LDC=" + std::to_string(c.ldc);
+  return text;
+}
+
+std::string label(const CallRecord& c) {
+  return "call " + std::to_string(c.id) + " " + call_name(c) + " (" + sizes(c) + ")";
+}
+
+std::string values(const CallRecord& c) {
+  return std::to_string(c.input_nan) + " NaN and " + std::to_string(c.input_inf) + " Inf in its inputs";
+}
+
+std::string xerbla_routine(const CallRecord& c) {
+  return std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine));
+}
+
+// What GEMM's parameter `p` (as xerbla numbers it) is in the caller's own terms, with the
+// bound it broke. CBLAS row-major calls reach the library as the transposed column-major
+// call, with A and B (and M and N) swapped: its parameter 10 is the caller's LDA.
+std::string gemm_parameter(const CallRecord& c, int p) {
+  const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
+  const std::int64_t a_rows = row ? (ta ? c.m : c.k) : (ta ? c.k : c.m);
+  const std::int64_t b_rows = row ? (tb ? c.k : c.n) : (tb ? c.n : c.k);
+  const std::int64_t c_rows = row ? c.n : c.m;
+  auto bound = [](const char* name, std::int64_t value, std::int64_t need, const char* what) {
+    return "parameter is your " + std::string(name) + " = " + std::to_string(value) + ", which must be at least " +
+           std::to_string(std::max<std::int64_t>(need, 1)) + " (" + what + ")";
+  };
+  const char* a_what = row ? (ta ? "M: A is stored row-major and transposed" : "K: A is stored row-major")
+                           : (ta ? "K: A is stored column-major and transposed" : "M: A is stored column-major");
+  const char* b_what = row ? (tb ? "K: B is stored row-major and transposed" : "N: B is stored row-major")
+                           : (tb ? "N: B is stored column-major and transposed" : "K: B is stored column-major");
+  const int lda_param = row ? 10 : 8, ldb_param = row ? 8 : 10;
+  if (p == lda_param) return bound("LDA", c.lda, a_rows, a_what);
+  if (p == ldb_param) return bound("LDB", c.ldb, b_rows, b_what);
+  if (p == 13) return bound("LDC", c.ldc, c_rows, row ? "N: C is row-major" : "M: C is column-major");
+  if (p == 3 || p == 4)
+    return "parameter is your " + std::string((p == 3) != row ? "M" : "N") + ", which must not be negative";
+  if (p == 5) return "parameter is your K, which must not be negative";
+  if (p == 1 || p == 2) return "parameter is a transpose flag that is not N, T or C";
+  return "";
+}
+
+std::vector<std::string> argument_evidence(const CallRecord& c) {
+  std::vector<std::string> evidence = {
+      call_name(c) + " was called " + ((c.flags & record::kCblas) ? "through CBLAS" : "through its Fortran name") +
+      ((c.flags & record::kRowMajor) ? ", row-major" : "") + " with " + sizes(c) +
+      ((c.flags & record::kTransA) ? ", A transposed" : "") + ((c.flags & record::kTransB) ? ", B transposed" : "")};
+  std::string meaning = c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter) : "";
+  evidence.push_back("xerbla reported " + xerbla_routine(c) + " parameter " + std::to_string(c.xerbla_parameter) +
+                     (meaning.empty() ? std::string() : ": that " + meaning));
+  return evidence;
+}
+
+bool is_lascl_cfrom(const CallRecord& c) {
+  const std::string r = xerbla_routine(c);
+  return c.xerbla_parameter == 4 && r.size() == 6 && r.substr(1) == "LASCL";
+}
+
+// Diagnoses keyed by (id, routine): the first call is named, later ones are counted.
+class Collector {
+ public:
+  void add(const std::string& id, Severity severity, const CallRecord& c, std::string message,
+           std::vector<std::string> evidence) {
+    if (!m_calls.insert({id, c.id}).second) return;  // this call has it already (two DLASCLs inside one driver)
+    const auto key = std::make_pair(id, record::routine_name(c.routine, c.precision));
+    const auto it = m_index.find(key);
+    if (it != m_index.end()) {
+      ++m_repeats[it->second];
+      return;
+    }
+    Diagnosis d;
+    d.id = id;
+    d.severity = severity;
+    d.message = message;
+    d.title = message;
+    d.evidence = std::move(evidence);
+    d.facts = {{"call", c.id}, {"routine", record::routine_name(c.routine, c.precision)}, {"pid", c.pid}};
+    m_index.emplace(key, m_out.size());
+    m_out.push_back(std::move(d));
+    m_repeats.push_back(0);
+  }
+  std::vector<Diagnosis> finish() {
+    for (std::size_t i = 0; i < m_out.size(); ++i) {
+      if (m_repeats[i]) m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) + " more calls like it");
+      m_out[i].facts["repeats"] = m_repeats[i];
+      m_out[i] = explained(std::move(m_out[i]));
+    }
+    return std::move(m_out);
+  }
+
+  bool has(const std::string& id, std::uint64_t call) const { return m_calls.count({id, call}) > 0; }
+
+ private:
+  std::set<std::pair<std::string, std::uint64_t>> m_calls;
+  std::map<std::pair<std::string, std::string>, std::size_t> m_index;
+  std::vector<Diagnosis> m_out;
+  std::vector<std::uint64_t> m_repeats;
+};
+
+}  // namespace
+
+std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
+  // Calls still running when the program ended are parents too (a DLASCL inside a DGELSD that hung).
+  std::unordered_map<std::uint64_t, const CallRecord*> by_id;
+  for (const auto& c : r.calls) by_id[c.id] = &c;
+  for (const auto& c : r.running) by_id.emplace(c.id, &c);
+  auto outermost = [&by_id](const CallRecord& c) {
+    const CallRecord* top = &c;
+    for (int depth = 0; depth < 64 && top->parent; ++depth) {
+      const auto it = by_id.find(top->parent);
+      if (it == by_id.end()) break;
+      top = it->second;
+    }
+    return top;
+  };
+  Collector out;
+  for (const CallRecord& c : r.calls) {
+    const bool lapack = record::is_lapack(c.routine);
+    if (is_lascl_cfrom(c)) {
+      const CallRecord& top = *outermost(c);
+      std::vector<std::string> evidence;
+      if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally");
+      evidence.push_back(call_name(c) + " got CFROM = " + format_number(c.alpha) +
+                         " and rejected it: xerbla reported " + xerbla_routine(c) + " parameter 4");
+      if (top.flags & record::kValuesChecked) evidence.push_back(label(top) + ": " + values(top));
+      if (top.flags & record::kHasInfo)
+        evidence.push_back(call_name(top) + " returned INFO = " + std::to_string(top.info));
+      out.add("dlascl-invalid-cfrom", Severity::Error, top,
+              label(top) + ": DLASCL rejected its CFROM (parameter 4), a NaN/Inf norm of the input", evidence);
+    } else if (c.xerbla_parameter != 0) {
+      out.add("illegal-argument", Severity::Error, c,
+              label(c) + ": on entry to " + xerbla_routine(c) + " parameter number " +
+                  std::to_string(c.xerbla_parameter) + " had an illegal value",
+              argument_evidence(c));
+    } else if (lapack && c.info == -4 && c.input_nan + c.input_inf > 0 &&
+               (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd)) {
+      // LAPACK >= 3.10 checks the norm itself and returns INFO = -4 instead of calling DLASCL.
+      out.add("dlascl-invalid-cfrom", Severity::Error, c,
+              label(c) + ": returned INFO = -4 for a NaN/Inf norm of its input",
+              {label(c) + ": " + values(c), call_name(c) + " returned INFO = -4 (LAPACK 3.10 and later check the norm "
+                                                           "before DLASCL would reject it as parameter 4)"});
+    } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
+      out.add("lapack-failed", Severity::Error, c,
+              label(c) + ": returned INFO = " + std::to_string(c.info) + " (did not converge or singular)",
+              {label(c) + " returned INFO = " + std::to_string(c.info),
+               (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"});
+    }
+    if (c.input_nan + c.input_inf > 0 && !c.parent) {
+      out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
+    }
+    if (c.output_nan + c.output_inf > 0 && c.input_nan + c.input_inf == 0 && c.info == 0 && c.xerbla_parameter == 0) {
+      out.add("non-finite-output", Severity::Warning, c,
+              label(c) + ": finite inputs gave " + std::to_string(c.output_nan) + " NaN and " +
+                  std::to_string(c.output_inf) + " Inf in its output",
+              {label(c) + " returned INFO = 0 with a non-finite result: nothing reported it"});
+    }
+  }
+  const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
+  for (const CallRecord& c : r.running) {
+    const double ran = std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
+    std::vector<std::string> evidence = {label(c) + " had run for " + format_number(ran) + " s when the program was " +
+                                         (r.timed_out ? "stopped by --timeout" : "killed by " + r.signal)};
+    if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
+    if (r.timed_out) {
+      out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
+              evidence);
+    } else if (!r.signal.empty()) {
+      out.add("program-crashed", Severity::Error, c, "the program died with " + r.signal + " inside " + label(c),
+              evidence);
+    }
+  }
+  auto diagnoses = out.finish();
+  if (!r.signal.empty() && !r.timed_out && r.running.empty()) {
+    Diagnosis d;
+    d.id = "program-crashed";
+    d.severity = Severity::Error;
+    d.title = "the program died with " + r.signal + " outside any recorded BLAS/LAPACK call";
+    d.evidence = {"no recorded call was running in process " + std::to_string(r.pid) + " when it ended"};
+    diagnoses.push_back(explained(std::move(d)));
+  }
+  return diagnoses;
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,120 @@
+#pragma once
+
+// The shared-memory layout between the preload library (libblasscope-preload.so, inside the
+// recorded program and every child it starts) and the recorder (blasscope-cli record). It is
+// a plain file mapped MAP_SHARED by both: a header with per-routine totals kept exact by
+// atomics, a table of the calls running now (one slot per thread), and a ring of finished
+// calls the recorder drains as the program runs. Nothing here allocates or locks.
+#include <atomic>
+#include <cstdint>
+
+namespace blasscope::record {
+
+inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
+inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";  // the mapped file's path
+inline constexpr const char* kCheckValuesEnv = "BLASSCOPE_RECORD_CHECK_VALUES";
+inline constexpr std::uint32_t kRingCapacity = 1u << 18;  // finished calls not yet drained
+inline constexpr std::uint32_t kActiveSlots = 1024;       // threads with a call running
+inline constexpr std::uint32_t kMaxProcesses = 256;       // processes that attached
+
+// Every routine the preload library interposes, in every precision it exists in.
+enum class Routine : std::uint16_t {
+  Gemm,
+  Gemv,
+  Syrk,
+  Trsm,  // BLAS (CBLAS and Fortran names)
+  Gesdd,
+  Gesvd,
+  Gelsd,
+  Gelsy,
+  Gelss,
+  Gels,  // SVD and least squares
+  Syevd,
+  Syev,
+  Gesv,
+  Getrf,
+  Getrs,
+  Potrf,  // eigen, solve, factorisations
+  Lascl,
+  Count
+};
+inline constexpr std::uint32_t kRoutineCount = static_cast<std::uint32_t>(Routine::Count);
+
+// The precision letter of the call: s, d, c, z.
+enum class Precision : std::uint8_t { S, D, C, Z };
+inline constexpr std::uint32_t kPrecisionCount = 4;
+
+enum CallFlags : std::uint16_t {
+  kCblas = 1 << 0,     // called through the CBLAS name (cblas_dgemm), else the Fortran one
+  kRowMajor = 1 << 1,  // CBLAS row-major
+  kTransA = 1 << 2,
+  kTransB = 1 << 3,
+  kHasInfo = 1 << 4,  // a LAPACK routine: `info` is its INFO
+  kValuesChecked = 1 << 5,
+  kCaptured = 1 << 6,  // its inputs were written as a capture
+};
+
+// One finished call (or, in the active table, one running call).
+struct CallRecord {
+  std::uint64_t id = 0;                         // unique across the whole recording (all processes), from 1
+  std::uint64_t parent = 0;                     // the id of the recorded call this one was made from; 0 for none
+  std::uint64_t start_ns = 0, duration_ns = 0;  // CLOCK_MONOTONIC
+  std::uint32_t pid = 0, tid = 0;
+  Routine routine = Routine::Gemm;
+  Precision precision = Precision::D;
+  std::uint8_t side_uplo = 0;  // the first character argument, as passed ('G', 'U', 'N', ...)
+  std::uint16_t flags = 0;
+  std::uint8_t align_a = 0, align_b = 0, align_c = 0;  // log2 of the pointers' alignment (max 12)
+  std::int64_t m = 0, n = 0, k = 0;                    // sizes (k: GEMM's inner size, NRHS for solvers)
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  double alpha = 0, beta = 0;                  // real parts
+  std::int32_t info = 0;                       // LAPACK INFO
+  std::int32_t xerbla_parameter = 0;           // set when xerbla was called inside this call
+  char xerbla_routine[8] = {};                 // as xerbla received it (DLASCL, DGEMM)
+  std::uint32_t input_nan = 0, input_inf = 0;  // when values were checked (saturating)
+  std::uint32_t output_nan = 0, output_inf = 0;
+};
+
+// A thread's running call, published at entry so a crash or a hang names it.
+struct ActiveSlot {
+  std::atomic<std::uint32_t> owner_tid;  // 0: free
+  std::atomic<std::uint32_t> owner_pid;
+  std::atomic<std::uint64_t> version;  // odd while being written
+  CallRecord call;                     // valid when call.id != 0
+};
+
+struct RingEntry {
+  std::atomic<std::uint64_t> ready;  // the ring index + 1 once `call` is complete
+  CallRecord call;
+};
+
+// Exact totals per routine and precision, over every call (even when the ring overflowed).
+struct RoutineTotals {
+  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops;
+};
+
+struct ProcessEntry {
+  std::atomic<std::uint32_t> pid, parent_pid;
+  std::atomic<std::uint32_t> blas_found;  // 1 once a BLAS/LAPACK symbol was resolved in it
+  char command[116];
+};
+
+struct SharedHeader {
+  std::uint32_t magic, version;
+  std::uint32_t ring_capacity, active_slots;
+  std::atomic<std::uint64_t> next_call_id;  // ids handed out at call entry
+  std::atomic<std::uint64_t> write_index;   // ring slots reserved by writers
+  std::atomic<std::uint64_t> read_index;    // ring slots the recorder has drained
+  std::atomic<std::uint64_t> dropped;       // finished calls lost because the ring was full
+  std::atomic<std::uint32_t> check_values;  // scan GEMM operands too (--check-values)
+  std::atomic<std::uint32_t> process_count;
+  RoutineTotals totals[kRoutineCount][kPrecisionCount];
+  ProcessEntry processes[kMaxProcesses];
+  ActiveSlot active[kActiveSlots];
+  RingEntry ring[kRingCapacity];
+};
+
+inline constexpr std::size_t kSharedBytes = sizeof(SharedHeader);
+
+}  // namespace blasscope::record

@@ -1,0 +1,219 @@
+#include "record/recording.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "record/shared_buffer.h"
+
+extern char** environ;
+
+namespace blasscope::record {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string signal_text(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+}
+
+std::string host_name() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The environment of the program: ours, with the library preloaded first and the buffer named.
+std::vector<std::string> program_environment(const std::string& library, const std::string& buffer) {
+  std::vector<std::string> env;
+  std::string preload = "LD_PRELOAD=" + library;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("LD_PRELOAD=", 0) == 0) {
+      if (entry.size() > 11) preload += ":" + entry.substr(11);
+    } else if (entry.rfind(std::string(kShmEnv) + "=", 0) != 0) {
+      env.push_back(entry);
+    }
+  }
+  env.push_back(preload);
+  env.push_back(std::string(kShmEnv) + "=" + buffer);
+  return env;
+}
+
+void collect_processes(SharedHeader& h, Recording& out) {
+  out.processes.clear();
+  const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const ProcessEntry& e = h.processes[i];
+    if (e.pid.load() == 0) continue;
+    out.processes.push_back({e.pid.load(), e.parent_pid.load(),
+                             std::string(e.command, strnlen(e.command, sizeof e.command)), e.blas_found.load() != 0});
+  }
+}
+
+void collect_totals(SharedHeader& h, Recording& out) {
+  out.routines.clear();
+  out.calls_total = 0;
+  for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+    for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
+      const RoutineTotals& t = h.totals[r][p];
+      const std::uint64_t calls = t.calls.load();
+      if (calls == 0) continue;
+      out.calls_total += calls;
+      out.routines.push_back({static_cast<Routine>(r), static_cast<Precision>(p), calls, t.failures.load(),
+                              static_cast<double>(t.nanoseconds.load()) * 1e-9,
+                              static_cast<double>(t.self_nanoseconds.load()) * 1e-9,
+                              static_cast<double>(t.flops.load()) * 1e-9});
+    }
+  }
+  std::sort(out.routines.begin(), out.routines.end(),
+            [](const RoutineTotal& a, const RoutineTotal& b) { return a.self_seconds > b.self_seconds; });
+}
+
+void keep(std::vector<CallRecord>& drained, Recording& out) {
+  for (const CallRecord& c : drained) {
+    if (out.calls.size() < out.max_calls) {
+      out.calls.push_back(c);
+    } else {
+      ++out.calls_not_kept;
+    }
+  }
+  drained.clear();
+}
+
+void signal_all(const Recording& out, pid_t top, int sig) {
+  ::kill(top, sig);
+  for (const ProcessInfo& p : out.processes) {
+    if (p.pid != static_cast<std::uint32_t>(top)) ::kill(static_cast<pid_t>(p.pid), sig);
+  }
+}
+
+}  // namespace
+
+Recording record_program(const RecordOptions& options) {
+  Recording out;
+  out.command = options.command;
+  out.host = host_name();
+  out.max_calls = options.max_calls;
+  out.check_values = options.check_values;
+  out.timeout_seconds = options.timeout_seconds;
+  if (options.command.empty()) {
+    out.exit_status = 127;
+    out.problem = "no command to record";
+    return out;
+  }
+  SharedBuffer buffer(options.check_values);
+  std::vector<std::string> env_storage = program_environment(options.preload_library, buffer.path());
+  std::vector<char*> envp, argv;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = options.command;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  // Like time(1): Ctrl-C reaches the program (same process group); the recorder outlives it.
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const auto started = Clock::now();
+  const int spawn_error = ::posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (spawn_error != 0) {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    out.exit_status = spawn_error == ENOENT ? 127 : 126;
+    out.problem = options.command[0] + ": " +
+                  (spawn_error == ENOENT ? std::string("command not found") : std::strerror(spawn_error));
+    return out;
+  }
+  out.pid = static_cast<std::uint32_t>(pid);
+  out.start_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
+
+  std::vector<CallRecord> drained;
+  int status = 0;
+  bool stopping = false;
+  auto stop_deadline = Clock::time_point::max();
+  auto next_progress = started;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    buffer.drain(drained);
+    keep(drained, out);
+    const auto now = Clock::now();
+    collect_processes(buffer.header(), out);
+    bool stop_requested = false;
+    if (options.progress && now >= next_progress) {
+      stop_requested = !options.progress(buffer.header().write_index.load());
+      next_progress = now + std::chrono::milliseconds(100);
+    }
+    const bool timed_out =
+        options.timeout_seconds > 0 && now - started >= std::chrono::duration<double>(options.timeout_seconds);
+    if (!stopping && (timed_out || stop_requested)) {
+      // What was running when it was stopped is the finding: take it before anything ends.
+      out.running = buffer.running();
+      out.timed_out = timed_out;
+      stopping = true;
+      signal_all(out, pid, SIGTERM);
+      stop_deadline = now + std::chrono::seconds(2);
+    } else if (stopping && now >= stop_deadline) {
+      signal_all(out, pid, SIGKILL);
+      stop_deadline = Clock::time_point::max();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+
+  if (!stopping) out.running = buffer.running();
+  // Calls of processes that are gone are not running any more, except the program's own
+  // when it died by a signal: that call is where it died.
+  const bool died = WIFSIGNALED(status);
+  std::erase_if(out.running, [&](const CallRecord& c) { return !stopping && !(died && c.pid == out.pid); });
+  buffer.drain(drained, true);
+  keep(drained, out);
+  out.calls_not_kept += buffer.header().dropped.load() + buffer.lost();
+  collect_processes(buffer.header(), out);
+  collect_totals(buffer.header(), out);
+  if (WIFSIGNALED(status)) {
+    out.signal = signal_text(WTERMSIG(status));
+    out.exit_status = 128 + WTERMSIG(status);
+  } else {
+    out.exit_status = WEXITSTATUS(status);
+  }
+  if (out.timed_out) out.exit_status = 124;
+  bool blas_found = false;
+  for (const auto& p : out.processes) blas_found = blas_found || p.blas_found;
+  if (out.processes.empty()) {
+    out.problem =
+        "the program never loaded the recording library: it is statically linked, or it cleared LD_PRELOAD; "
+        "nothing could be recorded";
+  } else if (!blas_found && out.calls_total == 0) {
+    out.problem =
+        "the program made no BLAS or LAPACK call through a shared library (none was called, or it "
+        "links a BLAS statically)";
+  }
+  return out;
+}
+
+}  // namespace blasscope::record

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "record/call_record.h"
+
+namespace blasscope::record {
+
+struct ProcessInfo {
+  std::uint32_t pid = 0, parent_pid = 0;
+  std::string command;
+  bool blas_found = false;  // a BLAS/LAPACK symbol was resolved in it
+};
+
+// Exact totals of one routine in one precision, over every call the program made.
+struct RoutineTotal {
+  Routine routine = Routine::Gemm;
+  Precision precision = Precision::D;
+  std::uint64_t calls = 0, failures = 0;
+  double seconds = 0, self_seconds = 0;  // self: without the recorded calls it made
+  double gflop = 0;                      // 0 where FLOPs are data-dependent (SVD, eigen, least squares)
+};
+
+// Everything a recording of one program found.
+struct Recording {
+  std::vector<std::string> command;
+  std::string host;
+  std::uint32_t pid = 0;  // the program's process
+  int exit_status = 0;    // as a shell reports it: 128+signal, 124 after --timeout, 127 not found
+  std::string signal;     // "SIGSEGV" when it died by one
+  bool timed_out = false;
+  double timeout_seconds = 0;
+  double wall_seconds = 0;
+  std::uint64_t start_ns = 0;          // CLOCK_MONOTONIC when the program started (calls' start_ns count from it)
+  std::vector<ProcessInfo> processes;  // the program and every child that loaded the library
+  std::vector<RoutineTotal> routines;
+  std::vector<CallRecord> calls;     // finished calls, in the order they finished (capped)
+  std::vector<CallRecord> running;   // calls still running when the program ended or was stopped
+  std::uint64_t calls_total = 0;     // calls made (exact)
+  std::uint64_t calls_not_kept = 0;  // past the per-call cap, or lost when the buffer was full
+  std::uint64_t max_calls = 0;
+  bool check_values = false;
+  std::string problem;  // why nothing (or not everything) could be recorded
+};
+
+struct RecordOptions {
+  std::vector<std::string> command;
+  std::string preload_library;  // libblasscope-preload.so
+  double timeout_seconds = 0;   // 0: none
+  bool check_values = false;
+  std::uint64_t max_calls = 1000000;
+  // Called about every 100 ms with the number of calls so far; returns false to stop the program.
+  std::function<bool(std::uint64_t calls)> progress;
+};
+
+// Runs the program with the preload library, its stdin/stdout/stderr untouched, and records
+// it until it exits (or the timeout stops it: SIGTERM, then SIGKILL after 2 s). Never throws
+// for a program that fails; a command that cannot start gives exit_status 127 and `problem`.
+Recording record_program(const RecordOptions& options);
+
+}  // namespace blasscope::record

@@ -1,0 +1,193 @@
+#include "record/recording_json.h"
+
+#include <stdexcept>
+
+#include "record/routine_names.h"
+
+namespace blasscope::record {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kRecordingFormatVersion = 1;
+
+double seconds(std::uint64_t ns) {
+  return static_cast<double>(ns) * 1e-9;
+}
+
+std::uint64_t ns_of(double s) {
+  return s > 0 ? static_cast<std::uint64_t>(s * 1e9 + 0.5) : 0;
+}
+
+template <typename T>
+T field(const json& j, const char* key, T fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  try {
+    return j[key].get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument(std::string("field \"") + key + "\" has the wrong type");
+  }
+}
+
+CallRecord call_from_json(const json& j, std::uint64_t start_ns) {
+  if (!j.is_object()) throw std::invalid_argument("a call must be an object");
+  CallRecord c;
+  const auto routine = parse_routine_name(field<std::string>(j, "routine", ""));
+  if (!routine) throw std::invalid_argument("unknown routine \"" + field<std::string>(j, "routine", "") + "\"");
+  c.routine = routine->first;
+  c.precision = routine->second;
+  c.id = field<std::uint64_t>(j, "id", 0);
+  c.parent = field<std::uint64_t>(j, "parent", 0);
+  c.pid = field<std::uint32_t>(j, "pid", 0);
+  c.tid = field<std::uint32_t>(j, "thread", 0);
+  c.m = field<std::int64_t>(j, "m", 0), c.n = field<std::int64_t>(j, "n", 0), c.k = field<std::int64_t>(j, "k", 0);
+  c.lda = field<std::int64_t>(j, "lda", 0), c.ldb = field<std::int64_t>(j, "ldb", 0);
+  c.ldc = field<std::int64_t>(j, "ldc", 0);
+  c.alpha = field<double>(j, "alpha", 0), c.beta = field<double>(j, "beta", 0);
+  c.start_ns = start_ns + ns_of(field<double>(j, "start", 0));
+  c.duration_ns = ns_of(field<double>(j, "seconds", 0));
+  const std::string ch = field<std::string>(j, "char", "");
+  c.side_uplo = ch.empty() ? 0 : static_cast<std::uint8_t>(ch[0]);
+  if (j.contains("info") && !j["info"].is_null()) {
+    c.flags |= kHasInfo;
+    c.info = field<std::int32_t>(j, "info", 0);
+  }
+  for (const auto& [key, flag] :
+       {std::pair{"cblas", kCblas}, std::pair{"row_major", kRowMajor}, std::pair{"trans_a", kTransA},
+        std::pair{"trans_b", kTransB}, std::pair{"values_checked", kValuesChecked}}) {
+    if (field<bool>(j, key, false)) c.flags |= flag;
+  }
+  if (j.contains("xerbla") && j["xerbla"].is_object()) {
+    const std::string r = field<std::string>(j["xerbla"], "routine", "");
+    c.xerbla_parameter = field<std::int32_t>(j["xerbla"], "parameter", 0);
+    std::snprintf(c.xerbla_routine, sizeof c.xerbla_routine, "%.7s", r.c_str());
+  }
+  c.input_nan = field<std::uint32_t>(j, "input_nan", 0), c.input_inf = field<std::uint32_t>(j, "input_inf", 0);
+  c.output_nan = field<std::uint32_t>(j, "output_nan", 0), c.output_inf = field<std::uint32_t>(j, "output_inf", 0);
+  return c;
+}
+
+}  // namespace
+
+json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
+  json j = {{"seq", seq},
+            {"id", c.id},
+            {"pid", c.pid},
+            {"thread", c.tid},
+            {"routine", routine_name(c.routine, c.precision)},
+            {"dtype", precision_dtype(c.precision)},
+            {"start", seconds(c.start_ns > start_ns ? c.start_ns - start_ns : 0)},
+            {"seconds", seconds(c.duration_ns)}};
+  if (c.parent) j["parent"] = c.parent;
+  for (const auto& [key, value] : {std::pair{"m", c.m}, std::pair{"n", c.n}, std::pair{"k", c.k},
+                                   std::pair{"lda", c.lda}, std::pair{"ldb", c.ldb}, std::pair{"ldc", c.ldc}}) {
+    if (value) j[key] = value;
+  }
+  if (c.side_uplo) j["char"] = std::string(1, static_cast<char>(c.side_uplo));
+  if (c.alpha != 0) j["alpha"] = c.alpha;
+  if (c.beta != 0) j["beta"] = c.beta;
+  if (c.flags & kHasInfo) j["info"] = c.info;
+  if (c.flags & kCblas) j["cblas"] = true;
+  if (c.flags & kRowMajor) j["row_major"] = true;
+  if (c.flags & kTransA) j["trans_a"] = true;
+  if (c.flags & kTransB) j["trans_b"] = true;
+  if (c.flags & kValuesChecked) j["values_checked"] = true;
+  if (c.xerbla_parameter) {
+    j["xerbla"] = {{"routine", std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine))},
+                   {"parameter", c.xerbla_parameter}};
+  }
+  for (const auto& [key, value] : {std::pair{"input_nan", c.input_nan}, std::pair{"input_inf", c.input_inf},
+                                   std::pair{"output_nan", c.output_nan}, std::pair{"output_inf", c.output_inf}}) {
+    if (value) j[key] = value;
+  }
+  return j;
+}
+
+json to_json(const Recording& r) {
+  json processes = json::array();
+  for (const auto& p : r.processes) {
+    processes.push_back(
+        {{"pid", p.pid}, {"parent_pid", p.parent_pid}, {"command", p.command}, {"blas_found", p.blas_found}});
+  }
+  json routines = json::array();
+  for (const auto& t : r.routines) {
+    routines.push_back({{"routine", routine_name(t.routine, t.precision)},
+                        {"dtype", precision_dtype(t.precision)},
+                        {"calls", t.calls},
+                        {"seconds", t.seconds},
+                        {"self_seconds", t.self_seconds},
+                        {"failures", t.failures},
+                        {"gflop", t.gflop}});
+  }
+  json calls = json::array();
+  for (std::size_t i = 0; i < r.calls.size(); ++i) calls.push_back(call_to_json(r.calls[i], i, r.start_ns));
+  json running = json::array();
+  for (const auto& c : r.running) running.push_back(call_to_json(c, 0, r.start_ns));
+  return {{"format", "blasscope-session"},
+          {"version", kRecordingFormatVersion},
+          {"kind", "recording"},
+          {"command", r.command},
+          {"host", r.host},
+          {"pid", r.pid},
+          {"exit_status", r.exit_status},
+          {"signal", r.signal.empty() ? json() : json(r.signal)},
+          {"timed_out", r.timed_out},
+          {"timeout_seconds", r.timeout_seconds},
+          {"wall_seconds", r.wall_seconds},
+          {"check_values", r.check_values},
+          {"max_calls", r.max_calls},
+          {"calls_total", r.calls_total},
+          {"calls_not_kept", r.calls_not_kept},
+          {"problem", r.problem.empty() ? json() : json(r.problem)},
+          {"processes", processes},
+          {"routines", routines},
+          {"calls", calls},
+          {"running", running}};
+}
+
+bool is_recording_session(const json& session) {
+  return session.is_object() && session.contains("kind") && session["kind"] == "recording";
+}
+
+Recording recording_from_json(const json& s) {
+  if (!is_recording_session(s)) throw std::invalid_argument("not a recording (no \"kind\": \"recording\")");
+  const int version = field<int>(s, "version", 0);
+  if (version < 1 || version > kRecordingFormatVersion) {
+    throw std::invalid_argument("recording format version " + std::to_string(version) +
+                                " is not one this BLAScope reads (1 to " + std::to_string(kRecordingFormatVersion) +
+                                ")");
+  }
+  Recording r;
+  r.command = field<std::vector<std::string>>(s, "command", {});
+  r.host = field<std::string>(s, "host", "");
+  r.pid = field<std::uint32_t>(s, "pid", 0);
+  r.exit_status = field<int>(s, "exit_status", 0);
+  r.signal = field<std::string>(s, "signal", "");
+  r.timed_out = field<bool>(s, "timed_out", false);
+  r.timeout_seconds = field<double>(s, "timeout_seconds", 0);
+  r.wall_seconds = field<double>(s, "wall_seconds", 0);
+  r.check_values = field<bool>(s, "check_values", false);
+  r.max_calls = field<std::uint64_t>(s, "max_calls", 0);
+  r.calls_total = field<std::uint64_t>(s, "calls_total", 0);
+  r.calls_not_kept = field<std::uint64_t>(s, "calls_not_kept", 0);
+  r.problem = field<std::string>(s, "problem", "");
+  for (const json& p : field<json>(s, "processes", json::array())) {
+    if (!p.is_object()) throw std::invalid_argument("a process must be an object");
+    r.processes.push_back({field<std::uint32_t>(p, "pid", 0), field<std::uint32_t>(p, "parent_pid", 0),
+                           field<std::string>(p, "command", ""), field<bool>(p, "blas_found", false)});
+  }
+  for (const json& t : field<json>(s, "routines", json::array())) {
+    if (!t.is_object()) throw std::invalid_argument("a routine total must be an object");
+    const auto routine = parse_routine_name(field<std::string>(t, "routine", ""));
+    if (!routine) throw std::invalid_argument("unknown routine \"" + field<std::string>(t, "routine", "") + "\"");
+    r.routines.push_back({routine->first, routine->second, field<std::uint64_t>(t, "calls", 0),
+                          field<std::uint64_t>(t, "failures", 0), field<double>(t, "seconds", 0),
+                          field<double>(t, "self_seconds", 0), field<double>(t, "gflop", 0)});
+  }
+  for (const json& c : field<json>(s, "calls", json::array())) r.calls.push_back(call_from_json(c, r.start_ns));
+  for (const json& c : field<json>(s, "running", json::array())) r.running.push_back(call_from_json(c, r.start_ns));
+  return r;
+}
+
+}  // namespace blasscope::record

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "record/recording.h"
+
+namespace blasscope::record {
+
+// A recording as a BLAScope session file ("format": "blasscope-session", "kind": "recording").
+// Zero and default fields of a call are left out, so a million calls stay a manageable file.
+nlohmann::json to_json(const Recording& recording);
+nlohmann::json call_to_json(const CallRecord& call, std::uint64_t seq, std::uint64_t start_ns);
+// Throws std::invalid_argument naming the field that is wrong.
+Recording recording_from_json(const nlohmann::json& session);
+
+// Whether a parsed session file holds a recording (rather than a run).
+bool is_recording_session(const nlohmann::json& session);
+
+}  // namespace blasscope::record

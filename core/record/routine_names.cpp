@@ -1,0 +1,57 @@
+#include "record/routine_names.h"
+
+namespace blasscope::record {
+
+std::string routine_name(Routine routine, Precision precision) {
+  static const char* const kLetters = "sdcz";
+  const bool complex = precision == Precision::C || precision == Precision::Z;
+  const char* base = "?";
+  switch (routine) {
+    case Routine::Gemm: base = "gemm"; break;
+    case Routine::Gemv: base = "gemv"; break;
+    case Routine::Syrk: base = "syrk"; break;
+    case Routine::Trsm: base = "trsm"; break;
+    case Routine::Gesdd: base = "gesdd"; break;
+    case Routine::Gesvd: base = "gesvd"; break;
+    case Routine::Gelsd: base = "gelsd"; break;
+    case Routine::Gelsy: base = "gelsy"; break;
+    case Routine::Gelss: base = "gelss"; break;
+    case Routine::Gels: base = "gels"; break;
+    case Routine::Syevd: base = complex ? "heevd" : "syevd"; break;
+    case Routine::Syev: base = complex ? "heev" : "syev"; break;
+    case Routine::Gesv: base = "gesv"; break;
+    case Routine::Getrf: base = "getrf"; break;
+    case Routine::Getrs: base = "getrs"; break;
+    case Routine::Potrf: base = "potrf"; break;
+    case Routine::Lascl: base = "lascl"; break;
+    case Routine::Count: break;
+  }
+  return std::string(1, kLetters[static_cast<int>(precision) & 3]) + base;
+}
+
+std::optional<std::pair<Routine, Precision>> parse_routine_name(const std::string& name) {
+  for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+    for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
+      const auto routine = static_cast<Routine>(r);
+      const auto precision = static_cast<Precision>(p);
+      if (routine_name(routine, precision) == name) return std::make_pair(routine, precision);
+    }
+  }
+  return std::nullopt;
+}
+
+const char* precision_dtype(Precision precision) {
+  switch (precision) {
+    case Precision::S: return "float32";
+    case Precision::D: return "float64";
+    case Precision::C: return "complex64";
+    case Precision::Z: break;
+  }
+  return "complex128";
+}
+
+bool is_lapack(Routine routine) {
+  return routine != Routine::Gemm && routine != Routine::Gemv && routine != Routine::Syrk && routine != Routine::Trsm;
+}
+
+}  // namespace blasscope::record

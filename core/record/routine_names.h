@@ -1,0 +1,20 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "record/call_record.h"
+
+namespace blasscope::record {
+
+// LAPACK's name for a call: the precision letter and the routine ("dgemm", "zheevd").
+std::string routine_name(Routine routine, Precision precision);
+// The inverse of routine_name; nullopt for a name that is not one.
+std::optional<std::pair<Routine, Precision>> parse_routine_name(const std::string& name);
+// The dtype it computes in: float32, float64, complex64, complex128.
+const char* precision_dtype(Precision precision);
+// Whether it is a LAPACK routine (it has INFO) rather than BLAS.
+bool is_lapack(Routine routine);
+
+}  // namespace blasscope::record

@@ -1,0 +1,157 @@
+#include "report/recording_report.h"
+
+#include <sstream>
+
+#include "record/recording_json.h"
+#include "record/routine_names.h"
+#include "report/text_table.h"
+#include "text/format.h"
+
+namespace blasscope::core {
+
+using nlohmann::json;
+
+namespace {
+
+std::string command_line(const record::Recording& r) {
+  std::string text;
+  for (const auto& a : r.command) text += (text.empty() ? "" : " ") + a;
+  return text;
+}
+
+double total_self_seconds(const record::Recording& r) {
+  double total = 0;
+  for (const auto& t : r.routines) total += t.self_seconds;
+  return total;
+}
+
+std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
+  std::vector<std::vector<std::string>> rows{
+      {"ROUTINE", "DTYPE", "CALLS", "TOTAL", "SELF", "SHARE", "MEAN", "GFLOP/s", "FAILURES"}};
+  const double self_total = total_self_seconds(r);
+  for (const auto& t : r.routines) {
+    const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
+    rows.push_back(
+        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision), std::to_string(t.calls),
+         format_number(t.seconds * 1e3) + " ms", format_number(t.self_seconds * 1e3) + " ms",
+         self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
+         format_number(mean * 1e6) + " us", t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",
+         std::to_string(t.failures)});
+  }
+  return rows;
+}
+
+std::string status_line(const record::Recording& r) {
+  std::string text = "exit status " + std::to_string(r.exit_status);
+  if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
+  if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
+  return text;
+}
+
+std::string header(const record::Recording& r) {
+  std::ostringstream out;
+  out << "recorded " << r.calls_total << " BLAS/LAPACK calls in " << r.processes.size()
+      << (r.processes.size() == 1 ? " process" : " processes") << " of `" << command_line(r) << "`, " << status_line(r)
+      << ", " << format_number(r.wall_seconds) << " s\n";
+  if (r.calls_not_kept) {
+    out << "note: " << r.calls_not_kept << " calls are counted in the totals but not kept one by one (cap "
+        << r.max_calls << " calls, or the buffer was full)\n";
+  }
+  if (!r.problem.empty()) out << "note: " << r.problem << '\n';
+  return out.str();
+}
+
+}  // namespace
+
+json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
+  const json session = record::to_json(r);
+  json out = {{"kind", "recording"},
+              {"command", r.command},
+              {"exit_status", r.exit_status},
+              {"signal", session["signal"]},
+              {"timed_out", r.timed_out},
+              {"wall_seconds", r.wall_seconds},
+              {"host", r.host},
+              {"pid", r.pid},
+              {"processes", session["processes"]},
+              {"routines", session["routines"]},
+              {"calls", session["calls"]},
+              {"calls_total", r.calls_total},
+              {"calls_not_kept", r.calls_not_kept},
+              {"running", session["running"]},
+              {"problem", session["problem"]},
+              {"captures", json::array()},
+              {"crash", nullptr}};
+  json list = json::array();
+  for (const auto& d : diagnoses) {
+    json j = to_json(d);
+    j["call"] = d.facts.contains("call") ? d.facts["call"] : json();
+    list.push_back(std::move(j));
+  }
+  out["diagnoses"] = std::move(list);
+  if (!r.signal.empty() && !r.timed_out) {
+    json call = nullptr;
+    for (const auto& c : r.running) {
+      if (c.pid == r.pid) call = record::call_to_json(c, 0, r.start_ns);
+    }
+    out["crash"] = {{"signal", r.signal}, {"call", call}};
+  }
+  return out;
+}
+
+std::string recording_summary(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
+  std::ostringstream out;
+  out << "blasscope: " << header(r);
+  if (!r.routines.empty()) append_table(out, routine_rows(r));
+  if (!diagnoses.empty()) {
+    out << "diagnoses:\n";
+    for (const auto& d : diagnoses) {
+      out << "  " << name(d.severity) << " [" << d.id << "] " << d.title << '\n';
+      for (const auto& line : d.evidence) out << "      - " << line << '\n';
+    }
+    out << "(blasscope-cli explain ID tells the cause, the fix and the error texts each shows up as)\n";
+  }
+  return out.str();
+}
+
+std::string recording_markdown(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
+  std::ostringstream out;
+  out << "# BLAScope recording: `" << command_line(r) << "`\n\n" << header(r) << "\n## Routines\n\n";
+  const auto rows = routine_rows(r);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out << '|';
+    for (const auto& cell : rows[i]) out << ' ' << cell << " |";
+    out << '\n';
+    if (i == 0) {
+      out << '|';
+      for (std::size_t c = 0; c < rows[i].size(); ++c) out << " --- |";
+      out << '\n';
+    }
+  }
+  out << "\n## Diagnoses\n\n";
+  if (diagnoses.empty()) out << "None.\n";
+  for (const auto& d : diagnoses) {
+    out << "### " << d.title << " (`" << d.id << "`, " << name(d.severity) << ")\n\n";
+    for (const auto& line : d.evidence) out << "- " << line << '\n';
+    out << "\n**Cause.** " << d.cause << "\n\n**Fix.** " << d.fix << "\n\n";
+  }
+  return out.str();
+}
+
+std::string recording_html(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
+  std::string text = recording_markdown(r, diagnoses);
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '<': escaped += "&lt;"; break;
+      case '>': escaped += "&gt;"; break;
+      case '&': escaped += "&amp;"; break;
+      default: escaped += c;
+    }
+  }
+  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>BLAScope recording</title></head>\n"
+         "<body><pre>\n" +
+         escaped + "</pre></body></html>\n";
+}
+
+}  // namespace blasscope::core

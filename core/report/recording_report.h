@@ -1,0 +1,23 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "diagnose/diagnosis.h"
+#include "record/recording.h"
+
+namespace blasscope::core {
+
+// `blasscope-cli report RECORDING --format json`: kind, command, exit_status, routines
+// (exact per-routine aggregates), calls (seq, thread, routine, dtype, sizes, seconds, info,
+// parent), diagnoses (each naming its call), captures, crash.
+nlohmann::json recording_report_json(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);
+
+// The per-routine table and the diagnoses, as the recorder prints them on stderr.
+std::string recording_summary(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);
+
+std::string recording_markdown(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);
+std::string recording_html(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);
+
+}  // namespace blasscope::core
