@@ -21,7 +21,7 @@ PACKAGES=(
   libopenblas-dev liblapacke-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libzip-dev zlib1g-dev libhdf5-dev libfmt-dev
-  python3 python3-numpy
+  python3 python3-numpy python3-scipy python3-torch python3-h5py
   xvfb xauth
 )
 

@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `blasscope-cli record`: real, unmodified NumPy, SciPy, PyTorch and C
+programs (written and built here), recorded through the preload library. Counts must equal
+what the program made, failures must get their diagnosis ids, and the program must behave
+as it does without BLAScope (output, exit status).
+
+usage: test_record_cli.py CLI
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+CLI = None
+WORK = None
+PYTHON = "/usr/bin/python3"
+
+
+def write(name, text):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(text))
+    return path
+
+
+def record(*command, options=(), timeout=300):
+    session = os.path.join(WORK, f"session-{len(os.listdir(WORK))}.json")
+    proc = subprocess.run([CLI, "record", "--output", session, *options, "--", *command], capture_output=True,
+                          timeout=timeout, cwd=WORK)
+    proc.out = proc.stdout.decode("utf-8", "replace")
+    proc.err = proc.stderr.decode("utf-8", "replace")
+    report = None
+    if os.path.exists(session):
+        rep = subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, timeout=120)
+        if rep.returncode != 0:
+            raise AssertionError(f"report failed: {rep.stderr.decode()}")
+        report = json.loads(rep.stdout)
+    return proc, report
+
+
+def calls_of(report, routine):
+    return sum(r["calls"] for r in report["routines"] if r["routine"] == routine)
+
+
+def ids(report):
+    return [d["id"] for d in report["diagnoses"]]
+
+
+def build_c(name, source, *flags):
+    src = write(name + ".c", source)
+    exe = os.path.join(WORK, name)
+    subprocess.run(["gcc", "-O1", "-o", exe, src, *flags], check=True)
+    return exe
+
+
+def has_module(name):
+    return subprocess.run([PYTHON, "-c", f"import {name}"], capture_output=True).returncode == 0
+
+
+class RecordNumPy(unittest.TestCase):
+    def test_counts_equal_the_calls_made_and_the_exit_status_is_the_programs(self):
+        script = write("counts.py", """
+            import sys
+            import numpy as np
+            a, b = np.random.rand(64, 48), np.random.rand(48, 32)
+            for _ in range(17):
+                c = a @ b          # one cblas_dgemm each
+            s = np.random.rand(40, 40)
+            for _ in range(5):
+                t = s @ s.T        # NumPy turns A @ A.T into one cblas_dsyrk
+            x = np.random.rand(30, 30).astype(np.float32)
+            for _ in range(3):
+                y = x @ x[:, :7].copy()   # float32: cblas_sgemm
+            print("sum", float(c.sum()) > 0)
+            sys.exit(7)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 7, proc.err)
+        self.assertIn("sum True", proc.out)  # stdout untouched
+        self.assertEqual(report["exit_status"], 7)
+        self.assertEqual(calls_of(report, "dgemm"), 17)
+        self.assertEqual(calls_of(report, "dsyrk"), 5)
+        self.assertEqual(calls_of(report, "sgemm"), 3)
+        gemm = [c for c in report["calls"] if c["routine"] == "dgemm"]
+        self.assertEqual(len(gemm), 17)
+        self.assertEqual((gemm[0]["m"], gemm[0]["n"], gemm[0]["k"]), (64, 32, 48))
+        for key in ("seq", "thread", "dtype", "seconds", "start"):
+            self.assertIn(key, gemm[0])
+        self.assertEqual(ids(report), [])
+        self.assertIn("dgemm", proc.err)  # the summary
+
+    def test_svd_of_a_nan_matrix_is_the_dlascl_parameter_4_failure(self):
+        script = write("svd.py", """
+            import numpy as np
+            a = np.random.rand(50, 40)
+            a[3, 4] = np.nan
+            try:
+                np.linalg.svd(a)
+            except np.linalg.LinAlgError as e:
+                print("LinAlgError:", e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("LinAlgError: SVD did not converge", proc.out)
+        self.assertIn("dlascl-invalid-cfrom", ids(report))
+        self.assertIn("non-finite-input", ids(report))
+        gesdd = [c for c in report["calls"] if c["routine"] == "dgesdd" and c.get("input_nan")]
+        self.assertEqual(gesdd[0]["input_nan"], 1)
+        self.assertNotEqual(gesdd[0]["info"], 0)
+        d = next(d for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
+        self.assertEqual(d["call"], gesdd[0]["id"])
+
+    def test_a_silent_overflow_is_found_with_check_values(self):
+        script = write("overflow.py", """
+            import numpy as np
+            a = np.full((16, 16), 1e200)
+            c = a @ a.copy()        # finite inputs, every product overflows: all +Inf, no error anywhere
+            print("finite", bool(np.isfinite(c).all()))
+        """)
+        proc, report = record(PYTHON, script, options=("--check-values",))
+        self.assertIn("finite False", proc.out)
+        gemm = next(c for c in report["calls"] if c["routine"] == "dgemm")
+        self.assertEqual(gemm["output_inf"], 256)
+        self.assertNotIn("input_inf", gemm)
+        self.assertIn("non-finite-output", ids(report))
+        # Without --check-values GEMM operands are not scanned (it would cost as much as a small GEMM).
+        proc, report = record(PYTHON, script)
+        self.assertNotIn("output_inf", next(c for c in report["calls"] if c["routine"] == "dgemm"))
+
+    def test_a_forked_child_is_recorded_too(self):
+        script = write("fork.py", """
+            import os
+            import numpy as np
+            a = np.random.rand(20, 20)
+            pid = os.fork()
+            if pid == 0:
+                for _ in range(4):
+                    a @ a.copy()
+                os._exit(0)
+            for _ in range(2):
+                a @ a.copy()
+            os.waitpid(pid, 0)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 6)
+        self.assertEqual(len(report["processes"]), 2)
+        self.assertEqual(len({c["pid"] for c in report["calls"]}), 2)
+
+
+@unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
+class RecordSciPy(unittest.TestCase):
+    def test_lstsq_of_a_nan_matrix_reports_dlascl_inside_dgelsd(self):
+        script = write("lstsq.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.rand(30, 9); b = np.random.rand(30)
+            a[2, 3] = np.nan
+            try:
+                scipy.linalg.lstsq(a, b, check_finite=False)
+            except ValueError as e:
+                print("ValueError:", e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertIn("On entry to DLASCL parameter number 4 had an illegal value", proc.out)
+        lascl = [c for c in report["calls"] if c["routine"] == "dlascl" and c.get("xerbla")]
+        self.assertTrue(lascl)
+        self.assertEqual(lascl[0]["xerbla"], {"routine": "DLASCL", "parameter": 4})
+        parent = next(c for c in report["calls"] if c["id"] == lascl[0]["parent"])
+        self.assertEqual(parent["routine"], "dgelsd")
+        d = next(d for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
+        self.assertEqual(d["call"], parent["id"])
+        self.assertNotIn("lapack-failed", ids(report))  # INFO > 0 there is the consequence, not a second cause
+
+    def test_a_hung_lstsq_is_stopped_and_named(self):
+        script = write("hang.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.rand(30, 9); b = np.random.rand(30)
+            a[0, 0] = np.inf
+            scipy.linalg.lstsq(a, b, check_finite=False)
+            print("returned")
+        """)
+        proc, report = record(PYTHON, script, options=("--timeout", "4"))
+        self.assertEqual(proc.returncode, 124, proc.err)
+        self.assertNotIn("returned", proc.out)
+        self.assertTrue(report["timed_out"])
+        hang = next(d for d in report["diagnoses"] if d["id"] == "kernel-hang")
+        self.assertIn("DGELSD", hang["title"])
+        running = next(c for c in report["running"] if c["id"] == hang["call"])
+        self.assertEqual(running["input_inf"], 1)
+
+
+@unittest.skipUnless(has_module("torch"), "python3-torch is not installed (scripts/dev.sh installs it)")
+class RecordTorch(unittest.TestCase):
+    def test_torch_svd_of_a_nan_matrix(self):
+        script = write("torch_svd.py", """
+            import torch
+            a = torch.rand(20, 10, dtype=torch.float64)
+            a[1, 1] = float("nan")
+            try:
+                torch.linalg.svd(a)
+            except Exception as e:
+                print(type(e).__name__, e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertIn("non-finite values", proc.out)
+        self.assertIn("dlascl-invalid-cfrom", ids(report))
+
+
+class RecordC(unittest.TestCase):
+    def test_a_row_major_gemm_with_the_row_count_as_lda(self):
+        exe = build_c("bad_lda", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            int main(void) {
+              const int m = 4, n = 3, k = 5;
+              double *a = calloc(m * k, 8), *b = calloc(k * n, 8), *c = calloc(m * n, 8);
+              for (int i = 0; i < 10; ++i)
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+              cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, m, b, n, 0.0, c, n);
+              puts("done");
+              return 3;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("done", proc.out)
+        self.assertIn("parameter number 10 had an illegal value", proc.err)  # OpenBLAS's own message still prints
+        self.assertEqual(calls_of(report, "dgemm"), 11)
+        d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
+        self.assertTrue(any("your LDA = 4, which must be at least 5" in e for e in d["evidence"]), d["evidence"])
+
+    def test_blas_from_many_threads_at_once(self):
+        exe = build_c("threads", """
+            #include <cblas.h>
+            #include <pthread.h>
+            #include <stdlib.h>
+            static void* work(void* arg) {
+              double a[16] = {1}, b[16] = {1}, c[16];
+              for (int i = 0; i < 2000; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);
+              return arg;
+            }
+            int main(void) {
+              pthread_t t[8];
+              for (int i = 0; i < 8; ++i) pthread_create(&t[i], 0, work, 0);
+              for (int i = 0; i < 8; ++i) pthread_join(t[i], 0);
+              return 0;
+            }
+        """, "-lopenblas", "-lpthread")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 16000)
+        self.assertEqual(len(report["calls"]), 16000)
+        self.assertEqual(len({c["thread"] for c in report["calls"]}), 8)
+        self.assertEqual(len({c["id"] for c in report["calls"]}), 16000)
+
+    def test_a_program_that_dies_inside_a_call_is_named(self):
+        exe = build_c("segv", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, c[4];
+              /* B is an unmapped address: the GEMM reads it and the program dies in there */
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, (double*)16, 2, 0.0, c, 2);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 128 + 11, proc.err)
+        self.assertEqual(report["crash"]["signal"], "SIGSEGV")
+        self.assertEqual(report["crash"]["call"]["routine"], "dgemm")
+        self.assertIn("program-crashed", ids(report))
+
+    def test_a_statically_linked_program_is_said_to_be_unrecordable(self):
+        exe = build_c("static", 'int main(void) { return 5; }', "-static")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 5)
+        self.assertIn("statically linked", report["problem"])
+        self.assertIn("statically linked", proc.err)
+
+
+class RecordBadInput(unittest.TestCase):
+    def test_an_unknown_command_exits_127(self):
+        proc = subprocess.run([CLI, "record", "--", "/no/such/program"], capture_output=True, timeout=60, cwd=WORK)
+        self.assertEqual(proc.returncode, 127)
+        self.assertIn("/no/such/program", proc.stderr.decode())
+
+    def test_usage_errors(self):
+        for args in (["record"], ["record", "--timeout", "soon", "--", "true"], ["record", "--bogus", "--", "true"]):
+            proc = subprocess.run([CLI, *args], capture_output=True, timeout=60, cwd=WORK)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn("usage", proc.stderr.decode())
+
+    def test_a_damaged_recording_is_refused_with_a_reason(self):
+        path = write("damaged.json", json.dumps({"format": "blasscope-session", "version": 1, "kind": "recording",
+                                                 "calls": [{"routine": "dfoo"}]}))
+        proc = subprocess.run([CLI, "report", path, "--format", "json"], capture_output=True, timeout=60)
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("dfoo", proc.stderr.decode())
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print(__doc__)
+        sys.exit(2)
+    CLI = os.path.abspath(sys.argv[1])
+    WORK = tempfile.mkdtemp(prefix="blasscope-record-test-")
+    try:
+        unittest.main(argv=[sys.argv[0]], verbosity=2)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
