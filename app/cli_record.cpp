@@ -110,8 +110,7 @@ int run_record(const std::vector<std::string>& args) {
   const auto diagnoses = core::diagnose_recording(recording);
   bool saved = true;
   try {
-    core::write_text_file(
-        output, record::to_json(recording).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    core::write_text_file(output, record::session_text(recording));
   } catch (const core::InputError& error) {
     std::cerr << "blasscope-cli record: the session was not saved: " << error.what() << '\n';
     saved = false;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -60,7 +61,8 @@ __attribute__((constructor)) void attach() {
   if (!path || !*path) return;
   const int fd = ::open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
-  void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // Populated now, so the per-call path takes no page faults on the ring.
+  void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return;
   auto* header = static_cast<record::SharedHeader*>(map);
@@ -94,24 +96,38 @@ record::ActiveSlot* my_slot() {
 void publish_active(const CallRecord* call) {
   record::ActiveSlot* slot = my_slot();
   if (!slot) return;
-  slot->version.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
+  // One writer per slot (its thread): plain stores around the copy, odd while it is written.
+  const std::uint64_t version = slot->version.load(std::memory_order_relaxed);
+  slot->version.store(version + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
   if (call) {
     slot->call = *call;
   } else {
     slot->call.id = 0;
   }
-  slot->version.fetch_add(1, std::memory_order_release);
+  slot->version.store(version + 2, std::memory_order_release);
 }
 
 void append_finished(const CallRecord& call) {
   record::SharedHeader& s = *g_shared;
   std::uint64_t w = s.write_index.load(std::memory_order_relaxed);
-  do {
+  std::uint64_t waited_since = 0;
+  while (true) {
     if (w - s.read_index.load(std::memory_order_acquire) >= s.ring_capacity) {
-      s.dropped.fetch_add(1, std::memory_order_relaxed);
-      return;
+      // Full: the recorder is behind. Wait for it (nothing is lost), but not for a recorder
+      // that has stopped draining: after a second the call is counted as dropped instead.
+      const std::uint64_t now = now_ns();
+      if (!waited_since) waited_since = now;
+      if (now - waited_since > 1000000000ull) {
+        s.dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      ::sched_yield();
+      w = s.write_index.load(std::memory_order_relaxed);
+      continue;
     }
-  } while (!s.write_index.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel));
+    if (s.write_index.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel)) break;
+  }
   record::RingEntry& entry = s.ring[w % s.ring_capacity];
   entry.call = call;
   entry.ready.store(w + 1, std::memory_order_release);
@@ -233,7 +249,7 @@ CallScope::~CallScope() {
   totals.self_nanoseconds.fetch_add(call.duration_ns - std::min(call.duration_ns, m_children_ns),
                                     std::memory_order_relaxed);
   if (failed()) totals.failures.fetch_add(1, std::memory_order_relaxed);
-  totals.flops.fetch_add(flops_of(call), std::memory_order_relaxed);
+  if (const std::uint64_t flops = flops_of(call)) totals.flops.fetch_add(flops, std::memory_order_relaxed);
   append_finished(call);
   publish_active(m_parent ? &m_parent->call : nullptr);
 }

@@ -1,7 +1,9 @@
 #include "record/recording.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,6 +148,8 @@ Recording record_program(const RecordOptions& options) {
     return out;
   }
   out.pid = static_cast<std::uint32_t>(pid);
+  // Woken the moment the program exits (a pidfd is readable then), else every 10 ms to drain.
+  const int exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   out.start_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
 
@@ -158,6 +162,7 @@ Recording record_program(const RecordOptions& options) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
     buffer.drain(drained);
+    const bool busy = !drained.empty();
     keep(drained, out);
     const auto now = Clock::now();
     collect_processes(buffer.header(), out);
@@ -179,8 +184,16 @@ Recording record_program(const RecordOptions& options) {
       signal_all(out, pid, SIGKILL);
       stop_deadline = Clock::time_point::max();
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (!busy) {
+      if (exit_fd >= 0) {
+        pollfd wait{exit_fd, POLLIN, 0};
+        ::poll(&wait, 1, 10);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
   }
+  if (exit_fd >= 0) ::close(exit_fd);
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);

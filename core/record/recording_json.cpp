@@ -1,5 +1,7 @@
 #include "record/recording_json.h"
 
+#include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 #include "record/routine_names.h"
@@ -104,7 +106,114 @@ json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns
   return j;
 }
 
+namespace {
+
+class CallWriter {
+ public:
+  explicit CallWriter(std::string& out) : m_out(out) {}
+  void key(const char* k) {
+    m_out += m_first ? "{\"" : ",\"";
+    m_first = false;
+    m_out += k;
+    m_out += "\":";
+  }
+  template <typename T>
+  void number(const char* k, T value) {
+    key(k);
+    char buffer[32];
+    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+    m_out.append(buffer, end);
+  }
+  void real(const char* k, double value) {
+    if (!std::isfinite(value)) {  // JSON has no NaN/Inf: null, as nlohmann writes them
+      key(k);
+      m_out += "null";
+      return;
+    }
+    number(k, value);
+  }
+  void text(const char* k, const std::string& value) {
+    key(k);
+    m_out += '"';
+    for (char c : value) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ') m_out += c;
+    }
+    m_out += '"';
+  }
+  void flag(const char* k) {
+    key(k);
+    m_out += "true";
+  }
+  void end() { m_out += m_first ? "{}" : "}"; }
+
+ private:
+  std::string& m_out;
+  bool m_first = true;
+};
+
+void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
+  CallWriter w(out);
+  w.number("seq", seq);
+  w.number("id", c.id);
+  w.number("pid", c.pid);
+  w.number("thread", c.tid);
+  w.text("routine", routine_name(c.routine, c.precision));
+  w.text("dtype", precision_dtype(c.precision));
+  w.real("start", seconds(c.start_ns > start_ns ? c.start_ns - start_ns : 0));
+  w.real("seconds", seconds(c.duration_ns));
+  if (c.parent) w.number("parent", c.parent);
+  for (const auto& [k, value] : {std::pair{"m", c.m}, std::pair{"n", c.n}, std::pair{"k", c.k}, std::pair{"lda", c.lda},
+                                 std::pair{"ldb", c.ldb}, std::pair{"ldc", c.ldc}}) {
+    if (value) w.number(k, value);
+  }
+  if (c.side_uplo && std::isalpha(c.side_uplo)) w.text("char", std::string(1, static_cast<char>(c.side_uplo)));
+  if (c.alpha != 0) w.real("alpha", c.alpha);
+  if (c.beta != 0) w.real("beta", c.beta);
+  if (c.flags & kHasInfo) w.number("info", c.info);
+  if (c.flags & kCblas) w.flag("cblas");
+  if (c.flags & kRowMajor) w.flag("row_major");
+  if (c.flags & kTransA) w.flag("trans_a");
+  if (c.flags & kTransB) w.flag("trans_b");
+  if (c.flags & kValuesChecked) w.flag("values_checked");
+  if (c.xerbla_parameter) {
+    w.key("xerbla");
+    CallWriter x(out);
+    x.text("routine", std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)));
+    x.number("parameter", c.xerbla_parameter);
+    x.end();
+  }
+  for (const auto& [k, value] : {std::pair{"input_nan", c.input_nan}, std::pair{"input_inf", c.input_inf},
+                                 std::pair{"output_nan", c.output_nan}, std::pair{"output_inf", c.output_inf}}) {
+    if (value) w.number(k, value);
+  }
+  w.end();
+}
+
+}  // namespace
+
+std::string session_text(const Recording& r) {
+  const std::vector<CallRecord>* calls = &r.calls;
+  json j = to_json(r, false);
+  std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string marker = "\"calls\":[]";
+  const auto at = text.find(marker);
+  std::string list = "\"calls\":[";
+  list.reserve(calls->size() * 160 + 16);
+  for (std::size_t i = 0; i < calls->size(); ++i) {
+    if (i) list += ',';
+    write_call(list, (*calls)[i], i, r.start_ns);
+    list += '\n';
+  }
+  list += ']';
+  text.replace(at, marker.size(), list);
+  return text + "\n";
+}
+
 json to_json(const Recording& r) {
+  return to_json(r, true);
+}
+
+json to_json(const Recording& r, bool with_calls) {
   json processes = json::array();
   for (const auto& p : r.processes) {
     processes.push_back(
@@ -121,7 +230,9 @@ json to_json(const Recording& r) {
                         {"gflop", t.gflop}});
   }
   json calls = json::array();
-  for (std::size_t i = 0; i < r.calls.size(); ++i) calls.push_back(call_to_json(r.calls[i], i, r.start_ns));
+  if (with_calls) {
+    for (std::size_t i = 0; i < r.calls.size(); ++i) calls.push_back(call_to_json(r.calls[i], i, r.start_ns));
+  }
   json running = json::array();
   for (const auto& c : r.running) running.push_back(call_to_json(c, 0, r.start_ns));
   return {{"format", "blasscope-session"},

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""What recording costs: each program runs plain and under `blasscope-cli record`, alternating,
+and the ratio of median wall times is printed (goals from issue 10). The per-call cost of the
+interposer is measured on a C program making a million 1x1 GEMMs.
+
+usage: bench_record.py CLI [REPEATS]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PYTHON = "/usr/bin/python3"
+
+LARGE = """
+import numpy as np
+a = np.random.rand(384, 384); b = np.random.rand(384, 384); s = np.random.rand(200, 200)
+for _ in range(60):
+    c = a @ b
+for _ in range(20):
+    np.linalg.svd(s)
+"""
+SMALL = """
+import numpy as np
+a = np.random.rand(8, 8); b = np.random.rand(8, 8)
+for _ in range(100000):
+    c = a @ b
+"""
+TINY_C = r"""
+#include <cblas.h>
+int main(void) {
+  double a = 1, b = 1, c = 0;
+  for (int i = 0; i < 1000000; ++i) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+  return c > 0 ? 0 : 1;
+}
+"""
+
+
+def timed(command, cwd):
+    start = time.perf_counter()
+    subprocess.run(command, check=True, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def compare(cli, work, name, command, repeats):
+    """Median wall time plain, recorded (the program itself, from the session) and recorded
+    end to end (with writing the session)."""
+    plain, program, total = [], [], []
+    for i in range(repeats):
+        session = os.path.join(work, f"{name}.json")
+        plain.append(timed(command, work))
+        total.append(timed([cli, "record", "--quiet", "--output", session, "--", *command], work))
+        with open(session) as f:
+            program.append(json.load(f)["wall_seconds"])
+    return statistics.median(plain), statistics.median(program), statistics.median(total)
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    cli = os.path.abspath(sys.argv[1])
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    with tempfile.TemporaryDirectory() as work:
+        for name, text in (("large", LARGE), ("small", SMALL)):
+            path = os.path.join(work, name + ".py")
+            with open(path, "w") as f:
+                f.write(text)
+        src = os.path.join(work, "tiny.c")
+        with open(src, "w") as f:
+            f.write(TINY_C)
+        subprocess.run(["gcc", "-O2", "-o", os.path.join(work, "tiny"), src, "-lopenblas"], check=True)
+        print(f"plain vs recorded, median of {repeats} alternating runs (wall time, whole process)")
+        for name, goal, command in (("384x384 GEMMs + 200x200 SVDs", 1.03, [PYTHON, "large.py"]),
+                                    ("100,000 8x8 matmuls", 1.30, [PYTHON, "small.py"])):
+            p, r, t = compare(cli, work, name.split()[0], command, repeats)
+            print(f"  {name:30s} plain {p:6.3f} s  recorded {r:6.3f} s  ratio {r / p:.3f} (goal <= {goal:.2f}) "
+                  f"{'MET' if r / p <= goal else 'NOT MET'}; with the session written {t:6.3f} s ({t / p:.3f})")
+        p, r, t = compare(cli, work, "tiny", [os.path.join(work, "tiny")], repeats)
+        per_call = (r - p) / 1e6 * 1e9
+        print(f"  {'1,000,000 1x1 cblas_dgemm (C)':30s} plain {p:6.3f} s  recorded {r:6.3f} s  "
+              f"per-call cost {per_call:.0f} ns (goal <= 150, aim 50) {'MET' if per_call <= 150 else 'NOT MET'}; "
+              f"with the session written {t:6.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
