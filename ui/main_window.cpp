@@ -21,6 +21,7 @@
 #include <QToolBar>
 #include <fstream>
 
+#include "diagnose/recording_diagnosis.h"
 #include "diagnose/run_diagnosis.h"
 #include "document/document.h"
 #include "document_view.h"
@@ -33,6 +34,7 @@
 #include "layout_view.h"
 #include "memory_view.h"
 #include "overview_view.h"
+#include "profile_view.h"
 #include "report/session_report.h"
 #include "results/run_environment.h"
 #include "results/session_file.h"
@@ -47,7 +49,7 @@ namespace blasscope::ui {
 namespace {
 
 constexpr int kMaxRecent = 8;
-const char* const kViewNames[] = {"overview", "tensors", "memory", "dtype-flow", "layout", "timings"};
+const char* const kViewNames[] = {"overview", "tensors", "memory", "dtype-flow", "layout", "timings", "profile"};
 
 }  // namespace
 
@@ -173,9 +175,10 @@ MainWindow::~MainWindow() {
 
 void MainWindow::createViews() {
   m_tabs = new QTabWidget;
-  m_views = {new OverviewView, new TensorsView, new MemoryView, new DtypeFlowView, new LayoutView, new TimingsView};
-  const QStringList titles = {tr("Overview"),   tr("Tensors"), tr("Memory"),
-                              tr("Dtype flow"), tr("Layout"),  tr("Timings")};
+  m_views = {new OverviewView, new TensorsView, new MemoryView, new DtypeFlowView,
+             new LayoutView,   new TimingsView, new ProfileView};
+  const QStringList titles = {tr("Overview"), tr("Tensors"), tr("Memory"), tr("Dtype flow"),
+                              tr("Layout"),   tr("Timings"), tr("Profile")};
   for (std::size_t i = 0; i < m_views.size(); ++i) {
     m_tabs->addTab(m_views[i], titles[static_cast<int>(i)]);
     m_views[i]->setObjectName(QString::fromLatin1(kViewNames[i]));
@@ -309,6 +312,17 @@ void MainWindow::open(const QString& source) {
       m_loader->load(source);
       return;
     }
+    if (opened.kind == core::DocumentKind::Recording) {
+      RunDocument doc;
+      doc.kind = RunDocument::Kind::Recording;
+      doc.source = source;
+      doc.title = QString::fromStdString(opened.title);
+      doc.diagnoses = core::diagnose_recording(*opened.recording);
+      doc.recording = std::move(opened.recording);
+      setDocument(std::move(doc));
+      m_tabs->setCurrentWidget(m_views.back());  // the profile
+      return;
+    }
     RunDocument doc;
     doc.kind = RunDocument::Kind::Workload;
     doc.source = source;
@@ -378,7 +392,8 @@ void MainWindow::setDocument(RunDocument doc) {
   m_doc = std::move(doc);
   // The Tensors view's values are read off the GUI thread, once per opened document (a
   // finished run keeps them: it copies the document).
-  if (!m_doc.values && m_doc.kind != RunDocument::Kind::Empty && !m_values->isReading(m_doc.source)) {
+  if (!m_doc.values && m_doc.kind != RunDocument::Kind::Empty && m_doc.kind != RunDocument::Kind::Recording &&
+      !m_values->isReading(m_doc.source)) {
     m_values->start(m_doc);
   }
   setWindowTitle(m_doc.title.isEmpty() ? tr("BLAScope") : tr("%1 — BLAScope").arg(m_doc.title));

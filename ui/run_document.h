@@ -8,6 +8,7 @@
 #include "analysis/inspect_report.h"
 #include "diagnose/diagnosis.h"
 #include "plan/workload_plan.h"
+#include "record/recording.h"
 #include "results/run_result.h"
 #include "tensor/host_tensor.h"
 #include "tensor_values.h"
@@ -18,7 +19,7 @@ namespace blasscope::ui {
 // What the window shows: a tensor file (inspected), or a workload with its last run (or a
 // saved session). Views read it; none of them owns it.
 struct RunDocument {
-  enum class Kind { Empty, TensorFile, Workload };
+  enum class Kind { Empty, TensorFile, Workload, Recording };
   Kind kind = Kind::Empty;
   QString title;
   QString source;  // file path or "scenario:ID"
@@ -26,6 +27,7 @@ struct RunDocument {
   std::optional<core::WorkloadPlan> plan;
   std::optional<core::RunResult> run;  // empty until run (or loaded from a session)
   std::optional<core::InspectReport> inspect;
+  std::optional<record::Recording> recording;  // a recorded program (blasscope-cli record)
   std::vector<core::Diagnosis> diagnoses;
   std::shared_ptr<const TensorValues> values;  // histograms etc., computed in the background
 

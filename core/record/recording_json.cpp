@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "record/routine_names.h"
@@ -20,6 +21,25 @@ double seconds(std::uint64_t ns) {
 
 std::uint64_t ns_of(double s) {
   return s > 0 ? static_cast<std::uint64_t>(s * 1e9 + 0.5) : 0;
+}
+
+// JSON has no NaN or Inf, and a NaN CFROM is the finding: they are written as strings.
+const char* non_finite_name(double v) {
+  return std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+}
+
+json real_json(double v) {
+  return std::isfinite(v) ? json(v) : json(non_finite_name(v));
+}
+
+double real_field(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return 0;
+  const json& v = j[key];
+  if (v.is_number()) return v.get<double>();
+  if (v == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (v == "Infinity") return std::numeric_limits<double>::infinity();
+  if (v == "-Infinity") return -std::numeric_limits<double>::infinity();
+  throw std::invalid_argument(std::string("field \"") + key + "\" must be a number, \"NaN\" or \"Infinity\"");
 }
 
 template <typename T>
@@ -46,7 +66,7 @@ CallRecord call_from_json(const json& j, std::uint64_t start_ns) {
   c.m = field<std::int64_t>(j, "m", 0), c.n = field<std::int64_t>(j, "n", 0), c.k = field<std::int64_t>(j, "k", 0);
   c.lda = field<std::int64_t>(j, "lda", 0), c.ldb = field<std::int64_t>(j, "ldb", 0);
   c.ldc = field<std::int64_t>(j, "ldc", 0);
-  c.alpha = field<double>(j, "alpha", 0), c.beta = field<double>(j, "beta", 0);
+  c.alpha = real_field(j, "alpha"), c.beta = real_field(j, "beta");
   c.start_ns = start_ns + ns_of(field<double>(j, "start", 0));
   c.duration_ns = ns_of(field<double>(j, "seconds", 0));
   const std::string ch = field<std::string>(j, "char", "");
@@ -87,8 +107,8 @@ json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns
     if (value) j[key] = value;
   }
   if (c.side_uplo) j["char"] = std::string(1, static_cast<char>(c.side_uplo));
-  if (c.alpha != 0) j["alpha"] = c.alpha;
-  if (c.beta != 0) j["beta"] = c.beta;
+  if (c.alpha != 0) j["alpha"] = real_json(c.alpha);
+  if (c.beta != 0) j["beta"] = real_json(c.beta);
   if (c.flags & kHasInfo) j["info"] = c.info;
   if (c.flags & kCblas) j["cblas"] = true;
   if (c.flags & kRowMajor) j["row_major"] = true;
@@ -125,9 +145,11 @@ class CallWriter {
     m_out.append(buffer, end);
   }
   void real(const char* k, double value) {
-    if (!std::isfinite(value)) {  // JSON has no NaN/Inf: null, as nlohmann writes them
+    if (!std::isfinite(value)) {
       key(k);
-      m_out += "null";
+      m_out += '"';
+      m_out += non_finite_name(value);
+      m_out += '"';
       return;
     }
     number(k, value);

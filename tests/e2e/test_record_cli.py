@@ -173,6 +173,8 @@ class RecordSciPy(unittest.TestCase):
         self.assertEqual(parent["routine"], "dgelsd")
         d = next(d for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
         self.assertEqual(d["call"], parent["id"])
+        self.assertEqual(lascl[0]["alpha"], "NaN")  # the NaN CFROM survives the session file
+        self.assertTrue(any("CFROM = nan" in e for e in d["evidence"]), d["evidence"])
         self.assertNotIn("lapack-failed", ids(report))  # INFO > 0 there is the consequence, not a second cause
 
     def test_a_hung_lstsq_is_stopped_and_named(self):

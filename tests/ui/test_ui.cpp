@@ -1,6 +1,7 @@
 // UI tests, headless (QT_QPA_PLATFORM=offscreen): models, views filled from real runs, the
 // background loader, the window driving a real worker, and the screenshot mode.
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QGraphicsView>
 #include <QListView>
 #include <QProcess>
@@ -8,6 +9,7 @@
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QtTest>
@@ -25,6 +27,7 @@
 #include "memory_view.h"
 #include "ops_model.h"
 #include "overview_view.h"
+#include "profile_view.h"
 #include "results/session_file.h"
 #include "tensor_table_model.h"
 #include "tensor_values.h"
@@ -351,6 +354,46 @@ class UiTests : public QObject {
     flow.setDocument(&doc);
     QCOMPARE(flow.opNodes(), 1);
     QVERIFY(flow.tensorNodes() >= 2);
+  }
+
+  void aRecordingOpensInTheProfileView() {
+    const QString path = m_dir.filePath(QStringLiteral("recording.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+      "command": ["python3", "fit.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 4,
+      "processes": [{"pid": 42, "parent_pid": 1, "command": "python3 fit.py", "blas_found": true}],
+      "routines": [{"routine": "dgelsd", "calls": 1, "seconds": 0.002, "self_seconds": 0.0015, "failures": 1},
+                   {"routine": "dlascl", "calls": 1, "seconds": 0.0005, "self_seconds": 0.0005, "failures": 1},
+                   {"routine": "dgemm", "calls": 2, "seconds": 0.01, "self_seconds": 0.01, "gflop": 0.02}],
+      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 64, "n": 64, "k": 64, "seconds": 0.005},
+                {"id": 2, "pid": 42, "thread": 42, "routine": "dgemm", "m": 64, "n": 64, "k": 64, "seconds": 0.005},
+                {"id": 4, "parent": 3, "pid": 42, "thread": 42, "routine": "dlascl", "m": 9, "n": 1, "alpha": "NaN",
+                 "info": -4, "xerbla": {"routine": "DLASCL", "parameter": 4}},
+                {"id": 3, "pid": 42, "thread": 42, "routine": "dgelsd", "m": 30, "n": 9, "k": 1, "info": 8,
+                 "values_checked": true, "input_nan": 1}]})");
+    file.close();
+    ui::MainWindow window;
+    window.show();
+    window.open(path);
+    QCOMPARE(window.document().kind, ui::RunDocument::Kind::Recording);
+    auto* profile = window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
+    QVERIFY(profile);
+    QVERIFY(profile->isShowingContent());
+    auto* routines = profile->findChild<QTableView*>(QStringLiteral("routines"));
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    QVERIFY(routines && calls);
+    QCOMPARE(routines->model()->rowCount(), 3);
+    QCOMPARE(calls->model()->rowCount(), 4);
+    auto* status = profile->findChild<QComboBox*>(QStringLiteral("statusFilter"));
+    status->setCurrentIndex(1);  // failed calls only: the DLASCL and the DGELSD
+    QCOMPARE(calls->model()->rowCount(), 2);
+    auto* routine = profile->findChild<QComboBox*>(QStringLiteral("routineFilter"));
+    routine->setCurrentIndex(routine->findText(QStringLiteral("dgelsd")));
+    QCOMPARE(calls->model()->rowCount(), 1);
+    bool cfrom = false;
+    for (const auto& d : window.document().diagnoses) cfrom = cfrom || d.id == "dlascl-invalid-cfrom";
+    QVERIFY(cfrom);
   }
 
   void aRunCanBeStopped() {

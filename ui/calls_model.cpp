@@ -1,0 +1,120 @@
+#include "calls_model.h"
+
+#include <QColor>
+
+#include "record/routine_names.h"
+
+namespace blasscope::ui {
+namespace {
+
+bool failed(const record::CallRecord& c) {
+  return c.info != 0 || c.xerbla_parameter != 0;
+}
+
+bool non_finite(const record::CallRecord& c) {
+  return c.input_nan + c.input_inf + c.output_nan + c.output_inf > 0;
+}
+
+QString sizes(const record::CallRecord& c) {
+  QString text = QStringLiteral("%1 × %2").arg(c.m).arg(c.n);
+  if (c.k) text += QStringLiteral(" × %1").arg(c.k);
+  return text;
+}
+
+QString problem(const record::CallRecord& c) {
+  QStringList parts;
+  if (c.xerbla_parameter) {
+    parts << QObject::tr("%1 parameter %2")
+                 .arg(QString::fromLatin1(c.xerbla_routine, static_cast<int>(strnlen(c.xerbla_routine, 8))))
+                 .arg(c.xerbla_parameter);
+  }
+  if (c.info) parts << QObject::tr("INFO %1").arg(c.info);
+  if (c.input_nan + c.input_inf) parts << QObject::tr("%1 NaN/Inf in").arg(c.input_nan + c.input_inf);
+  if (c.output_nan + c.output_inf) parts << QObject::tr("%1 NaN/Inf out").arg(c.output_nan + c.output_inf);
+  return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+CallsModel::CallsModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void CallsModel::setRecording(const record::Recording* recording) {
+  m_recording = recording;
+  rebuild();
+}
+
+void CallsModel::setFilter(const QString& routine, StatusFilter status) {
+  m_routine = routine;
+  m_status = status;
+  rebuild();
+}
+
+void CallsModel::rebuild() {
+  beginResetModel();
+  m_rows.clear();
+  if (m_recording) {
+    const std::string routine = m_routine.toStdString();
+    const auto& calls = m_recording->calls;
+    for (std::uint32_t i = 0; i < calls.size(); ++i) {
+      const auto& c = calls[i];
+      if (!routine.empty() && record::routine_name(c.routine, c.precision) != routine) continue;
+      if (m_status == StatusFilter::Failed && !failed(c)) continue;
+      if (m_status == StatusFilter::NonFinite && !non_finite(c)) continue;
+      m_rows.push_back(i);
+    }
+  }
+  endResetModel();
+}
+
+const record::CallRecord* CallsModel::callAt(int row) const {
+  if (!m_recording || row < 0 || row >= static_cast<int>(m_rows.size())) return nullptr;
+  return &m_recording->calls[m_rows[static_cast<std::size_t>(row)]];
+}
+
+int CallsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int CallsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CallsModel::data(const QModelIndex& index, int role) const {
+  const record::CallRecord* c = callAt(index.row());
+  if (!c) return {};
+  if (role == Qt::ForegroundRole && index.column() == Problem && (failed(*c) || non_finite(*c))) {
+    return QColor(0xc6, 0x28, 0x28);
+  }
+  if (role == Qt::TextAlignmentRole && index.column() != Routine && index.column() != Problem) {
+    return int(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case Seq: return static_cast<qulonglong>(c->id);
+    case Process: return c->pid;
+    case Thread: return c->tid;
+    case Routine: {
+      const QString name = QString::fromStdString(record::routine_name(c->routine, c->precision));
+      return c->parent ? QStringLiteral("  ↳ ") + name : name;
+    }
+    case DType: return QString::fromLatin1(record::precision_dtype(c->precision));
+    case Sizes: return sizes(*c);
+    case Start:
+      return QStringLiteral("%1 ms").arg(
+          static_cast<double>(c->start_ns > m_recording->start_ns ? c->start_ns - m_recording->start_ns : 0) * 1e-6, 0,
+          'f', 3);
+    case Time: return QStringLiteral("%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
+    case Info: return (c->flags & record::kHasInfo) ? QVariant(c->info) : QVariant(QStringLiteral("–"));
+    case Problem: return problem(*c);
+    default: return {};
+  }
+}
+
+QVariant CallsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* const kTitles[] = {"Call",  "Process", "Thread", "Routine", "Dtype",
+                                        "Sizes", "Start",   "Time",   "INFO",    "Problem"};
+  return tr(kTitles[section]);
+}
+
+}  // namespace blasscope::ui

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <vector>
+
+#include "record/recording.h"
+
+namespace blasscope::ui {
+
+// The calls of a recording, one row each, filtered by routine and status without copying
+// them (a million rows stay cheap: the model keeps row indices only).
+class CallsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Seq, Process, Thread, Routine, DType, Sizes, Start, Time, Info, Problem, ColumnCount };
+  enum class StatusFilter { All, Failed, NonFinite };
+
+  explicit CallsModel(QObject* parent = nullptr);
+  void setRecording(const record::Recording* recording);
+  // Empty routine: every routine.
+  void setFilter(const QString& routine, StatusFilter status);
+  const record::CallRecord* callAt(int row) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+ private:
+  void rebuild();
+
+  const record::Recording* m_recording = nullptr;
+  QString m_routine;
+  StatusFilter m_status = StatusFilter::All;
+  std::vector<std::uint32_t> m_rows;  // indices into m_recording->calls
+};
+
+}  // namespace blasscope::ui

@@ -1,0 +1,166 @@
+#include "profile_view.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "calls_model.h"
+#include "record/routine_names.h"
+
+namespace blasscope::ui {
+namespace {
+
+QStandardItem* number_item(double value, const QString& text) {
+  auto* item = new QStandardItem(text);
+  item->setData(value, Qt::UserRole);  // sorted by value, not by text
+  item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return item;
+}
+
+QTableView* table(QAbstractItemModel* model) {
+  auto* view = new QTableView;
+  view->setModel(model);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setSelectionMode(QAbstractItemView::SingleSelection);
+  view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  view->verticalHeader()->hide();
+  view->verticalHeader()->setDefaultSectionSize(22);
+  view->horizontalHeader()->setStretchLastSection(true);
+  view->setAlternatingRowColors(true);
+  return view;
+}
+
+}  // namespace
+
+ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
+  showEmpty(
+      tr("Record a program to profile it:\n\nblasscope-cli record --output run.json -- python3 train.py\n\n"
+         "then open run.json here (File ▸ Open, Ctrl+O)."));
+  auto* content = new QWidget;
+  auto* layout = new QVBoxLayout(content);
+  m_summary = new QLabel;
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_summary);
+
+  m_routines = new QStandardItemModel(this);
+  m_routines->setSortRole(Qt::UserRole);
+  m_routinesTable = table(m_routines);
+  m_routinesTable->setSortingEnabled(true);
+  m_routinesTable->setObjectName(QStringLiteral("routines"));
+
+  auto* callsBox = new QWidget;
+  auto* callsLayout = new QVBoxLayout(callsBox);
+  callsLayout->setContentsMargins(0, 0, 0, 0);
+  auto* filters = new QHBoxLayout;
+  m_routineFilter = new QComboBox;
+  m_routineFilter->setToolTip(tr("Show the calls of one routine"));
+  m_statusFilter = new QComboBox;
+  m_statusFilter->addItems({tr("All calls"), tr("Failed (INFO ≠ 0 or xerbla)"), tr("NaN/Inf in or out")});
+  m_statusFilter->setToolTip(tr("Show only the calls that failed, or that saw non-finite values"));
+  filters->addWidget(new QLabel(tr("Calls of")));
+  filters->addWidget(m_routineFilter);
+  filters->addWidget(m_statusFilter);
+  filters->addStretch();
+  callsLayout->addLayout(filters);
+  m_calls = new CallsModel(this);
+  m_callsTable = table(m_calls);
+  m_callsTable->setObjectName(QStringLiteral("calls"));
+  m_statusFilter->setObjectName(QStringLiteral("statusFilter"));
+  m_routineFilter->setObjectName(QStringLiteral("routineFilter"));
+  callsLayout->addWidget(m_callsTable);
+
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(m_routinesTable);
+  split->addWidget(callsBox);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+  setContent(content);
+
+  connect(m_routineFilter, &QComboBox::currentIndexChanged, this, &ProfileView::applyFilter);
+  connect(m_statusFilter, &QComboBox::currentIndexChanged, this, &ProfileView::applyFilter);
+  connect(m_routinesTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (!current.isValid()) return;
+            const QString routine = m_routines->item(current.row(), 0)->text();
+            const int at = m_routineFilter->findText(routine);
+            if (at >= 0) m_routineFilter->setCurrentIndex(at);
+          });
+}
+
+void ProfileView::setDocument(const RunDocument* doc) {
+  m_doc = doc;
+  const record::Recording* r = doc && doc->recording ? &*doc->recording : nullptr;
+  if (!r) {
+    m_calls->setRecording(nullptr);
+    showEmpty(
+        tr("Record a program to profile it:\n\nblasscope-cli record --output run.json -- python3 train.py\n\n"
+           "then open run.json here (File ▸ Open, Ctrl+O)."));
+    return;
+  }
+  QStringList command;
+  for (const auto& a : r->command) command << QString::fromStdString(a);
+  QString summary = tr("<b>%1</b><br>%2 BLAS/LAPACK calls in %3 process(es) · exit status %4 · %5 s")
+                        .arg(command.join(QLatin1Char(' ')).toHtmlEscaped())
+                        .arg(r->calls_total)
+                        .arg(r->processes.size())
+                        .arg(r->exit_status)
+                        .arg(r->wall_seconds, 0, 'f', 3);
+  if (r->timed_out) summary += tr(" · <span style='color:#c62828'>stopped by the time limit</span>");
+  if (!r->signal.empty() && !r->timed_out) {
+    summary += tr(" · <span style='color:#c62828'>killed by %1</span>").arg(QString::fromStdString(r->signal));
+  }
+  if (r->calls_not_kept)
+    summary += tr("<br>%1 calls are in the totals but not listed one by one").arg(r->calls_not_kept);
+  if (!r->problem.empty()) summary += tr("<br>%1").arg(QString::fromStdString(r->problem).toHtmlEscaped());
+  m_summary->setText(summary);
+
+  m_routines->clear();
+  m_routines->setHorizontalHeaderLabels({tr("Routine"), tr("Dtype"), tr("Calls"), tr("Total"), tr("Self"), tr("Share"),
+                                         tr("Mean"), tr("GFLOP/s"), tr("Failures")});
+  double self_total = 0;
+  for (const auto& t : r->routines) self_total += t.self_seconds;
+  for (const auto& t : r->routines) {
+    const QString name = QString::fromStdString(record::routine_name(t.routine, t.precision));
+    auto* routine = new QStandardItem(name);
+    routine->setData(name, Qt::UserRole);
+    const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
+    const double share = self_total > 0 ? 100 * t.self_seconds / self_total : 0;
+    const double gflops = t.gflop > 0 && t.seconds > 0 ? t.gflop / t.seconds : 0;
+    auto* failures = number_item(static_cast<double>(t.failures), QString::number(t.failures));
+    if (t.failures) failures->setForeground(QColor(0xc6, 0x28, 0x28));
+    m_routines->appendRow({routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision))),
+                           number_item(static_cast<double>(t.calls), QString::number(t.calls)),
+                           number_item(t.seconds, QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3)),
+                           number_item(t.self_seconds, QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3)),
+                           number_item(share, QStringLiteral("%1%").arg(share, 0, 'f', 1)),
+                           number_item(mean, QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1)),
+                           number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
+                           failures});
+  }
+  m_routinesTable->sortByColumn(4, Qt::DescendingOrder);
+  m_routinesTable->resizeColumnsToContents();
+
+  const QSignalBlocker block(m_routineFilter);
+  m_routineFilter->clear();
+  m_routineFilter->addItem(tr("every routine"), QString());
+  for (const auto& t : r->routines) {
+    const QString name = QString::fromStdString(record::routine_name(t.routine, t.precision));
+    m_routineFilter->addItem(name, name);
+  }
+  m_calls->setRecording(r);
+  applyFilter();
+  m_callsTable->resizeColumnsToContents();
+  showContent();
+}
+
+void ProfileView::applyFilter() {
+  const auto status = static_cast<CallsModel::StatusFilter>(std::max(0, m_statusFilter->currentIndex()));
+  m_calls->setFilter(m_routineFilter->currentData().toString(), status);
+}
+
+}  // namespace blasscope::ui

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "document_view.h"
+
+class QComboBox;
+class QLabel;
+class QStandardItemModel;
+class QTableView;
+
+namespace blasscope::ui {
+
+class CallsModel;
+
+// A recorded program as a profiler shows it: the run's outcome, a table of routines (calls,
+// total and self time, mean, GFLOP/s, share, failures) and every call, filterable by routine
+// and status. Picking a routine in the first table filters the second.
+class ProfileView : public DocumentView {
+  Q_OBJECT
+
+ public:
+  explicit ProfileView(QWidget* parent = nullptr);
+  void setDocument(const RunDocument* doc) override;
+
+ private:
+  void applyFilter();
+
+  const RunDocument* m_doc = nullptr;
+  QLabel* m_summary;
+  QStandardItemModel* m_routines;
+  QTableView* m_routinesTable;
+  CallsModel* m_calls;
+  QTableView* m_callsTable;
+  QComboBox* m_routineFilter;
+  QComboBox* m_statusFilter;
+};
+
+}  // namespace blasscope::ui
