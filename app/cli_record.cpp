@@ -19,8 +19,9 @@ namespace blasscope::app {
 namespace {
 
 constexpr const char* kRecordUsage =
-    "usage: blasscope-cli record [--output FILE] [--timeout SECONDS] [--check-values] [--max-calls N] [--quiet] "
-    "-- COMMAND [ARGS...]\n";
+    "usage: blasscope-cli record [--output FILE] [--timeout SECONDS] [--capture failing|all|none]\n"
+    "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--quiet] -- COMMAND "
+    "[ARGS...]\n";
 
 // libblasscope-preload.so beside the CLI (build/lib next to build/bin), unless
 // BLASSCOPE_PRELOAD names another.
@@ -68,6 +69,22 @@ int run_record(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       options.max_calls = static_cast<std::uint64_t>(n);
+    } else if (a == "--capture" && has_value) {
+      const std::string mode = args[++i];
+      if (mode != "failing" && mode != "all" && mode != "none") {
+        std::cerr << "error: record: --capture is failing, all or none, not '" << mode << "'\n" << kRecordUsage;
+        return kExitUsage;
+      }
+      options.capture = mode == "all"    ? record::CaptureMode::All
+                        : mode == "none" ? record::CaptureMode::None
+                                         : record::CaptureMode::Failing;
+    } else if (a == "--capture-limit" && has_value) {
+      double mib = 0;
+      if (!parse_number(args[++i], mib)) {
+        std::cerr << "error: record: --capture-limit wants MiB, not '" << args[i] << "'\n" << kRecordUsage;
+        return kExitUsage;
+      }
+      options.capture_limit_bytes = static_cast<std::uint64_t>(mib * 1048576.0);
     } else if (a == "--check-values") {
       options.check_values = true;
     } else if (a == "--quiet") {
@@ -93,6 +110,11 @@ int run_record(const std::vector<std::string>& args) {
               << "); rebuild BLAScope or set BLASSCOPE_PRELOAD\n";
     return kExitUsage;
   }
+  // The session's name is known once the program's pid is; captures go beside it, named from
+  // --output, or from the recorder's own pid.
+  const std::string stem = output.empty() ? "blasscope-record-captures-" + std::to_string(::getpid())
+                                          : std::filesystem::path(output).replace_extension("").string();
+  options.capture_dir = stem + ".captures";
   record::Recording recording;
   try {
     recording = record::record_program(options);

@@ -36,6 +36,9 @@ commands:
                           diagnosed. Exits with COMMAND's status (128+signal, 124 on timeout)
       --output FILE       the session file (default blasscope-record-HOST-PID.json)
       --timeout SECONDS   stop COMMAND after this long; the call still running is named
+      --capture MODE      failing (default), all or none: write a failing call's inputs as they were
+                          before it ran (.npy) with a workload.json that replays it
+      --capture-limit MIB at most this much captured per session (default 256); what is left out is said
       --check-values      also scan GEMM operands and results for NaN/Inf
       --max-calls N       keep at most N calls one by one (totals stay exact; default 1000000)
       --quiet             no summary on stderr

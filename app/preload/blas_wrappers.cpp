@@ -2,6 +2,7 @@
 // (cblas_dgemm): GEMM, GEMV, SYRK and TRSM in all four precisions.
 #include <complex>
 
+#include "capture.h"
 #include "forwarding.h"
 #include "preload_runtime.h"
 
@@ -76,6 +77,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
   if (check && scope.call.xerbla_parameter == 0) {
     scan_gemm_output<Real>(scope.call, reinterpret_cast<const void*>(w[11]));
   }
+  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
 }
 
 // GEMV, SYRK, TRSM under their Fortran names: sizes, leading dimensions and alpha.
@@ -133,6 +135,7 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
   if (check && scope.call.xerbla_parameter == 0) scan_gemm_output<Real>(scope.call, c_out);
+  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
 }
 
 }  // namespace

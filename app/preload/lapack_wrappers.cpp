@@ -1,6 +1,9 @@
 // LAPACK drivers, factorisations and ?LASCL, interposed under their Fortran names. Each call is
 // recorded with its sizes and INFO; a driver's inputs are scanned for NaN/Inf before it runs
 // (O(n^2) beside its O(n^3)) and its main output after, so a silent non-finite result shows.
+#include <cstdio>
+
+#include "capture.h"
 #include "forwarding.h"
 #include "preload_runtime.h"
 
@@ -48,9 +51,35 @@ using Forward17 = void (*)(BLASSCOPE_W_17);
 
 // Records and forwards one call. The real routine gets 17 words: its own N first, then zeros
 // it never reads.
+// The workload op that replays a captured call, or nullptr for routines BLAScope cannot replay.
+const char* replay_op(Routine routine) {
+  switch (routine) {
+    case Routine::Gesdd:
+    case Routine::Gesvd: return R"({"op": "svd", "a": "a"})";
+    case Routine::Gelsd:
+    case Routine::Gelsy:
+    case Routine::Gelss:
+    case Routine::Gels: return R"({"op": "lstsq", "a": "a", "b": "b"})";
+    default: return nullptr;
+  }
+}
+
+void format_real(char* out, std::size_t size, double v) {
+  if (v != v) {
+    std::snprintf(out, size, "\"NaN\"");
+  } else if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) {
+    std::snprintf(out, size, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  } else {
+    std::snprintf(out, size, "%.17g", v);
+  }
+}
+
 template <typename Real, int N>
 void call_lapack(Forward17 real, Routine routine, Precision precision, const LapackArgs& d, const Word (&w)[N]) {
   CallScope scope(routine, precision);
+  InputCapture capture;
+  const bool top_level = scope.recording() && scope.call.parent == 0;
+  const bool replayable = replay_op(routine) || routine == Routine::Lascl;
   const int reals = precision == Precision::C || precision == Precision::Z ? 2 : 1;
   Word a[17] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];
@@ -75,6 +104,13 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
     }
+    // Inputs as they are now, before LAPACK overwrites them, in case the call fails.
+    if (top_level && replayable && !query && InputCapture::enabled(precision)) {
+      if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
+      if (d.b >= 0 && d.nrhs >= 0) {
+        capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
+      }
+    }
     scope.begin();
   }
   real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16]);
@@ -83,6 +119,21 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
     const bool query = d.lwork >= 0 && deref(reinterpret_cast<const void*>(a[d.lwork])) == -1;
     if (c.info == 0 && d.scan_inputs && !query) scan_output<Real>(a, d, reals, c);
+    if (top_level && replayable && !query) {
+      char op[256];
+      if (routine == Routine::Lascl) {
+        char cfrom[40], cto[40];
+        format_real(cfrom, sizeof cfrom, c.alpha);
+        format_real(cto, sizeof cto, c.beta);
+        const char type =
+            c.side_uplo == 'L' || c.side_uplo == 'U' || c.side_uplo == 'H' ? static_cast<char>(c.side_uplo) : 'G';
+        std::snprintf(op, sizeof op, R"({"op": "dlascl", "a": "a", "type": "%c", "cfrom": %s, "cto": %s})", type, cfrom,
+                      cto);
+      } else {
+        std::snprintf(op, sizeof op, "%s", replay_op(routine));
+      }
+      capture.write(c, scope.failed_here_or_inside(), op);
+    }
   }
 }
 

@@ -241,7 +241,10 @@ CallScope::~CallScope() {
   if (!m_active) return;
   call.duration_ns = now_ns() - call.start_ns;
   t_innermost = m_parent;
-  if (m_parent) m_parent->m_children_ns += call.duration_ns;
+  if (m_parent) {
+    m_parent->m_children_ns += call.duration_ns;
+    if (failed_here_or_inside()) m_parent->m_child_failed = true;
+  }
   record::RoutineTotals& totals =
       g_shared->totals[static_cast<std::uint32_t>(call.routine)][static_cast<std::uint32_t>(call.precision)];
   totals.calls.fetch_add(1, std::memory_order_relaxed);

@@ -50,11 +50,14 @@ class CallScope {
   static CallScope* innermost();
   // A failure that counts for the totals (INFO != 0, xerbla, non-finite output).
   bool failed() const;
+  // This call or one it made failed (a DLASCL inside a DGELSD).
+  bool failed_here_or_inside() const { return failed() || m_child_failed; }
 
  private:
   bool m_active = false;
   CallScope* m_parent = nullptr;
   std::uint64_t m_children_ns = 0;
+  bool m_child_failed = false;
 };
 
 // log2 of the largest power of two dividing `p` (capped at 12: 4096).

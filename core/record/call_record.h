@@ -11,9 +11,9 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 1;
-inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";  // the mapped file's path
-inline constexpr const char* kCheckValuesEnv = "BLASSCOPE_RECORD_CHECK_VALUES";
+inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
+inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (~2 ms of 30M calls/s)
 inline constexpr std::uint32_t kActiveSlots = 1024;       // threads with a call running
 inline constexpr std::uint32_t kMaxProcesses = 256;       // processes that attached
@@ -108,6 +108,10 @@ struct SharedHeader {
   std::atomic<std::uint64_t> read_index;    // ring slots the recorder has drained
   std::atomic<std::uint64_t> dropped;       // finished calls lost because the ring was full
   std::atomic<std::uint32_t> check_values;  // scan GEMM operands too (--check-values)
+  // Captures: 0 none, 1 failing calls, 2 every capturable call; limits and what they cost.
+  std::atomic<std::uint32_t> capture_mode;
+  std::atomic<std::uint64_t> capture_limit_bytes, capture_limit_count;
+  std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
   RoutineTotals totals[kRoutineCount][kPrecisionCount];
   ProcessEntry processes[kMaxProcesses];

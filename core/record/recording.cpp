@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
+#include "record/routine_names.h"
 #include "record/shared_buffer.h"
 
 extern char** environ;
@@ -33,19 +35,22 @@ std::string host_name() {
 }
 
 // The environment of the program: ours, with the library preloaded first and the buffer named.
-std::vector<std::string> program_environment(const std::string& library, const std::string& buffer) {
+std::vector<std::string> program_environment(const std::string& library, const std::string& buffer,
+                                             const std::string& captures) {
   std::vector<std::string> env;
   std::string preload = "LD_PRELOAD=" + library;
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
     if (entry.rfind("LD_PRELOAD=", 0) == 0) {
       if (entry.size() > 11) preload += ":" + entry.substr(11);
-    } else if (entry.rfind(std::string(kShmEnv) + "=", 0) != 0) {
+    } else if (entry.rfind(std::string(kShmEnv) + "=", 0) != 0 &&
+               entry.rfind(std::string(kCaptureDirEnv) + "=", 0) != 0) {
       env.push_back(entry);
     }
   }
   env.push_back(preload);
   env.push_back(std::string(kShmEnv) + "=" + buffer);
+  if (!captures.empty()) env.push_back(std::string(kCaptureDirEnv) + "=" + captures);
   return env;
 }
 
@@ -112,7 +117,17 @@ Recording record_program(const RecordOptions& options) {
     return out;
   }
   SharedBuffer buffer(options.check_values);
-  std::vector<std::string> env_storage = program_environment(options.preload_library, buffer.path());
+  std::string capture_dir;
+  if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.capture_dir, error);
+    if (!error) capture_dir = std::filesystem::absolute(options.capture_dir, error).string();
+    SharedHeader& h = buffer.header();
+    h.capture_mode.store(options.capture == CaptureMode::All ? 2 : 1);
+    h.capture_limit_bytes.store(options.capture_limit_bytes);
+    h.capture_limit_count.store(options.capture_limit_count);
+  }
+  std::vector<std::string> env_storage = program_environment(options.preload_library, buffer.path(), capture_dir);
   std::vector<char*> envp, argv;
   for (auto& e : env_storage) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -208,6 +223,16 @@ Recording record_program(const RecordOptions& options) {
   out.calls_not_kept += buffer.header().dropped.load() + buffer.lost();
   collect_processes(buffer.header(), out);
   collect_totals(buffer.header(), out);
+  out.captures_skipped = buffer.header().capture_skipped.load();
+  for (const CallRecord& c : out.calls) {
+    if (!(c.flags & kCaptured)) continue;
+    out.captures.push_back(
+        {c.id, routine_name(c.routine, c.precision), capture_dir + "/call-" + std::to_string(c.id) + "/workload.json"});
+  }
+  if (!capture_dir.empty() && out.captures.empty()) {
+    std::error_code error;
+    std::filesystem::remove(capture_dir, error);  // only when empty
+  }
   if (WIFSIGNALED(status)) {
     out.signal = signal_text(WTERMSIG(status));
     out.exit_status = 128 + WTERMSIG(status);

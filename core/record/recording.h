@@ -25,6 +25,15 @@ struct RoutineTotal {
   double gflop = 0;                      // 0 where FLOPs are data-dependent (SVD, eigen, least squares)
 };
 
+// A failing call's inputs, written with a workload that replays it.
+struct Capture {
+  std::uint64_t call = 0;
+  std::string routine;
+  std::string workload;  // CAPTURES/call-ID/workload.json
+};
+
+enum class CaptureMode { None, Failing, All };
+
 // Everything a recording of one program found.
 struct Recording {
   std::vector<std::string> command;
@@ -45,6 +54,8 @@ struct Recording {
   std::uint64_t max_calls = 0;
   bool check_values = false;
   std::string problem;  // why nothing (or not everything) could be recorded
+  std::vector<Capture> captures;
+  std::uint64_t captures_skipped = 0;  // failing calls not captured: over the size or count cap
 };
 
 struct RecordOptions {
@@ -53,6 +64,9 @@ struct RecordOptions {
   double timeout_seconds = 0;   // 0: none
   bool check_values = false;
   std::uint64_t max_calls = 1000000;
+  CaptureMode capture = CaptureMode::Failing;
+  std::string capture_dir;  // made when the first capture is written; removed again if none was
+  std::uint64_t capture_limit_bytes = 256ull << 20, capture_limit_count = 100;
   // Called about every 100 ms with the number of calls so far; returns false to stop the program.
   std::function<bool(std::uint64_t calls)> progress;
 };

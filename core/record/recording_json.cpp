@@ -77,7 +77,7 @@ CallRecord call_from_json(const json& j, std::uint64_t start_ns) {
   }
   for (const auto& [key, flag] :
        {std::pair{"cblas", kCblas}, std::pair{"row_major", kRowMajor}, std::pair{"trans_a", kTransA},
-        std::pair{"trans_b", kTransB}, std::pair{"values_checked", kValuesChecked}}) {
+        std::pair{"trans_b", kTransB}, std::pair{"values_checked", kValuesChecked}, std::pair{"captured", kCaptured}}) {
     if (field<bool>(j, key, false)) c.flags |= flag;
   }
   if (j.contains("xerbla") && j["xerbla"].is_object()) {
@@ -115,6 +115,7 @@ json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns
   if (c.flags & kTransA) j["trans_a"] = true;
   if (c.flags & kTransB) j["trans_b"] = true;
   if (c.flags & kValuesChecked) j["values_checked"] = true;
+  if (c.flags & kCaptured) j["captured"] = true;
   if (c.xerbla_parameter) {
     j["xerbla"] = {{"routine", std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine))},
                    {"parameter", c.xerbla_parameter}};
@@ -197,6 +198,7 @@ void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::u
   if (c.flags & kTransA) w.flag("trans_a");
   if (c.flags & kTransB) w.flag("trans_b");
   if (c.flags & kValuesChecked) w.flag("values_checked");
+  if (c.flags & kCaptured) w.flag("captured");
   if (c.xerbla_parameter) {
     w.key("xerbla");
     CallWriter x(out);
@@ -257,6 +259,10 @@ json to_json(const Recording& r, bool with_calls) {
   }
   json running = json::array();
   for (const auto& c : r.running) running.push_back(call_to_json(c, 0, r.start_ns));
+  json captures = json::array();
+  for (const auto& c : r.captures) {
+    captures.push_back({{"call", c.call}, {"routine", c.routine}, {"workload", c.workload}});
+  }
   return {{"format", "blasscope-session"},
           {"version", kRecordingFormatVersion},
           {"kind", "recording"},
@@ -274,6 +280,8 @@ json to_json(const Recording& r, bool with_calls) {
           {"calls_not_kept", r.calls_not_kept},
           {"problem", r.problem.empty() ? json() : json(r.problem)},
           {"processes", processes},
+          {"captures", captures},
+          {"captures_skipped", r.captures_skipped},
           {"routines", routines},
           {"calls", calls},
           {"running", running}};
@@ -319,6 +327,12 @@ Recording recording_from_json(const json& s) {
                           field<double>(t, "self_seconds", 0), field<double>(t, "gflop", 0)});
   }
   for (const json& c : field<json>(s, "calls", json::array())) r.calls.push_back(call_from_json(c, r.start_ns));
+  for (const json& c : field<json>(s, "captures", json::array())) {
+    if (!c.is_object()) throw std::invalid_argument("a capture must be an object");
+    r.captures.push_back({field<std::uint64_t>(c, "call", 0), field<std::string>(c, "routine", ""),
+                          field<std::string>(c, "workload", "")});
+  }
+  r.captures_skipped = field<std::uint64_t>(s, "captures_skipped", 0);
   for (const json& c : field<json>(s, "running", json::array())) r.running.push_back(call_from_json(c, r.start_ns));
   return r;
 }

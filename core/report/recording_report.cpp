@@ -61,6 +61,17 @@ std::string header(const record::Recording& r) {
   return out.str();
 }
 
+std::string captures_text(const record::Recording& r) {
+  std::ostringstream out;
+  for (const auto& c : r.captures) {
+    out << "capture: call " << c.call << " " << c.routine << " -> blasscope-cli run " << c.workload << '\n';
+  }
+  if (r.captures_skipped) {
+    out << "note: " << r.captures_skipped << " failing calls were not captured (over the size or count cap)\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
@@ -80,7 +91,8 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"calls_not_kept", r.calls_not_kept},
               {"running", session["running"]},
               {"problem", session["problem"]},
-              {"captures", json::array()},
+              {"captures", session["captures"]},
+              {"captures_skipped", r.captures_skipped},
               {"crash", nullptr}};
   json list = json::array();
   for (const auto& d : diagnoses) {
@@ -111,6 +123,7 @@ std::string recording_summary(const record::Recording& r, const std::vector<Diag
     }
     out << "(blasscope-cli explain ID tells the cause, the fix and the error texts each shows up as)\n";
   }
+  out << captures_text(r);
   return out.str();
 }
 

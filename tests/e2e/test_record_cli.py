@@ -42,6 +42,13 @@ def record(*command, options=(), timeout=300):
     return proc, report
 
 
+def replay_ids(capture):
+    """The diagnosis ids of `blasscope-cli run` on a capture's workload (the machine's own left out)."""
+    proc = subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True, timeout=300)
+    report = json.loads(proc.stdout)
+    return [d["id"] for d in report["diagnoses"] if d["id"] != "blas-kernel-mismatch"]
+
+
 def calls_of(report, routine):
     return sum(r["calls"] for r in report["routines"] if r["routine"] == routine)
 
@@ -113,6 +120,15 @@ class RecordNumPy(unittest.TestCase):
         self.assertNotEqual(gesdd[0]["info"], 0)
         d = next(d for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
         self.assertEqual(d["call"], gesdd[0]["id"])
+        capture = next(c for c in report["captures"] if c["call"] == gesdd[0]["id"])
+        self.assertEqual(replay_ids(capture), ["dlascl-invalid-cfrom", "non-finite-input"])
+        # --capture none writes nothing; a cap of 0 MiB says what it left out.
+        _, report = record(PYTHON, script, options=("--capture", "none"))
+        self.assertEqual(report["captures"], [])
+        proc, report = record(PYTHON, script, options=("--capture-limit", "0"))
+        self.assertEqual(report["captures"], [])
+        self.assertEqual(report["captures_skipped"], 1)
+        self.assertIn("not captured", proc.err)
 
     def test_a_silent_overflow_is_found_with_check_values(self):
         script = write("overflow.py", """
@@ -174,6 +190,9 @@ class RecordSciPy(unittest.TestCase):
         d = next(d for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
         self.assertEqual(d["call"], parent["id"])
         self.assertEqual(lascl[0]["alpha"], "NaN")  # the NaN CFROM survives the session file
+        # The failing call's inputs, as they were before DGELSD overwrote them, replay the failure.
+        self.assertEqual([c["call"] for c in report["captures"]], [parent["id"]])
+        self.assertIn("dlascl-invalid-cfrom", replay_ids(report["captures"][0]))
         self.assertTrue(any("CFROM = nan" in e for e in d["evidence"]), d["evidence"])
         self.assertNotIn("lapack-failed", ids(report))  # INFO > 0 there is the consequence, not a second cause
 
@@ -235,6 +254,8 @@ class RecordC(unittest.TestCase):
         self.assertEqual(calls_of(report, "dgemm"), 11)
         d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
         self.assertTrue(any("your LDA = 4, which must be at least 5" in e for e in d["evidence"]), d["evidence"])
+        self.assertEqual(len(report["captures"]), 1)
+        self.assertEqual(replay_ids(report["captures"][0]), ["illegal-argument"])
 
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """

@@ -1,0 +1,179 @@
+#include "capture.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "preload_runtime.h"
+
+namespace blasscope::preload {
+namespace {
+
+const char* capture_root() {
+  static const char* root = std::getenv(record::kCaptureDirEnv);
+  return root && *root ? root : nullptr;
+}
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A NumPy .npy (format 1.0) of a Fortran-order matrix.
+bool write_npy(const char* path, const void* data, std::int64_t rows, std::int64_t cols, std::size_t element_size) {
+  char header[128];
+  int length =
+      std::snprintf(header, sizeof header, "{'descr': '<f%zu', 'fortran_order': True, 'shape': (%lld, %lld), }",
+                    element_size, static_cast<long long>(rows), static_cast<long long>(cols));
+  const int total = ((10 + length + 1 + 63) / 64) * 64;  // magic, version, length, dict, '\n': 64-aligned
+  while (10 + length + 1 < total) header[length++] = ' ';
+  header[length++] = '\n';
+  const unsigned char preamble[10] = {0x93,
+                                      'N',
+                                      'U',
+                                      'M',
+                                      'P',
+                                      'Y',
+                                      1,
+                                      0,
+                                      static_cast<unsigned char>(length & 0xff),
+                                      static_cast<unsigned char>(length >> 8)};
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const bool ok = write_all(fd, preamble, sizeof preamble) && write_all(fd, header, static_cast<std::size_t>(length)) &&
+                  write_all(fd, data, static_cast<std::size_t>(rows * cols) * element_size);
+  return ::close(fd) == 0 && ok;
+}
+
+bool write_text(const char* path, const char* text) {
+  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return false;
+  const bool ok = write_all(fd, text, std::strlen(text));
+  return ::close(fd) == 0 && ok;
+}
+
+// Reserves room for `bytes` more under the session's caps; counts a skip when there is none.
+bool reserve(std::uint64_t bytes) {
+  record::SharedHeader* s = shared();
+  if (s->captured_count.fetch_add(1) >= s->capture_limit_count.load()) {
+    s->captured_count.fetch_sub(1);
+    s->capture_skipped.fetch_add(1);
+    return false;
+  }
+  if (s->captured_bytes.fetch_add(bytes) + bytes > s->capture_limit_bytes.load()) {
+    s->captured_bytes.fetch_sub(bytes);
+    s->captured_count.fetch_sub(1);
+    s->capture_skipped.fetch_add(1);
+    return false;
+  }
+  return true;
+}
+
+// CAPTURES/call-ID/ (made here: the recorder made CAPTURES).
+bool make_directory(const record::CallRecord& call, char* dir, std::size_t size) {
+  std::snprintf(dir, size, "%s/call-%llu", capture_root(), static_cast<unsigned long long>(call.id));
+  return ::mkdir(dir, 0755) == 0 || errno == EEXIST;
+}
+
+const char* dtype_of(record::Precision p) {
+  return p == record::Precision::S ? "float32" : "float64";
+}
+
+}  // namespace
+
+bool InputCapture::enabled(record::Precision precision) {
+  record::SharedHeader* s = shared();
+  return s && capture_root() && s->capture_mode.load(std::memory_order_relaxed) != 0 &&
+         (precision == record::Precision::S || precision == record::Precision::D);
+}
+
+InputCapture::~InputCapture() {
+  for (Matrix& m : m_inputs) std::free(m.data);
+}
+
+void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                        std::size_t element_size) {
+  if (!data || rows <= 0 || cols <= 0 || ld < rows || slot < 0 || slot > 1) return;
+  const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * element_size;
+  if (bytes > shared()->capture_limit_bytes.load()) {  // could never be written
+    m_too_large = true;
+    return;
+  }
+  Matrix& m = m_inputs[slot];
+  m.data = std::malloc(bytes);
+  if (!m.data) return;
+  m.rows = rows, m.cols = cols, m.element_size = element_size;
+  for (std::int64_t j = 0; j < cols; ++j) {
+    std::memcpy(static_cast<char*>(m.data) + static_cast<std::size_t>(j * rows) * element_size,
+                static_cast<const char*>(data) + static_cast<std::size_t>(j * ld) * element_size,
+                static_cast<std::size_t>(rows) * element_size);
+  }
+}
+
+void InputCapture::write(record::CallRecord& call, bool failed, const char* op_json) {
+  if (!failed && shared()->capture_mode.load() != 2) return;
+  if (m_too_large) shared()->capture_skipped.fetch_add(1);
+  if (!m_inputs[0].data || m_too_large) return;
+  std::uint64_t bytes = 0;
+  for (const Matrix& m : m_inputs) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
+  if (!reserve(bytes)) return;
+  char dir[4096], path[4200], text[2048];
+  if (!make_directory(call, dir, sizeof dir)) return;
+  const char* names[2] = {"a", "b"};
+  int written = 0;
+  for (int i = 0; i < 2; ++i) {
+    const Matrix& m = m_inputs[i];
+    if (!m.data) continue;
+    std::snprintf(path, sizeof path, "%s/%s.npy", dir, names[i]);
+    if (!write_npy(path, m.data, m.rows, m.cols, m.element_size)) return;
+    ++written;
+  }
+  const char* routine_tensors =
+      written == 2 ? R"("a": {"file": "a.npy"}, "b": {"file": "b.npy"})" : R"("a": {"file": "a.npy"})";
+  std::snprintf(text, sizeof text,
+                "{\"name\": \"call %llu\",\n \"description\": \"Inputs of call %llu as they were before it ran, "
+                "captured by blasscope-cli record\",\n \"tensors\": {%s},\n \"ops\": [%s]}\n",
+                static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), routine_tensors,
+                op_json);
+  std::snprintf(path, sizeof path, "%s/workload.json", dir);
+  if (write_text(path, text)) call.flags |= record::kCaptured;
+}
+
+void capture_gemm_arguments(record::CallRecord& c) {
+  record::SharedHeader* s = shared();
+  if (!s || !capture_root() || s->capture_mode.load() == 0) return;
+  if (c.precision != record::Precision::S && c.precision != record::Precision::D) return;
+  if (c.m < 0 || c.n < 0 || c.k < 0 || c.m * c.k > (1 << 26) || c.k * c.n > (1 << 26)) return;
+  if (!reserve(0)) return;
+  char dir[4096], path[4200], text[2048];
+  if (!make_directory(c, dir, sizeof dir)) return;
+  const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
+  const char* order = row ? "C" : "F";
+  const long long ar = ta ? c.k : c.m, ac = ta ? c.m : c.k, br = tb ? c.n : c.k, bc = tb ? c.k : c.n;
+  std::snprintf(text, sizeof text,
+                "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
+                "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
+                " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1},\n"
+                "             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 2}},\n"
+                " \"ops\": [{\"op\": \"gemm\", \"a\": \"a\", \"b\": \"b\", \"trans_a\": %s, \"trans_b\": %s, "
+                "\"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld}]}\n",
+                static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, ar,
+                ac, dtype_of(c.precision), order, br, bc, dtype_of(c.precision), order, ta ? "true" : "false",
+                tb ? "true" : "false", static_cast<long long>(c.lda), static_cast<long long>(c.ldb),
+                static_cast<long long>(c.ldc));
+  std::snprintf(path, sizeof path, "%s/workload.json", dir);
+  if (write_text(path, text)) c.flags |= record::kCaptured;
+}
+
+}  // namespace blasscope::preload
