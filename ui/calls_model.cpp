@@ -97,7 +97,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
       const QString name = QString::fromStdString(record::routine_name(c->routine, c->precision));
       return c->parent ? QStringLiteral("  ↳ ") + name : name;
     }
-    case DType: return QString::fromLatin1(record::precision_dtype(c->precision));
+    case DType: return QString::fromLatin1(record::precision_dtype(c->precision, c->routine));
     case Sizes: return sizes(*c);
     case Start:
       return QStringLiteral("%1 ms").arg(

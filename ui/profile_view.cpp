@@ -133,7 +133,7 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const double gflops = t.gflop > 0 && t.seconds > 0 ? t.gflop / t.seconds : 0;
     auto* failures = number_item(static_cast<double>(t.failures), QString::number(t.failures));
     if (t.failures) failures->setForeground(QColor(0xc6, 0x28, 0x28));
-    m_routines->appendRow({routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision))),
+    m_routines->appendRow({routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
                            number_item(static_cast<double>(t.calls), QString::number(t.calls)),
                            number_item(t.seconds, QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3)),
                            number_item(t.self_seconds, QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3)),

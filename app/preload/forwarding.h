@@ -27,6 +27,13 @@ using Word = std::uintptr_t;
 #define BLASSCOPE_W_15 BLASSCOPE_W_14, ::blasscope::preload::Word a14
 #define BLASSCOPE_W_16 BLASSCOPE_W_15, ::blasscope::preload::Word a15
 #define BLASSCOPE_W_17 BLASSCOPE_W_16, ::blasscope::preload::Word a16
+#define BLASSCOPE_W_18 BLASSCOPE_W_17, ::blasscope::preload::Word a17
+#define BLASSCOPE_W_19 BLASSCOPE_W_18, ::blasscope::preload::Word a18
+#define BLASSCOPE_W_20 BLASSCOPE_W_19, ::blasscope::preload::Word a19
+#define BLASSCOPE_W_21 BLASSCOPE_W_20, ::blasscope::preload::Word a20
+#define BLASSCOPE_W_22 BLASSCOPE_W_21, ::blasscope::preload::Word a21
+#define BLASSCOPE_W_23 BLASSCOPE_W_22, ::blasscope::preload::Word a22
+#define BLASSCOPE_W_24 BLASSCOPE_W_23, ::blasscope::preload::Word a23
 
 #define BLASSCOPE_P_1 a0
 #define BLASSCOPE_P_2 BLASSCOPE_P_1, a1
@@ -45,5 +52,12 @@ using Word = std::uintptr_t;
 #define BLASSCOPE_P_15 BLASSCOPE_P_14, a14
 #define BLASSCOPE_P_16 BLASSCOPE_P_15, a15
 #define BLASSCOPE_P_17 BLASSCOPE_P_16, a16
+#define BLASSCOPE_P_18 BLASSCOPE_P_17, a17
+#define BLASSCOPE_P_19 BLASSCOPE_P_18, a18
+#define BLASSCOPE_P_20 BLASSCOPE_P_19, a19
+#define BLASSCOPE_P_21 BLASSCOPE_P_20, a20
+#define BLASSCOPE_P_22 BLASSCOPE_P_21, a21
+#define BLASSCOPE_P_23 BLASSCOPE_P_22, a22
+#define BLASSCOPE_P_24 BLASSCOPE_P_23, a23
 
 #define BLASSCOPE_EXPORT extern "C" __attribute__((visibility("default")))

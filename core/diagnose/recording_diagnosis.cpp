@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "gpu_model/cublas_status.h"
 #include "record/routine_names.h"
 #include "text/format.h"
 
@@ -130,6 +131,30 @@ class Collector {
   std::vector<std::uint64_t> m_repeats;
 };
 
+void add_gpu_failure(Collector& out, const CallRecord& c) {
+  const std::string routine = record::routine_name(c.routine, c.precision);
+  if (c.routine == Routine::CudaMalloc) {
+    // cudaErrorMemoryAllocation is 2; other statuses are the runtime's (no driver, a sticky fault).
+    const bool oom = c.info == 2;
+    out.add(oom ? "out-of-memory" : "cuda-error", Severity::Error, c,
+            "call " + std::to_string(c.id) + " cudaMalloc of " + format_bytes(static_cast<std::uint64_t>(c.m)) +
+                " returned cudaError " + std::to_string(c.info) + (oom ? " (cudaErrorMemoryAllocation)" : ""),
+            {"cudaMalloc(" + std::to_string(c.m) + " bytes) returned " + std::to_string(c.info)});
+    return;
+  }
+  const CublasStatusInfo& status = cublas_status_info(c.info);
+  std::vector<std::string> evidence = {routine + " returned " + status.name + " (" + std::to_string(c.info) +
+                                       "): " + status.meaning};
+  if (c.routine != Routine::CublasCreate) evidence.push_back(routine + " was called with " + sizes(c));
+  if (c.routine == Routine::CublasCreate && c.info == 1) {
+    evidence.push_back(
+        "cublasCreate_v2 cannot initialise without a usable CUDA driver and device (or with device "
+        "memory held by another process): TensorFlow reports this as \"Blas GEMM launch failed\"");
+  }
+  out.add("cublas-error", Severity::Error, c,
+          "call " + std::to_string(c.id) + " " + routine + " returned " + status.name, evidence);
+}
+
 }  // namespace
 
 std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
@@ -149,6 +174,10 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   Collector out;
   for (const CallRecord& c : r.calls) {
     const bool lapack = record::is_lapack(c.routine);
+    if (record::is_gpu(c.routine)) {
+      if (c.info != 0) add_gpu_failure(out, c);
+      continue;
+    }
     if (is_lascl_cfrom(c)) {
       const CallRecord& top = *outermost(c);
       std::vector<std::string> evidence;

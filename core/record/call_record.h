@@ -11,7 +11,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (~2 ms of 30M calls/s)
@@ -37,6 +37,16 @@ enum class Routine : std::uint16_t {
   Getrs,
   Potrf,  // eigen, solve, factorisations
   Lascl,
+  // cuBLAS and the CUDA runtime (precision S; `info` is the cublasStatus_t / cudaError_t)
+  CublasCreate,
+  CublasSgemm,
+  CublasDgemm,
+  CublasHgemm,
+  CublasGemmEx,
+  CublasSgemmStridedBatched,
+  CublasDgemmStridedBatched,
+  CublasGemmStridedBatchedEx,
+  CudaMalloc,
   Count
 };
 inline constexpr std::uint32_t kRoutineCount = static_cast<std::uint32_t>(Routine::Count);
@@ -52,7 +62,8 @@ enum CallFlags : std::uint16_t {
   kTransB = 1 << 3,
   kHasInfo = 1 << 4,  // a LAPACK routine: `info` is its INFO
   kValuesChecked = 1 << 5,
-  kCaptured = 1 << 6,  // its inputs were written as a capture
+  kCaptured = 1 << 6,   // its inputs were written as a capture
+  kHasStatus = 1 << 7,  // a cuBLAS/CUDA call: `info` is its status
 };
 
 // One finished call (or, in the active table, one running call).

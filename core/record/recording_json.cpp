@@ -75,6 +75,10 @@ CallRecord call_from_json(const json& j, std::uint64_t start_ns) {
     c.flags |= kHasInfo;
     c.info = field<std::int32_t>(j, "info", 0);
   }
+  if (j.contains("status") && !j["status"].is_null()) {
+    c.flags |= kHasStatus;
+    c.info = field<std::int32_t>(j, "status", 0);
+  }
   for (const auto& [key, flag] :
        {std::pair{"cblas", kCblas}, std::pair{"row_major", kRowMajor}, std::pair{"trans_a", kTransA},
         std::pair{"trans_b", kTransB}, std::pair{"values_checked", kValuesChecked}, std::pair{"captured", kCaptured}}) {
@@ -98,7 +102,7 @@ json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns
             {"pid", c.pid},
             {"thread", c.tid},
             {"routine", routine_name(c.routine, c.precision)},
-            {"dtype", precision_dtype(c.precision)},
+            {"dtype", precision_dtype(c.precision, c.routine)},
             {"start", seconds(c.start_ns > start_ns ? c.start_ns - start_ns : 0)},
             {"seconds", seconds(c.duration_ns)}};
   if (c.parent) j["parent"] = c.parent;
@@ -110,6 +114,7 @@ json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns
   if (c.alpha != 0) j["alpha"] = real_json(c.alpha);
   if (c.beta != 0) j["beta"] = real_json(c.beta);
   if (c.flags & kHasInfo) j["info"] = c.info;
+  if (c.flags & kHasStatus) j["status"] = c.info;
   if (c.flags & kCblas) j["cblas"] = true;
   if (c.flags & kRowMajor) j["row_major"] = true;
   if (c.flags & kTransA) j["trans_a"] = true;
@@ -181,7 +186,7 @@ void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::u
   w.number("pid", c.pid);
   w.number("thread", c.tid);
   w.text("routine", routine_name(c.routine, c.precision));
-  w.text("dtype", precision_dtype(c.precision));
+  w.text("dtype", precision_dtype(c.precision, c.routine));
   w.real("start", seconds(c.start_ns > start_ns ? c.start_ns - start_ns : 0));
   w.real("seconds", seconds(c.duration_ns));
   if (c.parent) w.number("parent", c.parent);
@@ -193,6 +198,7 @@ void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::u
   if (c.alpha != 0) w.real("alpha", c.alpha);
   if (c.beta != 0) w.real("beta", c.beta);
   if (c.flags & kHasInfo) w.number("info", c.info);
+  if (c.flags & kHasStatus) w.number("status", c.info);
   if (c.flags & kCblas) w.flag("cblas");
   if (c.flags & kRowMajor) w.flag("row_major");
   if (c.flags & kTransA) w.flag("trans_a");
@@ -246,7 +252,7 @@ json to_json(const Recording& r, bool with_calls) {
   json routines = json::array();
   for (const auto& t : r.routines) {
     routines.push_back({{"routine", routine_name(t.routine, t.precision)},
-                        {"dtype", precision_dtype(t.precision)},
+                        {"dtype", precision_dtype(t.precision, t.routine)},
                         {"calls", t.calls},
                         {"seconds", t.seconds},
                         {"self_seconds", t.self_seconds},

@@ -24,6 +24,15 @@ std::string routine_name(Routine routine, Precision precision) {
     case Routine::Getrs: base = "getrs"; break;
     case Routine::Potrf: base = "potrf"; break;
     case Routine::Lascl: base = "lascl"; break;
+    case Routine::CublasCreate: return "cublasCreate_v2";
+    case Routine::CublasSgemm: return "cublasSgemm_v2";
+    case Routine::CublasDgemm: return "cublasDgemm_v2";
+    case Routine::CublasHgemm: return "cublasHgemm";
+    case Routine::CublasGemmEx: return "cublasGemmEx";
+    case Routine::CublasSgemmStridedBatched: return "cublasSgemmStridedBatched";
+    case Routine::CublasDgemmStridedBatched: return "cublasDgemmStridedBatched";
+    case Routine::CublasGemmStridedBatchedEx: return "cublasGemmStridedBatchedEx";
+    case Routine::CudaMalloc: return "cudaMalloc";
     case Routine::Count: break;
   }
   return std::string(1, kLetters[static_cast<int>(precision) & 3]) + base;
@@ -40,6 +49,21 @@ std::optional<std::pair<Routine, Precision>> parse_routine_name(const std::strin
   return std::nullopt;
 }
 
+const char* precision_dtype(Precision precision, Routine routine) {
+  switch (routine) {
+    case Routine::CublasDgemm:
+    case Routine::CublasDgemmStridedBatched: return "float64";
+    case Routine::CublasHgemm: return "float16";
+    case Routine::CublasGemmEx:
+    case Routine::CublasGemmStridedBatchedEx:
+    case Routine::CublasCreate:
+    case Routine::CudaMalloc: return "";
+    case Routine::CublasSgemm:
+    case Routine::CublasSgemmStridedBatched: return "float32";
+    default: return precision_dtype(precision);
+  }
+}
+
 const char* precision_dtype(Precision precision) {
   switch (precision) {
     case Precision::S: return "float32";
@@ -50,8 +74,13 @@ const char* precision_dtype(Precision precision) {
   return "complex128";
 }
 
+bool is_gpu(Routine routine) {
+  return routine >= Routine::CublasCreate && routine < Routine::Count;
+}
+
 bool is_lapack(Routine routine) {
-  return routine != Routine::Gemm && routine != Routine::Gemv && routine != Routine::Syrk && routine != Routine::Trsm;
+  return routine != Routine::Gemm && routine != Routine::Gemv && routine != Routine::Syrk && routine != Routine::Trsm &&
+         !is_gpu(routine);
 }
 
 }  // namespace blasscope::record

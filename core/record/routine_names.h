@@ -14,7 +14,11 @@ std::string routine_name(Routine routine, Precision precision);
 std::optional<std::pair<Routine, Precision>> parse_routine_name(const std::string& name);
 // The dtype it computes in: float32, float64, complex64, complex128.
 const char* precision_dtype(Precision precision);
+// The dtype of a call of `routine` ("" where the call itself says: cublasGemmEx).
+const char* precision_dtype(Precision precision, Routine routine);
 // Whether it is a LAPACK routine (it has INFO) rather than BLAS.
 bool is_lapack(Routine routine);
+// Whether it is a cuBLAS or CUDA runtime call (its `info` is a status).
+bool is_gpu(Routine routine);
 
 }  // namespace blasscope::record

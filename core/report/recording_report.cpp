@@ -32,7 +32,7 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   for (const auto& t : r.routines) {
     const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
     rows.push_back(
-        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision), std::to_string(t.calls),
+        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine), std::to_string(t.calls),
          format_number(t.seconds * 1e3) + " ms", format_number(t.self_seconds * 1e3) + " ms",
          self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
          format_number(mean * 1e6) + " us", t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",

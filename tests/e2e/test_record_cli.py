@@ -307,6 +307,37 @@ class RecordC(unittest.TestCase):
         self.assertIn("statically linked", proc.err)
 
 
+CUDA_LIB = "/usr/local/cuda/lib64"
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(CUDA_LIB, "libcublas.so")),
+                     "no CUDA toolkit in /usr/local/cuda: cuBLAS calls cannot be built or recorded here")
+class RecordCuBlas(unittest.TestCase):
+    def test_cublas_create_without_a_driver_is_the_blas_gemm_launch_failure(self):
+        exe = build_c("cublas_create", """
+            #include <stdio.h>
+            typedef struct cublasContext* cublasHandle_t;
+            int cublasCreate_v2(cublasHandle_t* handle);
+            int main(void) {
+              cublasHandle_t h = 0;
+              int status = cublasCreate_v2(&h);
+              printf("status %d\\n", status);
+              return status == 0 ? 0 : 1;
+            }
+        """, f"-L{CUDA_LIB}", "-lcublas", f"-Wl,-rpath,{CUDA_LIB}")
+        proc, report = record(exe)
+        status = int(proc.out.split()[-1])
+        self.assertEqual(calls_of(report, "cublasCreate_v2"), 1)
+        call = next(c for c in report["calls"] if c["routine"] == "cublasCreate_v2")
+        self.assertEqual(call["status"], status)
+        if status == 0:
+            self.skipTest("a usable GPU is present: cublasCreate_v2 succeeded")
+        self.assertEqual(status, 1)  # CUBLAS_STATUS_NOT_INITIALIZED
+        d = next(d for d in report["diagnoses"] if d["id"] == "cublas-error")
+        self.assertIn("CUBLAS_STATUS_NOT_INITIALIZED", d["title"])
+        self.assertIn("Blas GEMM launch failed", " ".join(d["seen_as"]) + " ".join(d["evidence"]))
+
+
 class RecordBadInput(unittest.TestCase):
     def test_an_unknown_command_exits_127(self):
         proc = subprocess.run([CLI, "record", "--", "/no/such/program"], capture_output=True, timeout=60, cwd=WORK)
