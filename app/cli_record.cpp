@@ -23,19 +23,6 @@ constexpr const char* kRecordUsage =
     "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--quiet] -- COMMAND "
     "[ARGS...]\n";
 
-// libblasscope-preload.so beside the CLI (build/lib next to build/bin), unless
-// BLASSCOPE_PRELOAD names another.
-std::string preload_library() {
-  if (const char* env = std::getenv("BLASSCOPE_PRELOAD"); env && *env) return env;
-  std::error_code error;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  const auto dir = exe.parent_path();
-  for (const auto& candidate : {dir / "../lib/libblasscope-preload.so", dir / "libblasscope-preload.so"}) {
-    if (std::filesystem::exists(candidate, error)) return std::filesystem::weakly_canonical(candidate, error).string();
-  }
-  return (dir / "../lib/libblasscope-preload.so").string();
-}
-
 bool parse_number(const std::string& text, double& out) {
   char* end = nullptr;
   out = std::strtod(text.c_str(), &end);
@@ -104,7 +91,7 @@ int run_record(const std::vector<std::string>& args) {
     std::cerr << "error: record: no command to run\n" << kRecordUsage;
     return kExitUsage;
   }
-  options.preload_library = preload_library();
+  options.preload_library = record::default_preload_library();
   if (!std::filesystem::exists(options.preload_library)) {
     std::cerr << "error: record: the recording library is missing (" << options.preload_library
               << "); rebuild BLAScope or set BLASSCOPE_PRELOAD\n";

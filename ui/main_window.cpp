@@ -35,6 +35,7 @@
 #include "memory_view.h"
 #include "overview_view.h"
 #include "profile_view.h"
+#include "record_dialog.h"
 #include "report/session_report.h"
 #include "results/run_environment.h"
 #include "results/session_file.h"
@@ -227,6 +228,7 @@ void MainWindow::createActions() {
   open->setShortcut(QKeySequence::Open);
   m_recent = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
+  file->addAction(tr("&Record Program…"), this, &MainWindow::recordProgram)->setShortcut(tr("Ctrl+Shift+R"));
   file->addAction(tr("&Save Session…"), this, &MainWindow::saveSession)->setShortcut(QKeySequence::Save);
   file->addAction(tr("Export &Report…"), this, &MainWindow::exportReport);
   file->addAction(tr("Export &Trace…"), this, &MainWindow::exportTrace);
@@ -490,6 +492,15 @@ void MainWindow::exportReport() {
               path.endsWith(QStringLiteral(".md")) ? core::markdown_report(*m_doc.run, m_doc.diagnoses)
                                                    : core::html_report(*m_doc.run, m_doc.diagnoses),
               tr("report"));
+}
+
+void MainWindow::recordProgram() {
+  if (!m_recorder) {
+    m_recorder = new RecordDialog(this);
+    connect(m_recorder, &RecordDialog::recorded, this, [this](const QString& path) { open(path); });
+  }
+  m_recorder->show();
+  m_recorder->raise();
 }
 
 void MainWindow::exportTrace() {

@@ -17,6 +17,7 @@ namespace blasscope::ui {
 
 class DocumentView;
 class FailuresPanel;
+class RecordDialog;
 class FileLoader;
 class GalleryView;
 class WorkerRun;
@@ -77,6 +78,7 @@ class MainWindow : public QMainWindow {
   void saveSession();
   void exportReport();
   void exportTrace();
+  void recordProgram();  // File ▸ Record Program…
   void exportView();
   // Writes an export and says where it went, or why it was not written.
   bool writeExport(const QString& path, const std::string& content, const QString& what);
@@ -86,6 +88,7 @@ class MainWindow : public QMainWindow {
   RunDocument m_doc;
   FileLoader* m_loader;
   WorkerRun* m_worker;
+  RecordDialog* m_recorder = nullptr;
   TensorValuesJob* m_values;  // the Tensors view's values, read off the GUI thread
   QTabWidget* m_tabs = nullptr;
   std::vector<DocumentView*> m_views;

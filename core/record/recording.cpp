@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -150,9 +151,15 @@ Recording record_program(const RecordOptions& options) {
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!options.working_directory.empty()) {
+    posix_spawn_file_actions_addchdir_np(&actions, options.working_directory.c_str());
+  }
   pid_t pid = 0;
   const auto started = Clock::now();
-  const int spawn_error = ::posix_spawnp(&pid, argv[0], nullptr, &attr, argv.data(), envp.data());
+  const int spawn_error = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (spawn_error != 0) {
     ::sigaction(SIGINT, &old_int, nullptr);
@@ -252,6 +259,16 @@ Recording record_program(const RecordOptions& options) {
         "links a BLAS statically)";
   }
   return out;
+}
+
+std::string default_preload_library() {
+  if (const char* env = std::getenv("BLASSCOPE_PRELOAD"); env && *env) return env;
+  std::error_code error;
+  const auto dir = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
+  for (const auto& candidate : {dir / "../lib/libblasscope-preload.so", dir / "libblasscope-preload.so"}) {
+    if (std::filesystem::exists(candidate, error)) return std::filesystem::weakly_canonical(candidate, error).string();
+  }
+  return (dir / "../lib/libblasscope-preload.so").lexically_normal().string();
 }
 
 }  // namespace blasscope::record

@@ -60,8 +60,9 @@ struct Recording {
 
 struct RecordOptions {
   std::vector<std::string> command;
-  std::string preload_library;  // libblasscope-preload.so
-  double timeout_seconds = 0;   // 0: none
+  std::string working_directory;  // "" : the recorder's
+  std::string preload_library;    // libblasscope-preload.so
+  double timeout_seconds = 0;     // 0: none
   bool check_values = false;
   std::uint64_t max_calls = 1000000;
   CaptureMode capture = CaptureMode::Failing;
@@ -75,5 +76,9 @@ struct RecordOptions {
 // it until it exits (or the timeout stops it: SIGTERM, then SIGKILL after 2 s). Never throws
 // for a program that fails; a command that cannot start gives exit_status 127 and `problem`.
 Recording record_program(const RecordOptions& options);
+
+// libblasscope-preload.so beside the running executable (lib/ next to bin/), unless
+// BLASSCOPE_PRELOAD names another.
+std::string default_preload_library();
 
 }  // namespace blasscope::record

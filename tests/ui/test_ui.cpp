@@ -2,6 +2,7 @@
 // background loader, the window driving a real worker, and the screenshot mode.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QListView>
 #include <QProcess>
@@ -17,6 +18,7 @@
 #include "bar_chart_axes.h"
 #include "diagnose/run_diagnosis.h"
 #include "diagnoses_model.h"
+#include "document/document.h"
 #include "dtype_flow_view.h"
 #include "exec/runner.h"
 #include "failures_panel.h"
@@ -28,6 +30,7 @@
 #include "ops_model.h"
 #include "overview_view.h"
 #include "profile_view.h"
+#include "record_dialog.h"
 #include "results/session_file.h"
 #include "tensor_table_model.h"
 #include "tensor_values.h"
@@ -394,6 +397,35 @@ class UiTests : public QObject {
     bool cfrom = false;
     for (const auto& d : window.document().diagnoses) cfrom = cfrom || d.id == "dlascl-invalid-cfrom";
     QVERIFY(cfrom);
+  }
+
+  void theRecordDialogRecordsAProgramAndCanStopOne() {
+    ui::RecordDialog dialog;
+    QSignalSpy recorded(&dialog, &ui::RecordDialog::recorded);
+    dialog.setCommand(
+        QStringLiteral("%1 -c \"import numpy as np; a = np.ones((8, 8)); [a @ a.copy() for _ in range(5)]\"")
+            .arg(QStringLiteral(BLASSCOPE_PYTHON)),
+        m_dir.path());
+    dialog.start();
+    QVERIFY(dialog.isRecording());
+    QVERIFY(recorded.wait(120000));
+    const QString path = recorded.takeFirst().at(0).toString();
+    const core::Document doc = core::open_document(path.toStdString());
+    QCOMPARE(doc.kind, core::DocumentKind::Recording);
+    QCOMPARE(doc.recording->calls_total, std::uint64_t{5});
+    QCOMPARE(doc.recording->exit_status, 0);
+
+    // A program that would run for a minute: Stop ends it and the session is still written.
+    dialog.setCommand(QStringLiteral("sleep 60"));
+    QElapsedTimer timer;
+    timer.start();
+    dialog.start();
+    QTest::qWait(300);
+    dialog.stop();
+    QVERIFY(recorded.wait(20000));
+    QVERIFY(timer.elapsed() < 20000);
+    const core::Document stopped = core::open_document(recorded.takeFirst().at(0).toString().toStdString());
+    QCOMPARE(stopped.recording->signal, std::string("SIGTERM"));
   }
 
   void aRunCanBeStopped() {
