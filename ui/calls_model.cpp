@@ -71,6 +71,14 @@ const record::CallRecord* CallsModel::callAt(int row) const {
   return &m_recording->calls[m_rows[static_cast<std::size_t>(row)]];
 }
 
+int CallsModel::rowOfCall(std::uint64_t id) const {
+  if (!m_recording) return -1;
+  for (std::size_t row = 0; row < m_rows.size(); ++row) {
+    if (m_recording->calls[m_rows[row]].id == id) return static_cast<int>(row);
+  }
+  return -1;
+}
+
 int CallsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }

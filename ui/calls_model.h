@@ -21,6 +21,7 @@ class CallsModel : public QAbstractTableModel {
   // Empty routine: every routine.
   void setFilter(const QString& routine, StatusFilter status);
   const record::CallRecord* callAt(int row) const;
+  int rowOfCall(std::uint64_t id) const;  // -1 when filtered out
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -3,11 +3,13 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "call_timeline.h"
 #include "calls_model.h"
 #include "record/routine_names.h"
 
@@ -74,13 +76,31 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   m_routineFilter->setObjectName(QStringLiteral("routineFilter"));
   callsLayout->addWidget(m_callsTable);
 
+  m_timeline = new CallTimeline;
+  m_timeline->setObjectName(QStringLiteral("timeline"));
+  auto* timelineScroll = new QScrollArea;
+  timelineScroll->setWidget(m_timeline);
+  timelineScroll->setWidgetResizable(true);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(m_routinesTable);
+  split->addWidget(timelineScroll);
   split->addWidget(callsBox);
+  split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 2);
+  split->setStretchFactor(2, 3);
   layout->addWidget(split, 1);
   setContent(content);
 
+  connect(m_timeline, &CallTimeline::callClicked, this, [this](std::uint64_t id) {
+    if (m_calls->rowOfCall(id) < 0) {  // filtered out: show every call
+      m_routineFilter->setCurrentIndex(0);
+      m_statusFilter->setCurrentIndex(0);
+    }
+    const int row = m_calls->rowOfCall(id);
+    if (row < 0) return;
+    m_callsTable->selectRow(row);
+    m_callsTable->scrollTo(m_calls->index(row, 0));
+  });
   connect(m_routineFilter, &QComboBox::currentIndexChanged, this, &ProfileView::applyFilter);
   connect(m_statusFilter, &QComboBox::currentIndexChanged, this, &ProfileView::applyFilter);
   connect(m_routinesTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -97,6 +117,7 @@ void ProfileView::setDocument(const RunDocument* doc) {
   const record::Recording* r = doc && doc->recording ? &*doc->recording : nullptr;
   if (!r) {
     m_calls->setRecording(nullptr);
+    m_timeline->setRecording(nullptr);
     showEmpty(
         tr("Record a program to profile it:\n\nblasscope-cli record --output run.json -- python3 train.py\n\n"
            "then open run.json here (File ▸ Open, Ctrl+O)."));
@@ -133,14 +154,14 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const double gflops = t.gflop > 0 && t.seconds > 0 ? t.gflop / t.seconds : 0;
     auto* failures = number_item(static_cast<double>(t.failures), QString::number(t.failures));
     if (t.failures) failures->setForeground(QColor(0xc6, 0x28, 0x28));
-    m_routines->appendRow({routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
-                           number_item(static_cast<double>(t.calls), QString::number(t.calls)),
-                           number_item(t.seconds, QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3)),
-                           number_item(t.self_seconds, QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3)),
-                           number_item(share, QStringLiteral("%1%").arg(share, 0, 'f', 1)),
-                           number_item(mean, QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1)),
-                           number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
-                           failures});
+    m_routines->appendRow(
+        {routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
+         number_item(static_cast<double>(t.calls), QString::number(t.calls)),
+         number_item(t.seconds, QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3)),
+         number_item(t.self_seconds, QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3)),
+         number_item(share, QStringLiteral("%1%").arg(share, 0, 'f', 1)),
+         number_item(mean, QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1)),
+         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")), failures});
   }
   m_routinesTable->sortByColumn(4, Qt::DescendingOrder);
   m_routinesTable->resizeColumnsToContents();
@@ -153,6 +174,7 @@ void ProfileView::setDocument(const RunDocument* doc) {
     m_routineFilter->addItem(name, name);
   }
   m_calls->setRecording(r);
+  m_timeline->setRecording(r);
   applyFilter();
   m_callsTable->resizeColumnsToContents();
   showContent();

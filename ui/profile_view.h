@@ -10,6 +10,7 @@ class QTableView;
 namespace blasscope::ui {
 
 class CallsModel;
+class CallTimeline;
 
 // A recorded program as a profiler shows it: the run's outcome, a table of routines (calls,
 // total and self time, mean, GFLOP/s, share, failures) and every call, filterable by routine
@@ -29,6 +30,7 @@ class ProfileView : public DocumentView {
   QStandardItemModel* m_routines;
   QTableView* m_routinesTable;
   CallsModel* m_calls;
+  CallTimeline* m_timeline;
   QTableView* m_callsTable;
   QComboBox* m_routineFilter;
   QComboBox* m_statusFilter;

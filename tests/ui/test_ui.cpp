@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include "bar_chart_axes.h"
+#include "call_timeline.h"
 #include "diagnose/run_diagnosis.h"
 #include "diagnoses_model.h"
 #include "document/document.h"
@@ -388,6 +389,10 @@ class UiTests : public QObject {
     QVERIFY(routines && calls);
     QCOMPARE(routines->model()->rowCount(), 3);
     QCOMPARE(calls->model()->rowCount(), 4);
+    auto* timeline = profile->findChild<ui::CallTimeline*>(QStringLiteral("timeline"));
+    QVERIFY(timeline);
+    QCOMPARE(timeline->laneCount(), 1);  // one thread
+    QVERIFY(timeline->window().second > timeline->window().first);
     auto* status = profile->findChild<QComboBox*>(QStringLiteral("statusFilter"));
     status->setCurrentIndex(1);  // failed calls only: the DLASCL and the DGELSD
     QCOMPARE(calls->model()->rowCount(), 2);
