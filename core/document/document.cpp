@@ -27,24 +27,52 @@ std::string read_all(const std::string& path) {
 // Whether JSON text is a session: its top-level "format" is "blasscope-session" (a workload
 // has none). Only top-level values are kept while parsing, so a long event list costs no
 // memory here.
+// Reads the top-level "format" and "kind" of a JSON document, and stops as soon as the
+// first big array ("calls" of a recording, written after them) or both values are seen.
+class SessionHeaderSax : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string format, kind;
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t& v) override {
+    if (m_depth == 1 && m_key == "format") format = v;
+    if (m_depth == 1 && m_key == "kind") kind = v;
+    return value() && !(!format.empty() && !kind.empty());
+  }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return ++m_depth, m_depth <= 1 || m_key != "calls"; }
+  bool key(string_t& k) override {
+    if (m_depth == 1) m_key = k;
+    return true;
+  }
+  bool end_object() override { return --m_depth, true; }
+  bool start_array(std::size_t) override {
+    ++m_depth;
+    return !(m_depth == 2 && m_key == "calls");
+  }
+  bool end_array() override { return --m_depth, true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool value() { return true; }
+  int m_depth = 0;
+  std::string m_key;
+};
+
 // "run" for a session of a run, "recording" for one of a recorded program, "" for neither.
 std::string session_kind(const std::string& text) {
-  const nlohmann::json top = nlohmann::json::parse(
-      text,
-      [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-        return depth < 1 || (depth == 1 && event != nlohmann::json::parse_event_t::object_start &&
-                             event != nlohmann::json::parse_event_t::array_start);
-      },
-      false);
-  if (!top.is_object() || !top.contains("format")) return "";
-  const nlohmann::json& format = top["format"];
-  if (!format.is_string() || format.get<std::string>() != "blasscope-session") return "";
-  return top.contains("kind") && top["kind"] == "recording" ? "recording" : "run";
+  SessionHeaderSax header;
+  nlohmann::json::sax_parse(text, &header, nlohmann::json::input_format_t::json, false);
+  if (header.format != "blasscope-session") return "";
+  return header.kind == "recording" ? "recording" : "run";
 }
 
 record::Recording parse_recording(const std::string& text, const std::string& source) {
   try {
-    return record::recording_from_json(nlohmann::json::parse(text));
+    return record::parse_recording_text(text);
   } catch (const nlohmann::json::exception& error) {
     throw InputError(InputError::Kind::Malformed, source + ": not a readable recording: " + error.what());
   } catch (const std::invalid_argument& error) {

@@ -224,19 +224,19 @@ void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::u
 std::string session_text(const Recording& r) {
   const std::vector<CallRecord>* calls = &r.calls;
   json j = to_json(r, false);
+  j.erase("calls");
+  // The calls go last, so a reader learns the format and kind without reading past them.
   std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  const std::string marker = "\"calls\":[]";
-  const auto at = text.find(marker);
-  std::string list = "\"calls\":[";
+  text.pop_back();  // the closing brace
+  std::string list = ",\"calls\":[";
   list.reserve(calls->size() * 160 + 16);
   for (std::size_t i = 0; i < calls->size(); ++i) {
     if (i) list += ',';
     write_call(list, (*calls)[i], i, r.start_ns);
     list += '\n';
   }
-  list += ']';
-  text.replace(at, marker.size(), list);
-  return text + "\n";
+  list += "]}";
+  return text + list + "\n";
 }
 
 json to_json(const Recording& r) {
@@ -291,6 +291,199 @@ json to_json(const Recording& r, bool with_calls) {
           {"routines", routines},
           {"calls", calls},
           {"running", running}};
+}
+
+namespace {
+
+// Reads one call object's events into a CallRecord (the same fields call_from_json reads).
+class CallBuilder {
+ public:
+  void begin() {
+    m_call = CallRecord{};
+    m_has_routine = false;
+    m_in_xerbla = false;
+  }
+  void key(const std::string& k) {
+    m_key = k;
+    if (k == "xerbla") m_in_xerbla = true;
+  }
+  void end_nested() { m_in_xerbla = false; }
+  void number(double v) {
+    if (m_in_xerbla) {
+      if (m_key == "parameter") m_call.xerbla_parameter = static_cast<std::int32_t>(v);
+      return;
+    }
+    if (m_key == "id")
+      m_call.id = static_cast<std::uint64_t>(v);
+    else if (m_key == "parent")
+      m_call.parent = static_cast<std::uint64_t>(v);
+    else if (m_key == "pid")
+      m_call.pid = static_cast<std::uint32_t>(v);
+    else if (m_key == "thread")
+      m_call.tid = static_cast<std::uint32_t>(v);
+    else if (m_key == "m")
+      m_call.m = static_cast<std::int64_t>(v);
+    else if (m_key == "n")
+      m_call.n = static_cast<std::int64_t>(v);
+    else if (m_key == "k")
+      m_call.k = static_cast<std::int64_t>(v);
+    else if (m_key == "lda")
+      m_call.lda = static_cast<std::int64_t>(v);
+    else if (m_key == "ldb")
+      m_call.ldb = static_cast<std::int64_t>(v);
+    else if (m_key == "ldc")
+      m_call.ldc = static_cast<std::int64_t>(v);
+    else if (m_key == "alpha")
+      m_call.alpha = v;
+    else if (m_key == "beta")
+      m_call.beta = v;
+    else if (m_key == "start")
+      m_start = v;
+    else if (m_key == "seconds")
+      m_call.duration_ns = ns_of(v);
+    else if (m_key == "info")
+      m_call.info = static_cast<std::int32_t>(v), m_call.flags |= kHasInfo;
+    else if (m_key == "status")
+      m_call.info = static_cast<std::int32_t>(v), m_call.flags |= kHasStatus;
+    else if (m_key == "input_nan")
+      m_call.input_nan = static_cast<std::uint32_t>(v);
+    else if (m_key == "input_inf")
+      m_call.input_inf = static_cast<std::uint32_t>(v);
+    else if (m_key == "output_nan")
+      m_call.output_nan = static_cast<std::uint32_t>(v);
+    else if (m_key == "output_inf")
+      m_call.output_inf = static_cast<std::uint32_t>(v);
+  }
+  void text(const std::string& v) {
+    if (m_in_xerbla) {
+      if (m_key == "routine") std::snprintf(m_call.xerbla_routine, sizeof m_call.xerbla_routine, "%.7s", v.c_str());
+      return;
+    }
+    if (m_key == "routine") {
+      const auto routine = parse_routine_name(v);
+      if (!routine) throw std::invalid_argument("unknown routine \"" + v + "\"");
+      m_call.routine = routine->first;
+      m_call.precision = routine->second;
+      m_has_routine = true;
+    } else if (m_key == "char") {
+      m_call.side_uplo = v.empty() ? 0 : static_cast<std::uint8_t>(v[0]);
+    } else if (m_key == "alpha" || m_key == "beta") {
+      const json value = v;
+      (m_key == "alpha" ? m_call.alpha : m_call.beta) = real_field(json{{"x", value}}, "x");
+    }
+  }
+  void boolean(bool v) {
+    static const std::pair<const char*, std::uint16_t> kFlags[] = {
+        {"cblas", kCblas},    {"row_major", kRowMajor},           {"trans_a", kTransA},
+        {"trans_b", kTransB}, {"values_checked", kValuesChecked}, {"captured", kCaptured}};
+    for (const auto& [name, flag] : kFlags) {
+      if (v && m_key == name) m_call.flags |= flag;
+    }
+  }
+  CallRecord finish(std::uint64_t start_ns) {
+    if (!m_has_routine) throw std::invalid_argument("a call has no \"routine\"");
+    m_call.start_ns = start_ns + ns_of(m_start);
+    m_start = 0;
+    return m_call;
+  }
+
+ private:
+  CallRecord m_call;
+  std::string m_key;
+  double m_start = 0;
+  bool m_has_routine = false, m_in_xerbla = false;
+};
+
+// Everything but the top-level "calls" array goes to nlohmann's own tree builder; the calls
+// (thousands to millions of small objects) become records directly.
+class SessionSax {
+ public:
+  using dom = nlohmann::detail::json_sax_dom_parser<json>;
+  explicit SessionSax(json& root) : m_dom(root) {}
+  std::vector<CallRecord> calls;
+
+  bool null() { return m_calls_depth ? true : m_dom.null(); }
+  bool boolean(bool v) { return m_calls_depth ? (m_builder.boolean(v), true) : m_dom.boolean(v); }
+  bool number_integer(json::number_integer_t v) {
+    return m_calls_depth ? (m_builder.number(static_cast<double>(v)), true) : m_dom.number_integer(v);
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    return m_calls_depth ? (m_builder.number(static_cast<double>(v)), true) : m_dom.number_unsigned(v);
+  }
+  bool number_float(json::number_float_t v, const std::string& s) {
+    return m_calls_depth ? (m_builder.number(v), true) : m_dom.number_float(v, s);
+  }
+  bool string(std::string& v) { return m_calls_depth ? (m_builder.text(v), true) : m_dom.string(v); }
+  bool binary(json::binary_t& v) { return m_calls_depth ? true : m_dom.binary(v); }
+  bool start_object(std::size_t n) {
+    if (m_calls_depth) {
+      if (++m_calls_depth == 2) m_builder.begin();
+      if (m_calls_depth > 3) throw std::invalid_argument("a call nests too deep");
+      return true;
+    }
+    ++m_depth;
+    return m_dom.start_object(n);
+  }
+  bool key(std::string& k) {
+    if (m_calls_depth) {
+      m_builder.key(k);
+      return true;
+    }
+    if (m_depth == 1 && k == "calls") m_pending_calls = true;
+    return m_dom.key(k);
+  }
+  bool end_object() {
+    if (m_calls_depth) {
+      if (m_calls_depth == 2) calls.push_back(m_builder.finish(0));
+      if (m_calls_depth == 3) m_builder.end_nested();
+      --m_calls_depth;
+      return true;
+    }
+    --m_depth;
+    return m_dom.end_object();
+  }
+  bool start_array(std::size_t n) {
+    if (m_calls_depth) throw std::invalid_argument("a call holds an array");
+    if (m_pending_calls && m_depth == 1) {
+      m_pending_calls = false;
+      m_calls_depth = 1;
+      // The tree gets an empty "calls"; the records hold them.
+      return m_dom.start_array(0) && m_dom.end_array();
+    }
+    m_pending_calls = false;
+    ++m_depth;
+    return m_dom.start_array(n);
+  }
+  bool end_array() {
+    if (m_calls_depth == 1) {
+      m_calls_depth = 0;
+      return true;
+    }
+    --m_depth;
+    return m_dom.end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& last, const nlohmann::detail::exception& e) {
+    return m_dom.parse_error(position, last, e);
+  }
+
+ private:
+  dom m_dom;
+  CallBuilder m_builder;
+  int m_depth = 0;        // nesting outside the calls
+  int m_calls_depth = 0;  // 1 inside "calls", 2 inside a call, 3 inside its xerbla
+  bool m_pending_calls = false;
+};
+
+}  // namespace
+
+Recording parse_recording_text(const std::string& text) {
+  json root;
+  SessionSax sax(root);
+  json::sax_parse(text, &sax);
+  Recording r = recording_from_json(root);
+  r.calls = std::move(sax.calls);
+  for (CallRecord& c : r.calls) c.start_ns += r.start_ns;
+  return r;
 }
 
 bool is_recording_session(const json& session) {

@@ -18,6 +18,12 @@ std::string session_text(const Recording& recording);
 // Throws std::invalid_argument naming the field that is wrong.
 Recording recording_from_json(const nlohmann::json& session);
 
+// A session file's text read as a recording, the calls streamed straight into records (a
+// million-call session in about a second, not the many seconds a JSON tree of it takes).
+// Throws nlohmann::json::exception for text that is not JSON, std::invalid_argument for a
+// field that is wrong.
+Recording parse_recording_text(const std::string& text);
+
 // Whether a parsed session file holds a recording (rather than a run).
 bool is_recording_session(const nlohmann::json& session);
 
