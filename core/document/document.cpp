@@ -70,13 +70,13 @@ std::string session_kind(const std::string& text) {
   return header.kind == "recording" ? "recording" : "run";
 }
 
-record::Recording parse_recording(const std::string& text, const std::string& source) {
+record::Recording parse_recording(const std::string& text) {
   try {
     return record::parse_recording_text(text);
   } catch (const nlohmann::json::exception& error) {
-    throw InputError(InputError::Kind::Malformed, source + ": not a readable recording: " + error.what());
+    throw InputError(InputError::Kind::Malformed, std::string("not a readable recording: ") + error.what());
   } catch (const std::invalid_argument& error) {
-    throw InputError(InputError::Kind::Malformed, source + ": damaged recording: " + error.what());
+    throw InputError(InputError::Kind::Malformed, std::string("damaged recording: ") + error.what());
   }
 }
 
@@ -140,7 +140,7 @@ Document open_document(const std::string& source) {
   const std::string kind = session_kind(text);
   if (kind == "recording") {
     doc.kind = DocumentKind::Recording;
-    doc.recording = parse_recording(text, source);
+    doc.recording = parse_recording(text);
     doc.title = doc.recording->command.empty() ? source : doc.recording->command.front();
     return doc;
   }

@@ -20,7 +20,8 @@ double seconds(std::uint64_t ns) {
 }
 
 std::uint64_t ns_of(double s) {
-  return s > 0 ? static_cast<std::uint64_t>(s * 1e9 + 0.5) : 0;
+  // Up to about 580 years; anything longer (or NaN) is damage, kept as 0.
+  return s > 0 && s < 1.8e10 ? static_cast<std::uint64_t>(s * 1e9 + 0.5) : 0;
 }
 
 // JSON has no NaN or Inf, and a NaN CFROM is the finding: they are written as strings.
@@ -42,9 +43,24 @@ double real_field(const json& j, const char* key) {
   throw std::invalid_argument(std::string("field \"") + key + "\" must be a number, \"NaN\" or \"Infinity\"");
 }
 
+// An integer field from a JSON number, refused (not wrapped, not undefined) when it is
+// fractional or out of the field's range: `"m": 1e300` is damage, not a size.
+template <typename T>
+T checked_integer(double v, const char* key) {
+  if (!(v >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+        v <= static_cast<double>(std::numeric_limits<T>::max())) ||
+      v != std::floor(v)) {
+    throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
+  }
+  return static_cast<T>(v);
+}
+
 template <typename T>
 T field(const json& j, const char* key, T fallback) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (j[key].is_number_float()) return checked_integer<T>(j[key].get<double>(), key);
+  }
   try {
     return j[key].get<T>();
   } catch (const json::exception&) {
@@ -310,29 +326,29 @@ class CallBuilder {
   void end_nested() { m_in_xerbla = false; }
   void number(double v) {
     if (m_in_xerbla) {
-      if (m_key == "parameter") m_call.xerbla_parameter = static_cast<std::int32_t>(v);
+      if (m_key == "parameter") m_call.xerbla_parameter = checked_integer<std::int32_t>(v, m_key.c_str());
       return;
     }
     if (m_key == "id")
-      m_call.id = static_cast<std::uint64_t>(v);
+      m_call.id = checked_integer<std::uint64_t>(v, m_key.c_str());
     else if (m_key == "parent")
-      m_call.parent = static_cast<std::uint64_t>(v);
+      m_call.parent = checked_integer<std::uint64_t>(v, m_key.c_str());
     else if (m_key == "pid")
-      m_call.pid = static_cast<std::uint32_t>(v);
+      m_call.pid = checked_integer<std::uint32_t>(v, m_key.c_str());
     else if (m_key == "thread")
-      m_call.tid = static_cast<std::uint32_t>(v);
+      m_call.tid = checked_integer<std::uint32_t>(v, m_key.c_str());
     else if (m_key == "m")
-      m_call.m = static_cast<std::int64_t>(v);
+      m_call.m = checked_integer<std::int64_t>(v, m_key.c_str());
     else if (m_key == "n")
-      m_call.n = static_cast<std::int64_t>(v);
+      m_call.n = checked_integer<std::int64_t>(v, m_key.c_str());
     else if (m_key == "k")
-      m_call.k = static_cast<std::int64_t>(v);
+      m_call.k = checked_integer<std::int64_t>(v, m_key.c_str());
     else if (m_key == "lda")
-      m_call.lda = static_cast<std::int64_t>(v);
+      m_call.lda = checked_integer<std::int64_t>(v, m_key.c_str());
     else if (m_key == "ldb")
-      m_call.ldb = static_cast<std::int64_t>(v);
+      m_call.ldb = checked_integer<std::int64_t>(v, m_key.c_str());
     else if (m_key == "ldc")
-      m_call.ldc = static_cast<std::int64_t>(v);
+      m_call.ldc = checked_integer<std::int64_t>(v, m_key.c_str());
     else if (m_key == "alpha")
       m_call.alpha = v;
     else if (m_key == "beta")
@@ -342,17 +358,17 @@ class CallBuilder {
     else if (m_key == "seconds")
       m_call.duration_ns = ns_of(v);
     else if (m_key == "info")
-      m_call.info = static_cast<std::int32_t>(v), m_call.flags |= kHasInfo;
+      m_call.info = checked_integer<std::int32_t>(v, m_key.c_str()), m_call.flags |= kHasInfo;
     else if (m_key == "status")
-      m_call.info = static_cast<std::int32_t>(v), m_call.flags |= kHasStatus;
+      m_call.info = checked_integer<std::int32_t>(v, m_key.c_str()), m_call.flags |= kHasStatus;
     else if (m_key == "input_nan")
-      m_call.input_nan = static_cast<std::uint32_t>(v);
+      m_call.input_nan = checked_integer<std::uint32_t>(v, m_key.c_str());
     else if (m_key == "input_inf")
-      m_call.input_inf = static_cast<std::uint32_t>(v);
+      m_call.input_inf = checked_integer<std::uint32_t>(v, m_key.c_str());
     else if (m_key == "output_nan")
-      m_call.output_nan = static_cast<std::uint32_t>(v);
+      m_call.output_nan = checked_integer<std::uint32_t>(v, m_key.c_str());
     else if (m_key == "output_inf")
-      m_call.output_inf = static_cast<std::uint32_t>(v);
+      m_call.output_inf = checked_integer<std::uint32_t>(v, m_key.c_str());
   }
   void text(const std::string& v) {
     if (m_in_xerbla) {

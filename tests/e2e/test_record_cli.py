@@ -351,11 +351,24 @@ class RecordBadInput(unittest.TestCase):
             self.assertIn("usage", proc.stderr.decode())
 
     def test_a_damaged_recording_is_refused_with_a_reason(self):
-        path = write("damaged.json", json.dumps({"format": "blasscope-session", "version": 1, "kind": "recording",
-                                                 "calls": [{"routine": "dfoo"}]}))
-        proc = subprocess.run([CLI, "report", path, "--format", "json"], capture_output=True, timeout=60)
-        self.assertEqual(proc.returncode, 3)
-        self.assertIn("dfoo", proc.stderr.decode())
+        header = '{"format": "blasscope-session", "version": 1, "kind": "recording", '
+        cases = {
+            header + '"calls": [{"routine": "dfoo"}]}': "dfoo",
+            header + '"calls": [{"routine": "dgemm", "m": 1e300}]}': '"m"',
+            header + '"calls": [{"routine": "dgemm", "m": 2.5}]}': '"m"',
+            header + '"pid": 1e300}': '"pid"',
+            header + '"calls": [[1]]}': "array",
+            header + '"calls": [{"routine": "dgemm", "xerbla": {"a": {"b": 1}}}]}': "nests",
+            header + '"calls": [{"m": 1}]}': "routine",
+            header + '"calls": [{"routine": "dgemm"': "parse error",
+            header.replace('"version": 1', '"version": 99') + '"calls": []}': "version 99",
+            header + '"calls": [' + '[' * 100000 + ']' * 100000 + ']}': "array",
+        }
+        for i, (text, expected) in enumerate(cases.items()):
+            path = write(f"damaged{i}.json", text)
+            proc = subprocess.run([CLI, "report", path, "--format", "json"], capture_output=True, timeout=60)
+            self.assertEqual(proc.returncode, 3, text[:120])
+            self.assertIn(expected, proc.stderr.decode(), text[:120])
 
 
 if __name__ == "__main__":
