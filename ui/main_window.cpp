@@ -187,6 +187,11 @@ void MainWindow::createViews() {
     connect(m_views[i], &DocumentView::tensorSelected, this, &MainWindow::selectTensorNamed);
   }
   setCentralWidget(m_tabs);
+  // A captured call of a recording opens as a workload and runs, with every view.
+  connect(static_cast<ProfileView*>(m_views.back()), &ProfileView::replayRequested, this, [this](const QString& path) {
+    open(path);
+    if (m_doc.kind == RunDocument::Kind::Workload) runOn(QStringLiteral("cpu"));
+  });
 
   m_gallery = new GalleryView;
   auto* galleryDock = new QDockWidget(tr("Scenarios"), this);

@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -68,6 +69,13 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   filters->addWidget(m_routineFilter);
   filters->addWidget(m_statusFilter);
   filters->addStretch();
+  m_replay = new QPushButton(tr("Replay in worker"));
+  m_replay->setObjectName(QStringLiteral("replay"));
+  m_replay->setToolTip(
+      tr("Open the selected call's capture (its inputs as they were before it ran) as a workload "
+         "and run it in the worker, with every view"));
+  m_replay->setEnabled(false);
+  filters->addWidget(m_replay);
   callsLayout->addLayout(filters);
   m_calls = new CallsModel(this);
   m_callsTable = table(m_calls);
@@ -100,6 +108,11 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
     if (row < 0) return;
     m_callsTable->selectRow(row);
     m_callsTable->scrollTo(m_calls->index(row, 0));
+  });
+  connect(m_callsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ProfileView::updateReplay);
+  connect(m_replay, &QPushButton::clicked, this, [this] {
+    const QString workload = captureOfSelectedCall();
+    if (!workload.isEmpty()) emit replayRequested(workload);
   });
   connect(m_routineFilter, &QComboBox::currentIndexChanged, this, &ProfileView::applyFilter);
   connect(m_statusFilter, &QComboBox::currentIndexChanged, this, &ProfileView::applyFilter);
@@ -180,9 +193,26 @@ void ProfileView::setDocument(const RunDocument* doc) {
   showContent();
 }
 
+QString ProfileView::captureOfSelectedCall() const {
+  const record::CallRecord* call = m_calls->callAt(m_callsTable->currentIndex().row());
+  if (!call || !m_doc || !m_doc->recording) return {};
+  for (const auto& capture : m_doc->recording->captures) {
+    if (capture.call == call->id) return QString::fromStdString(capture.workload);
+  }
+  return {};
+}
+
+void ProfileView::updateReplay() {
+  const QString workload = captureOfSelectedCall();
+  m_replay->setEnabled(!workload.isEmpty());
+  m_replay->setToolTip(workload.isEmpty() ? tr("Select a captured call (a failing call of the recording) to replay it")
+                                          : tr("Run %1 in the worker").arg(workload));
+}
+
 void ProfileView::applyFilter() {
   const auto status = static_cast<CallsModel::StatusFilter>(std::max(0, m_statusFilter->currentIndex()));
   m_calls->setFilter(m_routineFilter->currentData().toString(), status);
+  updateReplay();
 }
 
 }  // namespace blasscope::ui

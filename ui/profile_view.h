@@ -4,6 +4,7 @@
 
 class QComboBox;
 class QLabel;
+class QPushButton;
 class QStandardItemModel;
 class QTableView;
 
@@ -22,8 +23,14 @@ class ProfileView : public DocumentView {
   explicit ProfileView(QWidget* parent = nullptr);
   void setDocument(const RunDocument* doc) override;
 
+ signals:
+  // "Replay in worker" on a captured call: its workload file.
+  void replayRequested(const QString& workload);
+
  private:
   void applyFilter();
+  void updateReplay();
+  QString captureOfSelectedCall() const;
 
   const RunDocument* m_doc = nullptr;
   QLabel* m_summary;
@@ -34,6 +41,7 @@ class ProfileView : public DocumentView {
   QTableView* m_callsTable;
   QComboBox* m_routineFilter;
   QComboBox* m_statusFilter;
+  QPushButton* m_replay;
 };
 
 }  // namespace blasscope::ui

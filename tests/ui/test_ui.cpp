@@ -6,6 +6,7 @@
 #include <QGraphicsView>
 #include <QListView>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -402,6 +403,11 @@ class UiTests : public QObject {
     bool cfrom = false;
     for (const auto& d : window.document().diagnoses) cfrom = cfrom || d.id == "dlascl-invalid-cfrom";
     QVERIFY(cfrom);
+    // Only a captured call can be replayed; this hand-written recording has no captures.
+    auto* replay = profile->findChild<QPushButton*>(QStringLiteral("replay"));
+    QVERIFY(replay);
+    calls->selectRow(0);
+    QVERIFY(!replay->isEnabled());
   }
 
   void theRecordDialogRecordsAProgramAndCanStopOne() {
@@ -431,6 +437,38 @@ class UiTests : public QObject {
     QVERIFY(timer.elapsed() < 20000);
     const core::Document stopped = core::open_document(recorded.takeFirst().at(0).toString().toStdString());
     QCOMPARE(stopped.recording->signal, std::string("SIGTERM"));
+  }
+
+  void aCapturedCallReplaysInTheWorker() {
+    // A real NumPy SVD of a NaN matrix, recorded: its failing DGESDD is captured.
+    ui::RecordDialog dialog;
+    QSignalSpy recorded(&dialog, &ui::RecordDialog::recorded);
+    dialog.setCommand(QStringLiteral("%1 -c \"import numpy as np; a = np.ones((12, 7)); a[2, 3] = np.nan; "
+                                     "exec('try: np.linalg.svd(a)\\nexcept np.linalg.LinAlgError: pass')\"")
+                          .arg(QStringLiteral(BLASSCOPE_PYTHON)),
+                      m_dir.path());
+    dialog.start();
+    QVERIFY(recorded.wait(120000));
+    ui::MainWindow window;
+    window.show();
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    window.open(recorded.takeFirst().at(0).toString());
+    QVERIFY(window.document().recording && !window.document().recording->captures.empty());
+    auto* profile = window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    auto* replay = profile->findChild<QPushButton*>(QStringLiteral("replay"));
+    const std::uint64_t captured = window.document().recording->captures.front().call;
+    for (int row = 0; row < calls->model()->rowCount(); ++row) {
+      if (calls->model()->index(row, 0).data().toULongLong() == captured) calls->selectRow(row);
+    }
+    QVERIFY(replay->isEnabled());
+    replay->click();
+    QVERIFY(idle.wait(120000));
+    QCOMPARE(window.document().kind, ui::RunDocument::Kind::Workload);
+    QVERIFY(window.document().run.has_value());
+    bool cfrom = false;
+    for (const auto& d : window.document().diagnoses) cfrom = cfrom || d.id == "dlascl-invalid-cfrom";
+    QVERIFY2(cfrom, "the replayed capture did not fail as the recorded call did");
   }
 
   void aRunCanBeStopped() {
