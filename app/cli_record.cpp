@@ -116,6 +116,18 @@ int run_record(const std::vector<std::string>& args) {
     }
   }
   if (output.empty()) output = "blasscope-record-" + recording.host + "-" + std::to_string(recording.pid) + ".json";
+  // Each child process gets its own session (named by host and pid), listed in this one.
+  const std::string child_stem = std::filesystem::path(output).replace_extension("").string();
+  for (record::Recording& child : record::child_recordings(recording)) {
+    const std::string path = child_stem + "-" + child.host + "-" + std::to_string(child.pid) + ".json";
+    try {
+      core::write_text_file(path, record::session_text(child));
+      recording.children.push_back({child.pid, child.command.empty() ? "" : child.command.front(), path});
+    } catch (const core::InputError& error) {
+      std::cerr << "blasscope-cli record: the session of child " << child.pid << " was not saved: " << error.what()
+                << '\n';
+    }
+  }
   const auto diagnoses = core::diagnose_recording(recording);
   bool saved = true;
   try {

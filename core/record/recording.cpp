@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "record/routine_names.h"
@@ -259,6 +260,55 @@ Recording record_program(const RecordOptions& options) {
         "links a BLAS statically)";
   }
   return out;
+}
+
+std::vector<Recording> child_recordings(const Recording& r) {
+  std::vector<Recording> children;
+  for (const ProcessInfo& p : r.processes) {
+    if (p.pid == r.pid) continue;
+    Recording child;
+    child.command = {p.command};
+    child.host = r.host;
+    child.pid = p.pid;
+    child.parent_pid = p.parent_pid;
+    child.exit_status = -1;  // not waited for by the recorder: unknown
+    child.start_ns = r.start_ns;
+    child.wall_seconds = r.wall_seconds;
+    child.max_calls = r.max_calls;
+    child.check_values = r.check_values;
+    child.processes = {p};
+    std::map<std::pair<Routine, Precision>, RoutineTotal> totals;
+    std::map<std::uint64_t, std::uint64_t> child_ns;  // time of calls made inside each call
+    for (const CallRecord& c : r.calls) {
+      if (c.pid == p.pid && c.parent) child_ns[c.parent] += c.duration_ns;
+    }
+    for (const CallRecord& c : r.calls) {
+      if (c.pid != p.pid) continue;
+      child.calls.push_back(c);
+      RoutineTotal& t = totals[{c.routine, c.precision}];
+      t.routine = c.routine, t.precision = c.precision;
+      ++t.calls;
+      t.seconds += static_cast<double>(c.duration_ns) * 1e-9;
+      t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, child_ns[c.id])) * 1e-9;
+      if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) ++t.failures;
+    }
+    for (const CallRecord& c : r.running) {
+      if (c.pid == p.pid) child.running.push_back(c);
+    }
+    for (const Capture& c : r.captures) {
+      for (const CallRecord& call : child.calls) {
+        if (call.id == c.call) child.captures.push_back(c);
+      }
+    }
+    for (auto& [key, total] : totals) child.routines.push_back(total);
+    child.calls_total = child.calls.size();
+    if (r.calls_not_kept) {
+      child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +
+                      " calls of the whole recording were not kept";
+    }
+    children.push_back(std::move(child));
+  }
+  return children;
 }
 
 std::string default_preload_library() {

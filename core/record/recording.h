@@ -25,6 +25,13 @@ struct RoutineTotal {
   double gflop = 0;                      // 0 where FLOPs are data-dependent (SVD, eigen, least squares)
 };
 
+// A child process's own session, listed in the parent's.
+struct ChildSession {
+  std::uint32_t pid = 0;
+  std::string command;
+  std::string session;  // its file
+};
+
 // A failing call's inputs, written with a workload that replays it.
 struct Capture {
   std::uint64_t call = 0;
@@ -56,7 +63,13 @@ struct Recording {
   std::string problem;  // why nothing (or not everything) could be recorded
   std::vector<Capture> captures;
   std::uint64_t captures_skipped = 0;  // failing calls not captured: over the size or count cap
+  std::vector<ChildSession> children;  // the program's session only: one per child process
+  std::uint32_t parent_pid = 0;        // a child's session: the process that started it
 };
+
+// One recording per child process (every process but the program's own), holding its calls
+// and running calls, with totals summed from them. The program's recording keeps every call.
+std::vector<Recording> child_recordings(const Recording& recording);
 
 struct RecordOptions {
   std::vector<std::string> command;

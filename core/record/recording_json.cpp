@@ -281,6 +281,10 @@ json to_json(const Recording& r, bool with_calls) {
   }
   json running = json::array();
   for (const auto& c : r.running) running.push_back(call_to_json(c, 0, r.start_ns));
+  json children = json::array();
+  for (const auto& c : r.children) {
+    children.push_back({{"pid", c.pid}, {"command", c.command}, {"session", c.session}});
+  }
   json captures = json::array();
   for (const auto& c : r.captures) {
     captures.push_back({{"call", c.call}, {"routine", c.routine}, {"workload", c.workload}});
@@ -303,6 +307,8 @@ json to_json(const Recording& r, bool with_calls) {
           {"problem", r.problem.empty() ? json() : json(r.problem)},
           {"processes", processes},
           {"captures", captures},
+          {"children", children},
+          {"parent_pid", r.parent_pid ? json(r.parent_pid) : json()},
           {"captures_skipped", r.captures_skipped},
           {"routines", routines},
           {"calls", calls},
@@ -548,6 +554,12 @@ Recording recording_from_json(const json& s) {
                           field<std::string>(c, "workload", "")});
   }
   r.captures_skipped = field<std::uint64_t>(s, "captures_skipped", 0);
+  r.parent_pid = field<std::uint32_t>(s, "parent_pid", 0);
+  for (const json& c : field<json>(s, "children", json::array())) {
+    if (!c.is_object()) throw std::invalid_argument("a child session must be an object");
+    r.children.push_back({field<std::uint32_t>(c, "pid", 0), field<std::string>(c, "command", ""),
+                          field<std::string>(c, "session", "")});
+  }
   for (const json& c : field<json>(s, "running", json::array())) r.running.push_back(call_from_json(c, r.start_ns));
   return r;
 }

@@ -32,8 +32,8 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   for (const auto& t : r.routines) {
     const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
     rows.push_back(
-        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine), std::to_string(t.calls),
-         format_number(t.seconds * 1e3) + " ms", format_number(t.self_seconds * 1e3) + " ms",
+        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
+         std::to_string(t.calls), format_number(t.seconds * 1e3) + " ms", format_number(t.self_seconds * 1e3) + " ms",
          self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
          format_number(mean * 1e6) + " us", t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",
          std::to_string(t.failures)});
@@ -66,6 +66,7 @@ std::string captures_text(const record::Recording& r) {
   for (const auto& c : r.captures) {
     out << "capture: call " << c.call << " " << c.routine << " -> blasscope-cli run " << c.workload << '\n';
   }
+  for (const auto& c : r.children) out << "child: pid " << c.pid << " (" << c.command << ") -> " << c.session << '\n';
   if (r.captures_skipped) {
     out << "note: " << r.captures_skipped << " failing calls were not captured (over the size or count cap)\n";
   }
@@ -92,6 +93,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"running", session["running"]},
               {"problem", session["problem"]},
               {"captures", session["captures"]},
+              {"children", session["children"]},
               {"captures_skipped", r.captures_skipped},
               {"crash", nullptr}};
   json list = json::array();

@@ -166,6 +166,14 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(calls_of(report, "dgemm"), 6)
         self.assertEqual(len(report["processes"]), 2)
         self.assertEqual(len({c["pid"] for c in report["calls"]}), 2)
+        # The child has a session of its own, named by host and pid, listed in the parent's.
+        self.assertEqual(len(report["children"]), 1)
+        child = report["children"][0]
+        self.assertIn(f"-{child['pid']}.json", child["session"])
+        rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
+        child_report = json.loads(rep.stdout)
+        self.assertEqual(calls_of(child_report, "dgemm"), 4)
+        self.assertEqual({c["pid"] for c in child_report["calls"]}, {child["pid"]})
 
 
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
