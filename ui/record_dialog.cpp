@@ -1,6 +1,7 @@
 #include "record_dialog.h"
 
 #include <QCheckBox>
+#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -114,14 +115,25 @@ void RecordDialog::start() {
   setRecording(true);
   m_status->setText(tr("Recording %1 …").arg(words.front()));
   m_task.launch([this, options, directory, stopRequested](std::stop_token stop, quint64 generation) mutable {
-    options.capture_dir = (directory + QStringLiteral("/blasscope-record.captures")).toStdString();
+    // Captures of this recording only: a later one must not mix its files in.
+    options.capture_dir =
+        (directory + QStringLiteral("/blasscope-record-%1.captures")
+                         .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz"))))
+            .toStdString();
     options.progress = [&](std::uint64_t calls) {
       m_task.post(generation, [this, calls] { m_status->setText(tr("Recording: %L1 calls so far …").arg(calls)); });
       return !stop.stop_requested() && !*stopRequested;
     };
-    record::Recording recording = record::record_program(options);
+    record::Recording recording;
     QString path, error;
-    if (recording.pid == 0) {
+    try {
+      recording = record::record_program(options);
+    } catch (const std::exception& e) {  // the recording buffer could not be made
+      error = QString::fromUtf8(e.what());
+    }
+    if (!error.isEmpty()) {
+      // reported below
+    } else if (recording.pid == 0) {
       error = QString::fromStdString(recording.problem);
     } else {
       path = QDir(directory).filePath(

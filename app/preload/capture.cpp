@@ -98,6 +98,10 @@ bool InputCapture::enabled(record::Precision precision) {
          (precision == record::Precision::S || precision == record::Precision::D);
 }
 
+bool InputCapture::capturing_all() {
+  return shared() && shared()->capture_mode.load(std::memory_order_relaxed) == 2;
+}
+
 InputCapture::~InputCapture() {
   for (Matrix& m : m_inputs) std::free(m.data);
 }

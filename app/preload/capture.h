@@ -21,6 +21,8 @@ class InputCapture {
 
   // Whether captures are on for this call's precision.
   static bool enabled(record::Precision precision);
+  // --capture all: inputs are kept whatever they hold.
+  static bool capturing_all();
   // Keeps a packed column-major copy of a rows x cols matrix stored with leading dimension ld.
   void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
             std::size_t element_size);

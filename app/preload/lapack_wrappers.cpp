@@ -16,16 +16,33 @@ struct LapackArgs {
   int m = -1, n = -1, nrhs = -1;
   int a = -1, lda = -1, b = -1, ldb = -1;
   int info = -1;
-  int lwork = -1;  // LWORK: -1 there is a workspace query, which does no work
+  int lwork = -1;   // LWORK: -1 there is a workspace query, which does no work
+  int lwork2 = -1;  // LIWORK (or LRWORK): -1 there is a query too
   enum class Output { None, Singular, Eigen, B, A } output = Output::None;
   int out = -1;  // the output array's word
   bool scan_inputs = true;
+  bool triangle = false;  // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
 };
+
+// NaN/Inf in the upper (or lower) triangle of an n x n column-major matrix.
+template <typename Real>
+void count_triangle(const void* data, std::int64_t n, std::int64_t ld, int reals, bool upper, std::uint32_t& nan,
+                    std::uint32_t& inf) {
+  const Real* base = static_cast<const Real*>(data);
+  for (std::int64_t j = 0; j < n && data && ld >= n; ++j) {
+    const std::int64_t first = upper ? 0 : j, rows = upper ? j + 1 : n - j;
+    count_nonfinite<Real>(base + (j * ld + first) * reals, rows, 1, rows, reals, nan, inf);
+  }
+}
 
 template <typename Real>
 void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
-  if (d.a >= 0)
+  if (d.a >= 0 && d.triangle) {
+    count_triangle<Real>(reinterpret_cast<const void*>(w[d.a]), c.n, c.lda, reals,
+                         c.side_uplo == 'U' || c.side_uplo == 'u', c.input_nan, c.input_inf);
+  } else if (d.a >= 0) {
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.a]), c.m, c.n, c.lda, reals, c.input_nan, c.input_inf);
+  }
   if (d.b >= 0 && d.nrhs >= 0) {
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), c.m, c.k, c.ldb, reals, c.input_nan, c.input_inf);
   }
@@ -42,12 +59,26 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
     case LapackArgs::Output::B:
       count_nonfinite<Real>(out, std::min(c.n, c.ldb), c.k, c.ldb, reals, c.output_nan, c.output_inf);
       break;
-    case LapackArgs::Output::A: count_nonfinite<Real>(out, c.m, c.n, c.lda, reals, c.output_nan, c.output_inf); break;
+    case LapackArgs::Output::A:
+      if (d.triangle) {  // a factor (POTRF) lives in the UPLO triangle only
+        count_triangle<Real>(out, c.n, c.lda, reals, c.side_uplo == 'U' || c.side_uplo == 'u', c.output_nan,
+                             c.output_inf);
+      } else {
+        count_nonfinite<Real>(out, c.m, c.n, c.lda, reals, c.output_nan, c.output_inf);
+      }
+      break;
     case LapackArgs::Output::None: break;
   }
 }
 
 using Forward17 = void (*)(BLASSCOPE_W_17);
+
+bool is_query(const Word* a, const LapackArgs& d) {
+  for (int index : {d.lwork, d.lwork2}) {
+    if (index >= 0 && deref(reinterpret_cast<const void*>(a[index])) == -1) return true;
+  }
+  return false;
+}
 
 // Records and forwards one call. The real routine gets 17 words: its own N first, then zeros
 // it never reads.
@@ -99,13 +130,15 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     if (d.a >= 0) c.align_a = alignment_log2(reinterpret_cast<const void*>(a[d.a]));
     if (d.b >= 0) c.align_b = alignment_log2(reinterpret_cast<const void*>(a[d.b]));
     // A workspace query (LWORK = -1) does no work: its values are not looked at.
-    const bool query = d.lwork >= 0 && deref(reinterpret_cast<const void*>(a[d.lwork])) == -1;
+    const bool query = is_query(a, d);
     if (d.scan_inputs && !query) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
     }
-    // Inputs as they are now, before LAPACK overwrites them, in case the call fails.
-    if (top_level && replayable && !query && InputCapture::enabled(precision)) {
+    // Inputs as they are now, before LAPACK overwrites them, in case the call fails: copied
+    // only when they hold NaN/Inf (what makes these drivers fail), or when every call is captured.
+    const bool worth_copying = c.input_nan + c.input_inf > 0 || InputCapture::capturing_all();
+    if (top_level && replayable && !query && worth_copying && InputCapture::enabled(precision)) {
       if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
       if (d.b >= 0 && d.nrhs >= 0) {
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
@@ -117,7 +150,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
   if (scope.recording()) {
     CallRecord& c = scope.call;
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
-    const bool query = d.lwork >= 0 && deref(reinterpret_cast<const void*>(a[d.lwork])) == -1;
+    const bool query = is_query(a, d);
     if (c.info == 0 && d.scan_inputs && !query) scan_output<Real>(a, d, reals, c);
     if (top_level && replayable && !query) {
       char op[256];
@@ -279,18 +312,75 @@ BLASSCOPE_LAPACK_CZ(gels, 12, Gels,
                      .out = 6})
 // ?SYEVD(JOBZ, UPLO, N, A, LDA, W, WORK, LWORK, IWORK, LIWORK, INFO); ?HEEVD adds RWORK, LRWORK
 BLASSCOPE_LAPACK_SD(syevd, 13, Syevd,
-                    {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 10, .lwork = 7, .output = Out::Eigen, .out = 5})
+                    {.ch = 1,
+                     .m = 2,
+                     .n = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .info = 10,
+                     .lwork = 7,
+                     .lwork2 = 9,
+                     .output = Out::Eigen,
+                     .out = 5,
+                     .triangle = true})
 BLASSCOPE_LAPACK(cheevd_, 15, float, Syevd, C,
-                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 12, .lwork = 7, .output = Out::Eigen, .out = 5})
+                 {.ch = 1,
+                  .m = 2,
+                  .n = 2,
+                  .a = 3,
+                  .lda = 4,
+                  .info = 12,
+                  .lwork = 7,
+                  .lwork2 = 11,
+                  .output = Out::Eigen,
+                  .out = 5,
+                  .triangle = true})
 BLASSCOPE_LAPACK(zheevd_, 15, double, Syevd, Z,
-                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 12, .lwork = 7, .output = Out::Eigen, .out = 5})
+                 {.ch = 1,
+                  .m = 2,
+                  .n = 2,
+                  .a = 3,
+                  .lda = 4,
+                  .info = 12,
+                  .lwork = 7,
+                  .lwork2 = 11,
+                  .output = Out::Eigen,
+                  .out = 5,
+                  .triangle = true})
 // ?SYEV(JOBZ, UPLO, N, A, LDA, W, WORK, LWORK, INFO); ?HEEV adds RWORK
 BLASSCOPE_LAPACK_SD(syev, 11, Syev,
-                    {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::Eigen, .out = 5})
+                    {.ch = 1,
+                     .m = 2,
+                     .n = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .info = 8,
+                     .lwork = 7,
+                     .output = Out::Eigen,
+                     .out = 5,
+                     .triangle = true})
 BLASSCOPE_LAPACK(cheev_, 12, float, Syev, C,
-                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 9, .lwork = 7, .output = Out::Eigen, .out = 5})
+                 {.ch = 1,
+                  .m = 2,
+                  .n = 2,
+                  .a = 3,
+                  .lda = 4,
+                  .info = 9,
+                  .lwork = 7,
+                  .output = Out::Eigen,
+                  .out = 5,
+                  .triangle = true})
 BLASSCOPE_LAPACK(zheev_, 12, double, Syev, Z,
-                 {.ch = 1, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 9, .lwork = 7, .output = Out::Eigen, .out = 5})
+                 {.ch = 1,
+                  .m = 2,
+                  .n = 2,
+                  .a = 3,
+                  .lda = 4,
+                  .info = 9,
+                  .lwork = 7,
+                  .output = Out::Eigen,
+                  .out = 5,
+                  .triangle = true})
 // ?GESV(N, NRHS, A, LDA, IPIV, B, LDB, INFO)
 BLASSCOPE_LAPACK_SD(
     gesv, 8, Gesv,
@@ -309,8 +399,12 @@ BLASSCOPE_LAPACK_CZ(
     getrs, 10, Getrs,
     {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
 // ?POTRF(UPLO, N, A, LDA, INFO)
-BLASSCOPE_LAPACK_SD(potrf, 6, Potrf, {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2})
-BLASSCOPE_LAPACK_CZ(potrf, 6, Potrf, {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2})
+BLASSCOPE_LAPACK_SD(
+    potrf, 6, Potrf,
+    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2, .triangle = true})
+BLASSCOPE_LAPACK_CZ(
+    potrf, 6, Potrf,
+    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2, .triangle = true})
 // ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
 // DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
 BLASSCOPE_LAPACK_SD(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})

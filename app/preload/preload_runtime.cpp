@@ -18,6 +18,7 @@ namespace blasscope::preload {
 namespace {
 
 record::SharedHeader* g_shared = nullptr;
+pthread_key_t g_slot_key;  // its destructor gives a thread's active slot back
 std::uint32_t g_pid = 0;
 thread_local std::uint32_t t_tid = 0;
 thread_local CallScope* t_innermost = nullptr;
@@ -47,12 +48,21 @@ void register_process() {
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
 }
 
+// A thread's slot goes back to the table when the thread ends.
+void release_slot(void* slot) {
+  auto* s = static_cast<record::ActiveSlot*>(slot);
+  s->call.id = 0;
+  s->owner_pid.store(0);
+  s->owner_tid.store(0, std::memory_order_release);
+}
+
 void after_fork_in_child() {
   // Only the forking thread exists here; it gets a new id, a new slot, and its process a new entry.
   t_tid = 0;
   t_slot = nullptr;
   t_no_slot = false;
   t_innermost = nullptr;
+  ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
   if (g_shared) register_process();
 }
 
@@ -70,6 +80,7 @@ __attribute__((constructor)) void attach() {
     ::munmap(map, record::kSharedBytes);
     return;
   }
+  ::pthread_key_create(&g_slot_key, release_slot);
   g_shared = header;
   register_process();
   ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
@@ -86,6 +97,7 @@ record::ActiveSlot* my_slot() {
     if (slot.owner_tid.load(std::memory_order_relaxed) == 0 && slot.owner_tid.compare_exchange_strong(expected, tid)) {
       slot.owner_pid.store(g_pid);
       t_slot = &slot;
+      ::pthread_setspecific(g_slot_key, &slot);
       return t_slot;
     }
   }
@@ -115,10 +127,12 @@ void append_finished(const CallRecord& call) {
   while (true) {
     if (w - s.read_index.load(std::memory_order_acquire) >= s.ring_capacity) {
       // Full: the recorder is behind. Wait for it (nothing is lost), but not for a recorder
-      // that has stopped draining: after a second the call is counted as dropped instead.
+      // that has stopped draining: after a second the call is dropped, and so are all later
+      // ones at once (an orphaned child must not wait a second per call).
       const std::uint64_t now = now_ns();
       if (!waited_since) waited_since = now;
-      if (now - waited_since > 1000000000ull) {
+      if (s.recorder_gone.load(std::memory_order_relaxed) || now - waited_since > 1000000000ull) {
+        s.recorder_gone.store(1, std::memory_order_relaxed);
         s.dropped.fetch_add(1, std::memory_order_relaxed);
         return;
       }
@@ -222,6 +236,11 @@ CallScope::CallScope(Routine routine, Precision precision) {
   call.pid = g_pid;
   call.tid = thread_id();
   call.id = g_shared->next_call_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  // Scopes deeper in the stack than this one were left without their destructor (an xerbla
+  // that longjmp'ed or threw past them, as R's does): they are gone, not parents.
+  while (t_innermost && reinterpret_cast<std::uintptr_t>(t_innermost) < reinterpret_cast<std::uintptr_t>(this)) {
+    t_innermost = t_innermost->m_parent;
+  }
   m_parent = t_innermost;
   call.parent = m_parent ? m_parent->call.id : 0;
   t_innermost = this;
@@ -229,12 +248,12 @@ CallScope::CallScope(Routine routine, Precision precision) {
 
 void CallScope::begin() {
   if (!m_active) return;
+  call.start_ns = now_ns();  // before publishing: a crash or a hang reports how long it ran
   publish_active(&call);
-  call.start_ns = now_ns();
 }
 
 bool CallScope::failed() const {
-  return call.info != 0 || call.xerbla_parameter != 0 || call.output_nan + call.output_inf > 0;
+  return call.info != 0 || call.xerbla_parameter != 0 || call.output_nan != 0 || call.output_inf != 0;
 }
 
 CallScope::~CallScope() {
@@ -252,7 +271,9 @@ CallScope::~CallScope() {
   totals.self_nanoseconds.fetch_add(call.duration_ns - std::min(call.duration_ns, m_children_ns),
                                     std::memory_order_relaxed);
   if (failed()) totals.failures.fetch_add(1, std::memory_order_relaxed);
-  if (const std::uint64_t flops = flops_of(call)) totals.flops.fetch_add(flops, std::memory_order_relaxed);
+  if (const std::uint64_t flops = call.xerbla_parameter ? 0 : flops_of(call)) {
+    totals.flops.fetch_add(flops, std::memory_order_relaxed);
+  }
   append_finished(call);
   publish_active(m_parent ? &m_parent->call : nullptr);
 }

@@ -226,13 +226,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     if (r.timed_out) {
       out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
               evidence);
-    } else if (!r.signal.empty()) {
+    } else if (!r.signal.empty() && !r.stopped) {
       out.add("program-crashed", Severity::Error, c, "the program died with " + r.signal + " inside " + label(c),
               evidence);
     }
   }
   auto diagnoses = out.finish();
-  if (!r.signal.empty() && !r.timed_out && r.running.empty()) {
+  if (!r.signal.empty() && !r.timed_out && !r.stopped && r.running.empty()) {
     Diagnosis d;
     d.id = "program-crashed";
     d.severity = Severity::Error;

@@ -114,11 +114,12 @@ struct ProcessEntry {
 struct SharedHeader {
   std::uint32_t magic, version;
   std::uint32_t ring_capacity, active_slots;
-  std::atomic<std::uint64_t> next_call_id;  // ids handed out at call entry
-  std::atomic<std::uint64_t> write_index;   // ring slots reserved by writers
-  std::atomic<std::uint64_t> read_index;    // ring slots the recorder has drained
-  std::atomic<std::uint64_t> dropped;       // finished calls lost because the ring was full
-  std::atomic<std::uint32_t> check_values;  // scan GEMM operands too (--check-values)
+  std::atomic<std::uint64_t> next_call_id;   // ids handed out at call entry
+  std::atomic<std::uint64_t> write_index;    // ring slots reserved by writers
+  std::atomic<std::uint64_t> read_index;     // ring slots the recorder has drained
+  std::atomic<std::uint64_t> dropped;        // finished calls lost because the ring was full
+  std::atomic<std::uint32_t> recorder_gone;  // a writer waited a second in vain: later calls drop at once
+  std::atomic<std::uint32_t> check_values;   // scan GEMM operands too (--check-values)
   // Captures: 0 none, 1 failing calls, 2 every capturable call; limits and what they cost.
   std::atomic<std::uint32_t> capture_mode;
   std::atomic<std::uint64_t> capture_limit_bytes, capture_limit_count;

@@ -62,8 +62,17 @@ void collect_processes(SharedHeader& h, Recording& out) {
   for (std::uint32_t i = 0; i < count; ++i) {
     const ProcessEntry& e = h.processes[i];
     if (e.pid.load() == 0) continue;
-    out.processes.push_back({e.pid.load(), e.parent_pid.load(),
-                             std::string(e.command, strnlen(e.command, sizeof e.command)), e.blas_found.load() != 0});
+    ProcessInfo info{e.pid.load(), e.parent_pid.load(), std::string(e.command, strnlen(e.command, sizeof e.command)),
+                     e.blas_found.load() != 0};
+    // A process that exec'd registers again under the same pid: its latest command wins.
+    const auto same = std::find_if(out.processes.begin(), out.processes.end(),
+                                   [&](const ProcessInfo& p) { return p.pid == info.pid; });
+    if (same == out.processes.end()) {
+      out.processes.push_back(std::move(info));
+    } else {
+      info.blas_found = info.blas_found || same->blas_found;
+      *same = std::move(info);
+    }
   }
 }
 
@@ -181,6 +190,7 @@ Recording record_program(const RecordOptions& options) {
   bool stopping = false;
   auto stop_deadline = Clock::time_point::max();
   auto next_progress = started;
+  auto next_reclaim = started;
   while (true) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
@@ -196,10 +206,15 @@ Recording record_program(const RecordOptions& options) {
     }
     const bool timed_out =
         options.timeout_seconds > 0 && now - started >= std::chrono::duration<double>(options.timeout_seconds);
+    if (now >= next_reclaim) {
+      buffer.reclaim_slots_of_dead_processes();
+      next_reclaim = now + std::chrono::milliseconds(500);
+    }
     if (!stopping && (timed_out || stop_requested)) {
       // What was running when it was stopped is the finding: take it before anything ends.
       out.running = buffer.running();
       out.timed_out = timed_out;
+      out.stopped = !timed_out;
       stopping = true;
       signal_all(out, pid, SIGTERM);
       stop_deadline = now + std::chrono::seconds(2);
@@ -218,6 +233,13 @@ Recording record_program(const RecordOptions& options) {
   }
   if (exit_fd >= 0) ::close(exit_fd);
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (stopping) {
+    // Children that ignored SIGTERM go now, like the program.
+    collect_processes(buffer.header(), out);
+    for (const ProcessInfo& p : out.processes) {
+      if (p.pid != out.pid) ::kill(static_cast<pid_t>(p.pid), SIGKILL);
+    }
+  }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
 
@@ -248,6 +270,7 @@ Recording record_program(const RecordOptions& options) {
     out.exit_status = WEXITSTATUS(status);
   }
   if (out.timed_out) out.exit_status = 124;
+  if (out.stopped) out.problem = "stopped on request while it ran";
   bool blas_found = false;
   for (const auto& p : out.processes) blas_found = blas_found || p.blas_found;
   if (out.processes.empty()) {

@@ -49,6 +49,7 @@ struct Recording {
   int exit_status = 0;    // as a shell reports it: 128+signal, 124 after --timeout, 127 not found
   std::string signal;     // "SIGSEGV" when it died by one
   bool timed_out = false;
+  bool stopped = false;  // stopped on request (the GUI's Stop), not by a fault
   double timeout_seconds = 0;
   double wall_seconds = 0;
   std::uint64_t start_ns = 0;          // CLOCK_MONOTONIC when the program started (calls' start_ns count from it)

@@ -45,11 +45,12 @@ double real_field(const json& j, const char* key) {
 
 // An integer field from a JSON number, refused (not wrapped, not undefined) when it is
 // fractional or out of the field's range: `"m": 1e300` is damage, not a size.
+// (long double holds every 64-bit integer exactly on x86-64, so the bounds are exact too.)
 template <typename T>
-T checked_integer(double v, const char* key) {
-  if (!(v >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
-        v <= static_cast<double>(std::numeric_limits<T>::max())) ||
-      v != std::floor(v)) {
+T checked_integer(long double v, const char* key) {
+  const long double end = std::ldexp(1.0L, std::numeric_limits<T>::digits);  // 2^63, 2^64, 2^31, 2^32
+  const long double lowest = std::numeric_limits<T>::is_signed ? -end : 0.0L;
+  if (!(v >= lowest && v < end) || v != std::floor(v)) {
     throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
   }
   return static_cast<T>(v);
@@ -59,7 +60,10 @@ template <typename T>
 T field(const json& j, const char* key, T fallback) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    if (j[key].is_number_float()) return checked_integer<T>(j[key].get<double>(), key);
+    const json& v = j[key];
+    if (v.is_number_float()) return checked_integer<T>(v.get<double>(), key);
+    if (v.is_number_unsigned()) return checked_integer<T>(static_cast<long double>(v.get<std::uint64_t>()), key);
+    if (v.is_number_integer()) return checked_integer<T>(static_cast<long double>(v.get<std::int64_t>()), key);
   }
   try {
     return j[key].get<T>();
@@ -298,6 +302,7 @@ json to_json(const Recording& r, bool with_calls) {
           {"exit_status", r.exit_status},
           {"signal", r.signal.empty() ? json() : json(r.signal)},
           {"timed_out", r.timed_out},
+          {"stopped", r.stopped},
           {"timeout_seconds", r.timeout_seconds},
           {"wall_seconds", r.wall_seconds},
           {"check_values", r.check_values},
@@ -324,37 +329,49 @@ class CallBuilder {
     m_call = CallRecord{};
     m_has_routine = false;
     m_in_xerbla = false;
+    m_expect_object = false;
   }
   void key(const std::string& k) {
     m_key = k;
-    if (k == "xerbla") m_in_xerbla = true;
+    m_expect_object = !m_in_xerbla && k == "xerbla";
+  }
+  // A nested object: only a call's "xerbla" is one.
+  void begin_nested() {
+    if (!m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" of a call must not be an object");
+    m_expect_object = false;
+    m_in_xerbla = true;
   }
   void end_nested() { m_in_xerbla = false; }
-  void number(double v) {
+  void check_value() const {
+    if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
+  }
+  void number(long double exact) {
+    if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
+    const auto v = static_cast<double>(exact);
     if (m_in_xerbla) {
-      if (m_key == "parameter") m_call.xerbla_parameter = checked_integer<std::int32_t>(v, m_key.c_str());
+      if (m_key == "parameter") m_call.xerbla_parameter = checked_integer<std::int32_t>(exact, m_key.c_str());
       return;
     }
     if (m_key == "id")
-      m_call.id = checked_integer<std::uint64_t>(v, m_key.c_str());
+      m_call.id = checked_integer<std::uint64_t>(exact, m_key.c_str());
     else if (m_key == "parent")
-      m_call.parent = checked_integer<std::uint64_t>(v, m_key.c_str());
+      m_call.parent = checked_integer<std::uint64_t>(exact, m_key.c_str());
     else if (m_key == "pid")
-      m_call.pid = checked_integer<std::uint32_t>(v, m_key.c_str());
+      m_call.pid = checked_integer<std::uint32_t>(exact, m_key.c_str());
     else if (m_key == "thread")
-      m_call.tid = checked_integer<std::uint32_t>(v, m_key.c_str());
+      m_call.tid = checked_integer<std::uint32_t>(exact, m_key.c_str());
     else if (m_key == "m")
-      m_call.m = checked_integer<std::int64_t>(v, m_key.c_str());
+      m_call.m = checked_integer<std::int64_t>(exact, m_key.c_str());
     else if (m_key == "n")
-      m_call.n = checked_integer<std::int64_t>(v, m_key.c_str());
+      m_call.n = checked_integer<std::int64_t>(exact, m_key.c_str());
     else if (m_key == "k")
-      m_call.k = checked_integer<std::int64_t>(v, m_key.c_str());
+      m_call.k = checked_integer<std::int64_t>(exact, m_key.c_str());
     else if (m_key == "lda")
-      m_call.lda = checked_integer<std::int64_t>(v, m_key.c_str());
+      m_call.lda = checked_integer<std::int64_t>(exact, m_key.c_str());
     else if (m_key == "ldb")
-      m_call.ldb = checked_integer<std::int64_t>(v, m_key.c_str());
+      m_call.ldb = checked_integer<std::int64_t>(exact, m_key.c_str());
     else if (m_key == "ldc")
-      m_call.ldc = checked_integer<std::int64_t>(v, m_key.c_str());
+      m_call.ldc = checked_integer<std::int64_t>(exact, m_key.c_str());
     else if (m_key == "alpha")
       m_call.alpha = v;
     else if (m_key == "beta")
@@ -364,19 +381,20 @@ class CallBuilder {
     else if (m_key == "seconds")
       m_call.duration_ns = ns_of(v);
     else if (m_key == "info")
-      m_call.info = checked_integer<std::int32_t>(v, m_key.c_str()), m_call.flags |= kHasInfo;
+      m_call.info = checked_integer<std::int32_t>(exact, m_key.c_str()), m_call.flags |= kHasInfo;
     else if (m_key == "status")
-      m_call.info = checked_integer<std::int32_t>(v, m_key.c_str()), m_call.flags |= kHasStatus;
+      m_call.info = checked_integer<std::int32_t>(exact, m_key.c_str()), m_call.flags |= kHasStatus;
     else if (m_key == "input_nan")
-      m_call.input_nan = checked_integer<std::uint32_t>(v, m_key.c_str());
+      m_call.input_nan = checked_integer<std::uint32_t>(exact, m_key.c_str());
     else if (m_key == "input_inf")
-      m_call.input_inf = checked_integer<std::uint32_t>(v, m_key.c_str());
+      m_call.input_inf = checked_integer<std::uint32_t>(exact, m_key.c_str());
     else if (m_key == "output_nan")
-      m_call.output_nan = checked_integer<std::uint32_t>(v, m_key.c_str());
+      m_call.output_nan = checked_integer<std::uint32_t>(exact, m_key.c_str());
     else if (m_key == "output_inf")
-      m_call.output_inf = checked_integer<std::uint32_t>(v, m_key.c_str());
+      m_call.output_inf = checked_integer<std::uint32_t>(exact, m_key.c_str());
   }
   void text(const std::string& v) {
+    check_value();
     if (m_in_xerbla) {
       if (m_key == "routine") std::snprintf(m_call.xerbla_routine, sizeof m_call.xerbla_routine, "%.7s", v.c_str());
       return;
@@ -395,6 +413,7 @@ class CallBuilder {
     }
   }
   void boolean(bool v) {
+    check_value();
     static const std::pair<const char*, std::uint16_t> kFlags[] = {
         {"cblas", kCblas},    {"row_major", kRowMajor},           {"trans_a", kTransA},
         {"trans_b", kTransB}, {"values_checked", kValuesChecked}, {"captured", kCaptured}};
@@ -413,7 +432,7 @@ class CallBuilder {
   CallRecord m_call;
   std::string m_key;
   double m_start = 0;
-  bool m_has_routine = false, m_in_xerbla = false;
+  bool m_has_routine = false, m_in_xerbla = false, m_expect_object = false;
 };
 
 // Everything but the top-level "calls" array goes to nlohmann's own tree builder; the calls
@@ -424,26 +443,32 @@ class SessionSax {
   explicit SessionSax(json& root) : m_dom(root) {}
   std::vector<CallRecord> calls;
 
-  bool null() { return m_calls_depth ? true : m_dom.null(); }
-  bool boolean(bool v) { return m_calls_depth ? (m_builder.boolean(v), true) : m_dom.boolean(v); }
+  bool null() {
+    if (!value_in_calls()) return m_dom.null();
+    m_builder.check_value();
+    return true;
+  }
+  bool boolean(bool v) { return value_in_calls() ? (m_builder.boolean(v), true) : m_dom.boolean(v); }
   bool number_integer(json::number_integer_t v) {
-    return m_calls_depth ? (m_builder.number(static_cast<double>(v)), true) : m_dom.number_integer(v);
+    return value_in_calls() ? (m_builder.number(static_cast<long double>(v)), true) : m_dom.number_integer(v);
   }
   bool number_unsigned(json::number_unsigned_t v) {
-    return m_calls_depth ? (m_builder.number(static_cast<double>(v)), true) : m_dom.number_unsigned(v);
+    return value_in_calls() ? (m_builder.number(static_cast<long double>(v)), true) : m_dom.number_unsigned(v);
   }
   bool number_float(json::number_float_t v, const std::string& s) {
-    return m_calls_depth ? (m_builder.number(v), true) : m_dom.number_float(v, s);
+    return value_in_calls() ? (m_builder.number(v), true) : m_dom.number_float(v, s);
   }
-  bool string(std::string& v) { return m_calls_depth ? (m_builder.text(v), true) : m_dom.string(v); }
-  bool binary(json::binary_t& v) { return m_calls_depth ? true : m_dom.binary(v); }
+  bool string(std::string& v) { return value_in_calls() ? (m_builder.text(v), true) : m_dom.string(v); }
+  bool binary(json::binary_t&) { throw std::invalid_argument("binary values are not part of a session"); }
   bool start_object(std::size_t n) {
+    if (m_pending_calls) throw std::invalid_argument("\"calls\" must be an array");
     if (m_calls_depth) {
       if (++m_calls_depth == 2) m_builder.begin();
+      if (m_calls_depth == 3) m_builder.begin_nested();
       if (m_calls_depth > 3) throw std::invalid_argument("a call nests too deep");
       return true;
     }
-    ++m_depth;
+    nest();
     return m_dom.start_object(n);
   }
   bool key(std::string& k) {
@@ -466,14 +491,13 @@ class SessionSax {
   }
   bool start_array(std::size_t n) {
     if (m_calls_depth) throw std::invalid_argument("a call holds an array");
-    if (m_pending_calls && m_depth == 1) {
+    if (m_pending_calls) {
       m_pending_calls = false;
       m_calls_depth = 1;
       // The tree gets an empty "calls"; the records hold them.
       return m_dom.start_array(0) && m_dom.end_array();
     }
-    m_pending_calls = false;
-    ++m_depth;
+    nest();
     return m_dom.start_array(n);
   }
   bool end_array() {
@@ -489,6 +513,17 @@ class SessionSax {
   }
 
  private:
+  // A value event inside "calls": a call's field (a call itself must be an object).
+  bool value_in_calls() {
+    if (m_pending_calls) throw std::invalid_argument("\"calls\" must be an array");
+    if (m_calls_depth == 1) throw std::invalid_argument("a call must be an object");
+    return m_calls_depth > 0;
+  }
+  // Sessions are shallow; a deep document is damage (and would be copied recursively later).
+  void nest() {
+    if (++m_depth > 64) throw std::invalid_argument("the session nests deeper than 64 levels");
+  }
+
   dom m_dom;
   CallBuilder m_builder;
   int m_depth = 0;        // nesting outside the calls
@@ -527,6 +562,7 @@ Recording recording_from_json(const json& s) {
   r.exit_status = field<int>(s, "exit_status", 0);
   r.signal = field<std::string>(s, "signal", "");
   r.timed_out = field<bool>(s, "timed_out", false);
+  r.stopped = field<bool>(s, "stopped", false);
   r.timeout_seconds = field<double>(s, "timeout_seconds", 0);
   r.wall_seconds = field<double>(s, "wall_seconds", 0);
   r.check_values = field<bool>(s, "check_values", false);

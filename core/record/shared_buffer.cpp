@@ -1,11 +1,13 @@
 #include "record/shared_buffer.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -19,8 +21,8 @@ SharedBuffer::SharedBuffer(bool check_values) {
   const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot create the recording buffer in " + dir + ": " + std::strerror(errno));
   m_path = pattern;
-  if (::ftruncate(fd, static_cast<off_t>(kSharedBytes)) != 0) {
-    const int error = errno;
+  // Allocated now: a full /dev/shm fails here, not as SIGBUS inside the program.
+  if (const int error = ::posix_fallocate(fd, 0, static_cast<off_t>(kSharedBytes)); error != 0) {
     ::close(fd);
     ::unlink(m_path.c_str());
     throw std::runtime_error("cannot size the recording buffer " + m_path + ": " + std::strerror(error));
@@ -53,13 +55,35 @@ void SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   while (r < w) {
     RingEntry& entry = s.ring[r % s.ring_capacity];
     if (entry.ready.load(std::memory_order_acquire) != r + 1) {
-      if (!final) break;  // still being written: next time
-      ++m_lost;           // its writer died between reserving and publishing
+      // Still being written: next time. An entry unfinished for a second had a writer that
+      // died between reserving and publishing it; it must not stall the ring.
+      const auto now = static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+              .count());
+      if (!final) {
+        if (m_stuck_since_ns == 0) m_stuck_since_ns = now;
+        if (now - m_stuck_since_ns < 1000000000ull) break;
+      }
+      m_stuck_since_ns = 0;
+      ++m_lost;
     } else {
+      m_stuck_since_ns = 0;
       out.push_back(entry.call);
     }
     ++r;
     s.read_index.store(r, std::memory_order_release);
+  }
+}
+
+void SharedBuffer::reclaim_slots_of_dead_processes() {
+  for (std::uint32_t i = 0; i < kActiveSlots; ++i) {
+    ActiveSlot& slot = m_header->active[i];
+    const std::uint32_t pid = slot.owner_pid.load();
+    if (slot.owner_tid.load() == 0 || pid == 0 || slot.call.id != 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      slot.owner_pid.store(0);
+      slot.owner_tid.store(0, std::memory_order_release);
+    }
   }
 }
 

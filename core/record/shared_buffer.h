@@ -24,6 +24,8 @@ class SharedBuffer {
   // dead writer reserved but never completed are skipped (and counted in `lost`).
   void drain(std::vector<CallRecord>& out, bool final = false);
   std::uint64_t lost() const { return m_lost; }
+  // Gives back the slots of processes that have exited while no call of theirs was running.
+  void reclaim_slots_of_dead_processes();
   // The calls running now (or when the program stopped), one per thread.
   std::vector<CallRecord> running() const;
 
@@ -31,6 +33,7 @@ class SharedBuffer {
   std::string m_path;
   SharedHeader* m_header = nullptr;
   std::uint64_t m_lost = 0;
+  std::uint64_t m_stuck_since_ns = 0;  // when the entry at the read index was first seen unfinished
 };
 
 }  // namespace blasscope::record

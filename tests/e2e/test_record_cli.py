@@ -307,6 +307,31 @@ class RecordC(unittest.TestCase):
         self.assertEqual(report["crash"]["call"]["routine"], "dgemm")
         self.assertIn("program-crashed", ids(report))
 
+    def test_value_checks_read_only_what_the_library_reads(self):
+        # alpha = 0: DGEMM reads neither A nor B (NULL here), so --check-values must not either;
+        # DPOTRF('L') reads the lower triangle only: a NaN above it is none of its business.
+        exe = build_c("reads", """
+            #include <cblas.h>
+            #include <math.h>
+            #include <stdio.h>
+            void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
+            int main(void) {
+              double c[4] = {0};
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 0.0, 0, 2, 0, 2, 0.0, c, 2);
+              double a[4] = {4, 2, NAN, 3};  /* column-major 2x2: a[2] is the unused upper triangle */
+              int n = 2, info = -1;
+              dpotrf_("L", &n, a, &n, &info, 1);
+              printf("info %d\\n", info);
+              return info;
+            }
+        """, "-lopenblas", "-lm")
+        proc, report = record(exe, options=("--check-values",))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("info 0", proc.out)
+        potrf = next(c for c in report["calls"] if c["routine"] == "dpotrf")
+        self.assertNotIn("input_nan", potrf)
+        self.assertEqual(ids(report), [])
+
     def test_a_statically_linked_program_is_said_to_be_unrecordable(self):
         exe = build_c("static", 'int main(void) { return 5; }', "-static")
         proc, report = record(exe)
