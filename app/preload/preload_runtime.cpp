@@ -24,6 +24,8 @@ thread_local std::uint32_t t_tid = 0;
 thread_local CallScope* t_innermost = nullptr;
 thread_local record::ActiveSlot* t_slot = nullptr;
 thread_local bool t_no_slot = false;  // the table was full when this thread looked
+constexpr std::uint64_t kIdBlock = 256;
+thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
 
 std::uint32_t thread_id() {
   if (!t_tid) t_tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
@@ -62,6 +64,7 @@ void after_fork_in_child() {
   t_slot = nullptr;
   t_no_slot = false;
   t_innermost = nullptr;
+  t_next_id = t_id_end = 0;                    // the parent's block of ids stays the parent's
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
   if (g_shared) register_process();
 }
@@ -235,7 +238,13 @@ CallScope::CallScope(Routine routine, Precision precision) {
   call.precision = precision;
   call.pid = g_pid;
   call.tid = thread_id();
-  call.id = g_shared->next_call_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  // Ids come in blocks per thread: unique across threads and processes without a shared
+  // counter on every call.
+  if (t_next_id == t_id_end) {
+    t_next_id = g_shared->next_call_id.fetch_add(kIdBlock, std::memory_order_relaxed) + 1;
+    t_id_end = t_next_id + kIdBlock;
+  }
+  call.id = t_next_id++;
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
   // that longjmp'ed or threw past them, as R's does): they are gone, not parents.
   while (t_innermost && reinterpret_cast<std::uintptr_t>(t_innermost) < reinterpret_cast<std::uintptr_t>(this)) {
@@ -264,15 +273,28 @@ CallScope::~CallScope() {
     m_parent->m_children_ns += call.duration_ns;
     if (failed_here_or_inside()) m_parent->m_child_failed = true;
   }
-  record::RoutineTotals& totals =
-      g_shared->totals[static_cast<std::uint32_t>(call.routine)][static_cast<std::uint32_t>(call.precision)];
-  totals.calls.fetch_add(1, std::memory_order_relaxed);
-  totals.nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
-  totals.self_nanoseconds.fetch_add(call.duration_ns - std::min(call.duration_ns, m_children_ns),
-                                    std::memory_order_relaxed);
-  if (failed()) totals.failures.fetch_add(1, std::memory_order_relaxed);
-  if (const std::uint64_t flops = call.xerbla_parameter ? 0 : flops_of(call)) {
-    totals.flops.fetch_add(flops, std::memory_order_relaxed);
+  const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
+  const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, m_children_ns);
+  const std::uint64_t flops = call.xerbla_parameter ? 0 : flops_of(call);
+  const std::uint64_t failures = failed() ? 1 : 0;
+  if (record::ActiveSlot* slot = my_slot()) {
+    // This thread is the slot's only writer: plain loads and stores, no locked instructions.
+    record::RoutineTotals& t = slot->totals[r][p];
+    const auto add = [](std::atomic<std::uint64_t>& counter, std::uint64_t v) {
+      counter.store(counter.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    };
+    add(t.calls, 1);
+    add(t.nanoseconds, call.duration_ns);
+    add(t.self_nanoseconds, self_ns);
+    if (failures) add(t.failures, 1);
+    if (flops) add(t.flops, flops);
+  } else {
+    record::RoutineTotals& t = g_shared->totals[r][p];
+    t.calls.fetch_add(1, std::memory_order_relaxed);
+    t.nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
+    t.self_nanoseconds.fetch_add(self_ns, std::memory_order_relaxed);
+    if (failures) t.failures.fetch_add(1, std::memory_order_relaxed);
+    if (flops) t.flops.fetch_add(flops, std::memory_order_relaxed);
   }
   append_finished(call);
   publish_active(m_parent ? &m_parent->call : nullptr);

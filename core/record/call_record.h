@@ -11,7 +11,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 3;
+inline constexpr std::uint32_t kLayoutVersion = 4;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (~2 ms of 30M calls/s)
@@ -87,22 +87,25 @@ struct CallRecord {
   std::uint32_t output_nan = 0, output_inf = 0;
 };
 
+// Exact totals per routine and precision, over every call (even when the ring overflowed).
+struct RoutineTotals {
+  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops;
+};
+
 // A thread's running call, published at entry so a crash or a hang names it.
 struct ActiveSlot {
   std::atomic<std::uint32_t> owner_tid;  // 0: free
   std::atomic<std::uint32_t> owner_pid;
   std::atomic<std::uint64_t> version;  // odd while being written
   CallRecord call;                     // valid when call.id != 0
+  // Totals of the calls made by the threads that held this slot, written by the holder alone
+  // (no atomic read-modify-write on the call path); the recorder adds up every slot.
+  RoutineTotals totals[kRoutineCount][kPrecisionCount];
 };
 
 struct RingEntry {
   std::atomic<std::uint64_t> ready;  // the ring index + 1 once `call` is complete
   CallRecord call;
-};
-
-// Exact totals per routine and precision, over every call (even when the ring overflowed).
-struct RoutineTotals {
-  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops;
 };
 
 struct ProcessEntry {
@@ -125,7 +128,7 @@ struct SharedHeader {
   std::atomic<std::uint64_t> capture_limit_bytes, capture_limit_count;
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
-  RoutineTotals totals[kRoutineCount][kPrecisionCount];
+  RoutineTotals totals[kRoutineCount][kPrecisionCount];  // of threads that found no free slot
   ProcessEntry processes[kMaxProcesses];
   ActiveSlot active[kActiveSlots];
   RingEntry ring[kRingCapacity];

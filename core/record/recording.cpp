@@ -81,14 +81,19 @@ void collect_totals(SharedHeader& h, Recording& out) {
   out.calls_total = 0;
   for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
     for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
-      const RoutineTotals& t = h.totals[r][p];
-      const std::uint64_t calls = t.calls.load();
+      // The header's totals (threads without a slot) and every slot's.
+      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0;
+      const auto add = [&](const RoutineTotals& t) {
+        calls += t.calls.load(), failures += t.failures.load(), ns += t.nanoseconds.load();
+        self_ns += t.self_nanoseconds.load(), flops += t.flops.load();
+      };
+      add(h.totals[r][p]);
+      for (std::uint32_t s = 0; s < kActiveSlots; ++s) add(h.active[s].totals[r][p]);
       if (calls == 0) continue;
       out.calls_total += calls;
-      out.routines.push_back({static_cast<Routine>(r), static_cast<Precision>(p), calls, t.failures.load(),
-                              static_cast<double>(t.nanoseconds.load()) * 1e-9,
-                              static_cast<double>(t.self_nanoseconds.load()) * 1e-9,
-                              static_cast<double>(t.flops.load()) * 1e-9});
+      out.routines.push_back({static_cast<Routine>(r), static_cast<Precision>(p), calls, failures,
+                              static_cast<double>(ns) * 1e-9, static_cast<double>(self_ns) * 1e-9,
+                              static_cast<double>(flops) * 1e-9});
     }
   }
   std::sort(out.routines.begin(), out.routines.end(),
@@ -195,7 +200,10 @@ Recording record_program(const RecordOptions& options) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
     buffer.drain(drained);
-    const bool busy = !drained.empty();
+    // Spinning only while the ring is filling fast: a recorder busy on the second core slows
+    // the program down more than a millisecond's wait costs.
+    const bool busy = drained.size() > kRingCapacity / 4;
+    const int wait_ms = drained.empty() ? 10 : 1;
     keep(drained, out);
     const auto now = Clock::now();
     collect_processes(buffer.header(), out);
@@ -225,9 +233,9 @@ Recording record_program(const RecordOptions& options) {
     if (!busy) {
       if (exit_fd >= 0) {
         pollfd wait{exit_fd, POLLIN, 0};
-        ::poll(&wait, 1, 10);
+        ::poll(&wait, 1, wait_ms);
       } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
       }
     }
   }
