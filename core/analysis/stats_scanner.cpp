@@ -89,7 +89,8 @@ TensorStats scan_in_parallel(DType dtype, ByteOrder order, std::span<const std::
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   helpers.clear();  // joins
-  if (cancelled) throw ScanCancelled();
+  // A stop that came while the last units were scanned still cancels: the caller asked for it.
+  if (cancelled || options.stop.stop_requested()) throw ScanCancelled();
   report(options, bytes.size(), bytes.size());
   return total;
 }
