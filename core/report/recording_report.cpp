@@ -154,16 +154,7 @@ std::string recording_markdown(const record::Recording& r, const std::vector<Dia
 }
 
 std::string recording_html(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
-  std::string text = recording_markdown(r, diagnoses);
-  std::string escaped;
-  for (char c : text) {
-    switch (c) {
-      case '<': escaped += "&lt;"; break;
-      case '>': escaped += "&gt;"; break;
-      case '&': escaped += "&amp;"; break;
-      default: escaped += c;
-    }
-  }
+  const std::string escaped = escape_html(recording_markdown(r, diagnoses));
   return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>BLAScope recording</title></head>\n"
          "<body><pre>\n" +
          escaped + "</pre></body></html>\n";

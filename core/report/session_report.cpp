@@ -56,20 +56,6 @@ std::vector<std::pair<std::string, std::string>> environment_lines(const RunResu
   return lines;
 }
 
-std::string escape_html(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 std::string escape_md(const std::string& text) {
   std::string out;
   for (char c : text) {

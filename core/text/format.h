@@ -12,6 +12,8 @@ namespace blasscope::core {
 std::string format_bytes(std::uint64_t bytes);
 // A measured value in evidence text: 4 significant digits ("0.0123", "1.5e+09", "nan").
 std::string format_number(double value);
+// Text made safe inside HTML: <, >, & and " escaped.
+std::string escape_html(const std::string& text);
 // NumPy's tuple notation: "(3, 4)", "(5,)", "()".
 std::string format_shape(const std::vector<std::uint64_t>& shape);
 // Replaces bytes that are not valid UTF-8 (names and messages from a malformed file) by
