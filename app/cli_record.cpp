@@ -10,6 +10,7 @@
 #include "diagnose/recording_diagnosis.h"
 #include "io/input_error.h"
 #include "io/text_file.h"
+#include "kernels/cpu_environment.h"
 #include "record/recording.h"
 #include "record/recording_json.h"
 #include "report/recording_report.h"
@@ -115,6 +116,12 @@ int run_record(const std::vector<std::string>& args) {
       return recording.exit_status;
     }
   }
+  // What the program ran on: the kernels OpenBLAS picked and the peak its GFLOP/s compare to.
+  const core::CpuEnvironment cpu = core::probe_cpu_environment();
+  recording.openblas_corename = cpu.openblas_corename;
+  recording.kernel_mismatch = cpu.kernel_mismatch;
+  recording.peak_gflops_fp32 = cpu.peak_gflops_fp32;
+  recording.peak_gflops_fp64 = cpu.peak_gflops_fp64;
   if (output.empty()) output = "blasscope-record-" + recording.host + "-" + std::to_string(recording.pid) + ".json";
   // Each child process gets its own session (named by host and pid), listed in this one.
   const std::string child_stem = std::filesystem::path(output).replace_extension("").string();

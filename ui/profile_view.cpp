@@ -155,7 +155,7 @@ void ProfileView::setDocument(const RunDocument* doc) {
 
   m_routines->clear();
   m_routines->setHorizontalHeaderLabels({tr("Routine"), tr("Dtype"), tr("Calls"), tr("Total"), tr("Self"), tr("Share"),
-                                         tr("Mean"), tr("GFLOP/s"), tr("Failures")});
+                                         tr("Mean"), tr("GFLOP/s"), tr("Of peak"), tr("Failures")});
   double self_total = 0;
   for (const auto& t : r->routines) self_total += t.self_seconds;
   for (const auto& t : r->routines) {
@@ -165,6 +165,9 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
     const double share = self_total > 0 ? 100 * t.self_seconds / self_total : 0;
     const double gflops = t.gflop > 0 && t.seconds > 0 ? t.gflop / t.seconds : 0;
+    const bool single = t.precision == record::Precision::S || t.precision == record::Precision::C;
+    const double peak = record::is_gpu(t.routine) ? 0 : single ? r->peak_gflops_fp32 : r->peak_gflops_fp64;
+    const double of_peak = peak > 0 ? 100 * gflops / peak : 0;
     auto* failures = number_item(static_cast<double>(t.failures), QString::number(t.failures));
     if (t.failures) failures->setForeground(QColor(0xc6, 0x28, 0x28));
     m_routines->appendRow(
@@ -174,7 +177,9 @@ void ProfileView::setDocument(const RunDocument* doc) {
          number_item(t.self_seconds, QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3)),
          number_item(share, QStringLiteral("%1%").arg(share, 0, 'f', 1)),
          number_item(mean, QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1)),
-         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")), failures});
+         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
+         number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–")),
+         failures});
   }
   m_routinesTable->sortByColumn(4, Qt::DescendingOrder);
   m_routinesTable->resizeColumnsToContents();

@@ -232,6 +232,15 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
   }
   auto diagnoses = out.finish();
+  if (!r.kernel_mismatch.empty()) {
+    // As for runs: the machine's own finding, worth knowing when the program was slow.
+    Diagnosis d;
+    d.id = "blas-kernel-mismatch";
+    d.severity = Severity::Warning;
+    d.title = r.kernel_mismatch;
+    d.evidence = {r.kernel_mismatch};
+    diagnoses.push_back(explained(std::move(d)));
+  }
   if (!r.signal.empty() && !r.timed_out && !r.stopped && r.running.empty()) {
     Diagnosis d;
     d.id = "program-crashed";

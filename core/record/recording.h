@@ -65,7 +65,10 @@ struct Recording {
   std::vector<Capture> captures;
   std::uint64_t captures_skipped = 0;  // failing calls not captured: over the size or count cap
   std::vector<ChildSession> children;  // the program's session only: one per child process
-  std::uint32_t parent_pid = 0;        // a child's session: the process that started it
+  // The machine, as the recorder found it (filled by the front end; 0 / "" when unknown).
+  std::string openblas_corename, kernel_mismatch;
+  double peak_gflops_fp32 = 0, peak_gflops_fp64 = 0;
+  std::uint32_t parent_pid = 0;  // a child's session: the process that started it
 };
 
 // One recording per child process (every process but the program's own), holding its calls

@@ -313,6 +313,11 @@ json to_json(const Recording& r, bool with_calls) {
           {"processes", processes},
           {"captures", captures},
           {"children", children},
+          {"machine",
+           {{"openblas_corename", r.openblas_corename},
+            {"kernel_mismatch", r.kernel_mismatch},
+            {"peak_gflops_fp32", r.peak_gflops_fp32},
+            {"peak_gflops_fp64", r.peak_gflops_fp64}}},
           {"parent_pid", r.parent_pid ? json(r.parent_pid) : json()},
           {"captures_skipped", r.captures_skipped},
           {"routines", routines},
@@ -591,6 +596,14 @@ Recording recording_from_json(const json& s) {
   }
   r.captures_skipped = field<std::uint64_t>(s, "captures_skipped", 0);
   r.parent_pid = field<std::uint32_t>(s, "parent_pid", 0);
+  if (s.contains("machine")) {
+    const json& m = s["machine"];
+    if (!m.is_object()) throw std::invalid_argument("field \"machine\" must be an object");
+    r.openblas_corename = field<std::string>(m, "openblas_corename", "");
+    r.kernel_mismatch = field<std::string>(m, "kernel_mismatch", "");
+    r.peak_gflops_fp32 = field<double>(m, "peak_gflops_fp32", 0);
+    r.peak_gflops_fp64 = field<double>(m, "peak_gflops_fp64", 0);
+  }
   for (const json& c : field<json>(s, "children", json::array())) {
     if (!c.is_object()) throw std::invalid_argument("a child session must be an object");
     r.children.push_back({field<std::uint32_t>(c, "pid", 0), field<std::string>(c, "command", ""),

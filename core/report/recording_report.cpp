@@ -25,9 +25,17 @@ double total_self_seconds(const record::Recording& r) {
   return total;
 }
 
+// GFLOP/s against the CPU's estimated peak for the routine's precision (CPU routines only).
+std::string share_of_peak(const record::Recording& r, const record::RoutineTotal& t) {
+  if (record::is_gpu(t.routine) || t.gflop <= 0 || t.seconds <= 0) return "-";
+  const bool single = t.precision == record::Precision::S || t.precision == record::Precision::C;
+  const double peak = single ? r.peak_gflops_fp32 : r.peak_gflops_fp64;
+  return peak > 0 ? format_number(100 * t.gflop / t.seconds / peak) + "%" : "-";
+}
+
 std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   std::vector<std::vector<std::string>> rows{
-      {"ROUTINE", "DTYPE", "CALLS", "TOTAL", "SELF", "SHARE", "MEAN", "GFLOP/s", "FAILURES"}};
+      {"ROUTINE", "DTYPE", "CALLS", "TOTAL", "SELF", "SHARE", "MEAN", "GFLOP/s", "OF PEAK", "FAILURES"}};
   const double self_total = total_self_seconds(r);
   for (const auto& t : r.routines) {
     const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
@@ -36,7 +44,7 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
          std::to_string(t.calls), format_number(t.seconds * 1e3) + " ms", format_number(t.self_seconds * 1e3) + " ms",
          self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
          format_number(mean * 1e6) + " us", t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",
-         std::to_string(t.failures)});
+         share_of_peak(r, t), std::to_string(t.failures)});
   }
   return rows;
 }
@@ -58,6 +66,7 @@ std::string header(const record::Recording& r) {
         << r.max_calls << " calls, or the buffer was full)\n";
   }
   if (!r.problem.empty()) out << "note: " << r.problem << '\n';
+  if (!r.openblas_corename.empty()) out << "OpenBLAS kernels: " << r.openblas_corename << '\n';
   return out.str();
 }
 
