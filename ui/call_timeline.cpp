@@ -13,7 +13,7 @@
 namespace blasscope::ui {
 namespace {
 
-constexpr int kLabelWidth = 120, kRowHeight = 16, kLaneGap = 6, kMaxDepth = 6;
+constexpr int kLabelWidth = 170, kRowHeight = 16, kLaneGap = 6, kMaxDepth = 6;
 
 QColor colour_of(const record::CallRecord& c) {
   if (c.info != 0 || c.xerbla_parameter != 0) return QColor(0xc6, 0x28, 0x28);
