@@ -1,9 +1,13 @@
 #include "record/recording_json.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 #include "record/routine_names.h"
 
@@ -48,9 +52,9 @@ double real_field(const json& j, const char* key) {
 // (long double holds every 64-bit integer exactly on x86-64, so the bounds are exact too.)
 template <typename T>
 T checked_integer(long double v, const char* key) {
-  const long double end = std::ldexp(1.0L, std::numeric_limits<T>::digits);  // 2^63, 2^64, 2^31, 2^32
-  const long double lowest = std::numeric_limits<T>::is_signed ? -end : 0.0L;
-  if (!(v >= lowest && v < end) || v != std::floor(v)) {
+  static const long double end = std::ldexp(1.0L, std::numeric_limits<T>::digits);  // 2^63, 2^64, 2^31, 2^32
+  static const long double lowest = std::numeric_limits<T>::is_signed ? -end : 0.0L;
+  if (!(v >= lowest && v < end) || static_cast<long double>(static_cast<T>(v)) != v) {
     throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
   }
   return static_cast<T>(v);
@@ -327,6 +331,76 @@ json to_json(const Recording& r, bool with_calls) {
 
 namespace {
 
+// The fields of a call, looked up once per key (a million calls make tens of millions of keys).
+enum class Field {
+  Other,
+  Id,
+  Parent,
+  Pid,
+  Thread,
+  M,
+  N,
+  K,
+  Lda,
+  Ldb,
+  Ldc,
+  Alpha,
+  Beta,
+  Start,
+  Seconds,
+  Info,
+  Status,
+  InputNan,
+  InputInf,
+  OutputNan,
+  OutputInf,
+  Routine,
+  Char,
+  Xerbla,
+  Parameter,
+  Cblas,
+  RowMajor,
+  TransA,
+  TransB,
+  ValuesChecked,
+  Captured
+};
+
+Field field_of(std::string_view key) {
+  static const std::unordered_map<std::string_view, Field> kFields = {{"id", Field::Id},
+                                                                      {"parent", Field::Parent},
+                                                                      {"pid", Field::Pid},
+                                                                      {"thread", Field::Thread},
+                                                                      {"m", Field::M},
+                                                                      {"n", Field::N},
+                                                                      {"k", Field::K},
+                                                                      {"lda", Field::Lda},
+                                                                      {"ldb", Field::Ldb},
+                                                                      {"ldc", Field::Ldc},
+                                                                      {"alpha", Field::Alpha},
+                                                                      {"beta", Field::Beta},
+                                                                      {"start", Field::Start},
+                                                                      {"seconds", Field::Seconds},
+                                                                      {"info", Field::Info},
+                                                                      {"status", Field::Status},
+                                                                      {"input_nan", Field::InputNan},
+                                                                      {"input_inf", Field::InputInf},
+                                                                      {"output_nan", Field::OutputNan},
+                                                                      {"output_inf", Field::OutputInf},
+                                                                      {"routine", Field::Routine},
+                                                                      {"char", Field::Char},
+                                                                      {"xerbla", Field::Xerbla},
+                                                                      {"parameter", Field::Parameter},
+                                                                      {"cblas", Field::Cblas},
+                                                                      {"row_major", Field::RowMajor},
+                                                                      {"trans_a", Field::TransA},
+                                                                      {"trans_b", Field::TransB},
+                                                                      {"values_checked", Field::ValuesChecked},
+                                                                      {"captured", Field::Captured}};
+  const auto it = kFields.find(key);
+  return it == kFields.end() ? Field::Other : it->second;
+}
+
 // Reads one call object's events into a CallRecord (the same fields call_from_json reads).
 class CallBuilder {
  public:
@@ -338,7 +412,8 @@ class CallBuilder {
   }
   void key(const std::string& k) {
     m_key = k;
-    m_expect_object = !m_in_xerbla && k == "xerbla";
+    m_field = field_of(k);
+    m_expect_object = !m_in_xerbla && m_field == Field::Xerbla;
   }
   // A nested object: only a call's "xerbla" is one.
   void begin_nested() {
@@ -353,77 +428,73 @@ class CallBuilder {
   void number(long double exact) {
     if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
     const auto v = static_cast<double>(exact);
+    const char* k = m_key.c_str();
     if (m_in_xerbla) {
-      if (m_key == "parameter") m_call.xerbla_parameter = checked_integer<std::int32_t>(exact, m_key.c_str());
+      if (m_field == Field::Parameter) m_call.xerbla_parameter = checked_integer<std::int32_t>(exact, k);
       return;
     }
-    if (m_key == "id")
-      m_call.id = checked_integer<std::uint64_t>(exact, m_key.c_str());
-    else if (m_key == "parent")
-      m_call.parent = checked_integer<std::uint64_t>(exact, m_key.c_str());
-    else if (m_key == "pid")
-      m_call.pid = checked_integer<std::uint32_t>(exact, m_key.c_str());
-    else if (m_key == "thread")
-      m_call.tid = checked_integer<std::uint32_t>(exact, m_key.c_str());
-    else if (m_key == "m")
-      m_call.m = checked_integer<std::int64_t>(exact, m_key.c_str());
-    else if (m_key == "n")
-      m_call.n = checked_integer<std::int64_t>(exact, m_key.c_str());
-    else if (m_key == "k")
-      m_call.k = checked_integer<std::int64_t>(exact, m_key.c_str());
-    else if (m_key == "lda")
-      m_call.lda = checked_integer<std::int64_t>(exact, m_key.c_str());
-    else if (m_key == "ldb")
-      m_call.ldb = checked_integer<std::int64_t>(exact, m_key.c_str());
-    else if (m_key == "ldc")
-      m_call.ldc = checked_integer<std::int64_t>(exact, m_key.c_str());
-    else if (m_key == "alpha")
-      m_call.alpha = v;
-    else if (m_key == "beta")
-      m_call.beta = v;
-    else if (m_key == "start")
-      m_start = v;
-    else if (m_key == "seconds")
-      m_call.duration_ns = ns_of(v);
-    else if (m_key == "info")
-      m_call.info = checked_integer<std::int32_t>(exact, m_key.c_str()), m_call.flags |= kHasInfo;
-    else if (m_key == "status")
-      m_call.info = checked_integer<std::int32_t>(exact, m_key.c_str()), m_call.flags |= kHasStatus;
-    else if (m_key == "input_nan")
-      m_call.input_nan = checked_integer<std::uint32_t>(exact, m_key.c_str());
-    else if (m_key == "input_inf")
-      m_call.input_inf = checked_integer<std::uint32_t>(exact, m_key.c_str());
-    else if (m_key == "output_nan")
-      m_call.output_nan = checked_integer<std::uint32_t>(exact, m_key.c_str());
-    else if (m_key == "output_inf")
-      m_call.output_inf = checked_integer<std::uint32_t>(exact, m_key.c_str());
+    switch (m_field) {
+      case Field::Id: m_call.id = checked_integer<std::uint64_t>(exact, k); break;
+      case Field::Parent: m_call.parent = checked_integer<std::uint64_t>(exact, k); break;
+      case Field::Pid: m_call.pid = checked_integer<std::uint32_t>(exact, k); break;
+      case Field::Thread: m_call.tid = checked_integer<std::uint32_t>(exact, k); break;
+      case Field::M: m_call.m = checked_integer<std::int64_t>(exact, k); break;
+      case Field::N: m_call.n = checked_integer<std::int64_t>(exact, k); break;
+      case Field::K: m_call.k = checked_integer<std::int64_t>(exact, k); break;
+      case Field::Lda: m_call.lda = checked_integer<std::int64_t>(exact, k); break;
+      case Field::Ldb: m_call.ldb = checked_integer<std::int64_t>(exact, k); break;
+      case Field::Ldc: m_call.ldc = checked_integer<std::int64_t>(exact, k); break;
+      case Field::Alpha: m_call.alpha = v; break;
+      case Field::Beta: m_call.beta = v; break;
+      case Field::Start: m_start = v; break;
+      case Field::Seconds: m_call.duration_ns = ns_of(v); break;
+      case Field::Info:
+        m_call.info = checked_integer<std::int32_t>(exact, k);
+        m_call.flags |= kHasInfo;
+        break;
+      case Field::Status:
+        m_call.info = checked_integer<std::int32_t>(exact, k);
+        m_call.flags |= kHasStatus;
+        break;
+      case Field::InputNan: m_call.input_nan = checked_integer<std::uint32_t>(exact, k); break;
+      case Field::InputInf: m_call.input_inf = checked_integer<std::uint32_t>(exact, k); break;
+      case Field::OutputNan: m_call.output_nan = checked_integer<std::uint32_t>(exact, k); break;
+      case Field::OutputInf: m_call.output_inf = checked_integer<std::uint32_t>(exact, k); break;
+      default: break;  // fields this BLAScope does not read ("seq")
+    }
   }
   void text(const std::string& v) {
     check_value();
     if (m_in_xerbla) {
-      if (m_key == "routine") std::snprintf(m_call.xerbla_routine, sizeof m_call.xerbla_routine, "%.7s", v.c_str());
+      if (m_field == Field::Routine) {
+        std::snprintf(m_call.xerbla_routine, sizeof m_call.xerbla_routine, "%.7s", v.c_str());
+      }
       return;
     }
-    if (m_key == "routine") {
+    if (m_field == Field::Routine) {
       const auto routine = parse_routine_name(v);
       if (!routine) throw std::invalid_argument("unknown routine \"" + v + "\"");
       m_call.routine = routine->first;
       m_call.precision = routine->second;
       m_has_routine = true;
-    } else if (m_key == "char") {
+    } else if (m_field == Field::Char) {
       m_call.side_uplo = v.empty() ? 0 : static_cast<std::uint8_t>(v[0]);
-    } else if (m_key == "alpha" || m_key == "beta") {
+    } else if (m_field == Field::Alpha || m_field == Field::Beta) {
       const json value = v;
-      (m_key == "alpha" ? m_call.alpha : m_call.beta) = real_field(json{{"x", value}}, "x");
+      (m_field == Field::Alpha ? m_call.alpha : m_call.beta) = real_field(json{{"x", value}}, "x");
     }
   }
   void boolean(bool v) {
     check_value();
-    static const std::pair<const char*, std::uint16_t> kFlags[] = {
-        {"cblas", kCblas},    {"row_major", kRowMajor},           {"trans_a", kTransA},
-        {"trans_b", kTransB}, {"values_checked", kValuesChecked}, {"captured", kCaptured}};
-    for (const auto& [name, flag] : kFlags) {
-      if (v && m_key == name) m_call.flags |= flag;
+    if (!v) return;
+    switch (m_field) {
+      case Field::Cblas: m_call.flags |= kCblas; break;
+      case Field::RowMajor: m_call.flags |= kRowMajor; break;
+      case Field::TransA: m_call.flags |= kTransA; break;
+      case Field::TransB: m_call.flags |= kTransB; break;
+      case Field::ValuesChecked: m_call.flags |= kValuesChecked; break;
+      case Field::Captured: m_call.flags |= kCaptured; break;
+      default: break;
     }
   }
   CallRecord finish(std::uint64_t start_ns) {
@@ -436,6 +507,7 @@ class CallBuilder {
  private:
   CallRecord m_call;
   std::string m_key;
+  Field m_field = Field::Other;
   double m_start = 0;
   bool m_has_routine = false, m_in_xerbla = false, m_expect_object = false;
 };
@@ -538,7 +610,174 @@ class SessionSax {
 
 }  // namespace
 
+namespace {
+
+// The calls as session_text writes them: flat objects of numbers, plain strings and `true`,
+// with one nested "xerbla" object. Anything else (escapes, nulls, other shapes) returns
+// false, and the caller reads the whole file with the JSON parser instead.
+class FastCallReader {
+ public:
+  FastCallReader(const char* p, const char* end) : m_p(p), m_end(end) {}
+
+  bool read(std::vector<CallRecord>& out) {
+    skip();
+    if (peek() == ']') return ++m_p, true;
+    while (true) {
+      m_builder.begin();
+      if (!object(false)) return false;
+      out.push_back(m_builder.finish(0));
+      skip();
+      if (peek() == ',') {
+        ++m_p;
+        skip();
+        continue;
+      }
+      if (peek() != ']') return false;
+      ++m_p;
+      return true;
+    }
+  }
+  const char* position() const { return m_p; }
+
+ private:
+  char peek() const { return m_p < m_end ? *m_p : '\0'; }
+  void skip() {
+    while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t')) ++m_p;
+  }
+  bool string(std::string& out) {
+    if (peek() != '"') return false;
+    const char* start = ++m_p;
+    while (m_p < m_end && *m_p != '"') {
+      if (*m_p == '\\' || static_cast<unsigned char>(*m_p) < 0x20) return false;
+      ++m_p;
+    }
+    if (m_p >= m_end) return false;
+    out.assign(start, m_p++);
+    return true;
+  }
+  bool object(bool nested) {
+    if (peek() != '{') return false;
+    ++m_p;
+    skip();
+    if (peek() == '}') return ++m_p, true;
+    std::string key, text;
+    while (true) {
+      skip();
+      if (!string(key)) return false;
+      skip();
+      if (peek() != ':') return false;
+      ++m_p;
+      skip();
+      m_builder.key(key);
+      const char c = peek();
+      if (c == '"') {
+        if (!string(text)) return false;
+        m_builder.text(text);
+      } else if (c == '{') {
+        if (nested) return false;
+        m_builder.begin_nested();
+        if (!object(true)) return false;
+        m_builder.end_nested();
+      } else if (c == 't' && m_end - m_p >= 4 && std::string_view(m_p, 4) == "true") {
+        m_p += 4;
+        m_builder.boolean(true);
+      } else if (c == 'f' && m_end - m_p >= 5 && std::string_view(m_p, 5) == "false") {
+        m_p += 5;
+        m_builder.boolean(false);
+      } else if (!number()) {
+        return false;
+      }
+      skip();
+      if (peek() == ',') {
+        ++m_p;
+        continue;
+      }
+      if (peek() != '}') return false;
+      ++m_p;
+      return true;
+    }
+  }
+  bool number() {
+    const char* start = m_p;
+    bool integral = true;
+    while (m_p < m_end && (std::isdigit(static_cast<unsigned char>(*m_p)) || *m_p == '-' || *m_p == '+' ||
+                           *m_p == '.' || *m_p == 'e' || *m_p == 'E')) {
+      if (*m_p == '.' || *m_p == 'e' || *m_p == 'E') integral = false;
+      ++m_p;
+    }
+    if (m_p == start) return false;
+    if (integral && *start != '-') {
+      std::uint64_t v = 0;
+      const auto [end, error] = std::from_chars(start, m_p, v);
+      if (error != std::errc() || end != m_p) return false;
+      m_builder.number(static_cast<long double>(v));
+    } else if (integral) {
+      std::int64_t v = 0;
+      const auto [end, error] = std::from_chars(start, m_p, v);
+      if (error != std::errc() || end != m_p) return false;
+      m_builder.number(static_cast<long double>(v));
+    } else {
+      double v = 0;
+      const auto [end, error] = std::from_chars(start, m_p, v);
+      if (error != std::errc() || end != m_p) return false;
+      m_builder.number(v);
+    }
+    return true;
+  }
+
+  const char* m_p;
+  const char* m_end;
+  CallBuilder m_builder;
+};
+
+// The fast path for sessions this BLAScope wrote: the header parsed as JSON, the calls (last,
+// after `,"calls":[`) read directly. nullopt when the file does not have that shape.
+std::optional<Recording> read_written_session(const std::string& text) {
+  static const std::string kMarker = ",\"calls\":[";
+  const auto at = text.find(kMarker);  // the header is small and comes first
+  if (at == std::string::npos) return std::nullopt;
+  // A header nested deeper than a session ever is goes the careful way (the SAX reader refuses it).
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < at; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if ((c == '{' || c == '[') && ++depth > 64) {
+      return std::nullopt;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  json header = json::parse(text.substr(0, at) + "}", nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.contains("calls")) return std::nullopt;
+  std::vector<CallRecord> calls;
+  FastCallReader reader(text.data() + at + kMarker.size(), text.data() + text.size());
+  if (!reader.read(calls)) return std::nullopt;
+  // Only the closing brace (and white space) may follow.
+  const char* p = reader.position();
+  const char* end = text.data() + text.size();
+  while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
+  if (p == end || *p != '}') return std::nullopt;
+  for (++p; p < end; ++p) {
+    if (!std::isspace(static_cast<unsigned char>(*p))) return std::nullopt;
+  }
+  header["calls"] = json::array();
+  Recording r = recording_from_json(header);
+  r.calls = std::move(calls);
+  for (CallRecord& c : r.calls) c.start_ns += r.start_ns;
+  return r;
+}
+
+}  // namespace
+
 Recording parse_recording_text(const std::string& text) {
+  if (auto fast = read_written_session(text)) return std::move(*fast);
   json root;
   SessionSax sax(root);
   json::sax_parse(text, &sax);

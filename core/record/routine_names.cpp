@@ -1,5 +1,7 @@
 #include "record/routine_names.h"
 
+#include <unordered_map>
+
 namespace blasscope::record {
 
 std::string routine_name(Routine routine, Precision precision) {
@@ -39,14 +41,21 @@ std::string routine_name(Routine routine, Precision precision) {
 }
 
 std::optional<std::pair<Routine, Precision>> parse_routine_name(const std::string& name) {
-  for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
-    for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
-      const auto routine = static_cast<Routine>(r);
-      const auto precision = static_cast<Precision>(p);
-      if (routine_name(routine, precision) == name) return std::make_pair(routine, precision);
+  // Built once: reading a million-call session looks a name up per call.
+  static const auto* const kByName = [] {
+    auto* names = new std::unordered_map<std::string, std::pair<Routine, Precision>>;
+    for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+      for (std::uint32_t p = kPrecisionCount; p-- > 0;) {  // S last: GPU routines' names repeat per precision
+        const auto routine = static_cast<Routine>(r);
+        const auto precision = static_cast<Precision>(p);
+        (*names)[routine_name(routine, precision)] = {routine, precision};
+      }
     }
-  }
-  return std::nullopt;
+    return names;
+  }();
+  const auto it = kByName->find(name);
+  if (it == kByName->end()) return std::nullopt;
+  return it->second;
 }
 
 const char* precision_dtype(Precision precision, Routine routine) {
