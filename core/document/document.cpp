@@ -43,7 +43,7 @@ class SessionHeaderSax : public nlohmann::json_sax<nlohmann::json> {
     return value() && !(!format.empty() && !kind.empty());
   }
   bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return ++m_depth, m_depth <= 1 || m_key != "calls"; }
+  bool start_object(std::size_t) override { return ++m_depth, true; }
   bool key(string_t& k) override {
     if (m_depth == 1) m_key = k;
     return true;
@@ -51,7 +51,9 @@ class SessionHeaderSax : public nlohmann::json_sax<nlohmann::json> {
   bool end_object() override { return --m_depth, true; }
   bool start_array(std::size_t) override {
     ++m_depth;
-    return !(m_depth == 2 && m_key == "calls");
+    // The calls are skipped only when format and kind came first (as BLAScope writes them);
+    // another writer may have put them anywhere, and then the whole file is read.
+    return !(m_depth == 2 && m_key == "calls" && !format.empty() && !kind.empty());
   }
   bool end_array() override { return --m_depth, true; }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }

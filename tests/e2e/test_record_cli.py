@@ -108,6 +108,16 @@ class RecordNumPy(unittest.TestCase):
         self.assertIn("OF PEAK", proc.err)
         with open(report_path(report)) as f:
             self.assertTrue(json.load(f)["machine"]["openblas_corename"])
+        # The same session re-written by another JSON writer (keys reordered, indented) is read
+        # by the general parser instead of the fast path: the same calls come back.
+        with open(report_path(report)) as f:
+            session = json.load(f)
+        rewritten = write("rewritten.json", json.dumps(session, indent=1, sort_keys=True))
+        rep = subprocess.run([CLI, "report", rewritten, "--format", "json"], capture_output=True, timeout=120)
+        self.assertEqual(rep.returncode, 0, rep.stderr)
+        again = json.loads(rep.stdout)
+        self.assertEqual(again["calls"], report["calls"])
+        self.assertEqual(again["routines"], report["routines"])
 
     def test_svd_of_a_nan_matrix_is_the_dlascl_parameter_4_failure(self):
         script = write("svd.py", """
