@@ -33,18 +33,12 @@ const char* non_finite_name(double v) {
   return std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
 }
 
-json real_json(double v) {
-  return std::isfinite(v) ? json(v) : json(non_finite_name(v));
-}
-
-double real_field(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return 0;
-  const json& v = j[key];
-  if (v.is_number()) return v.get<double>();
-  if (v == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  if (v == "Infinity") return std::numeric_limits<double>::infinity();
-  if (v == "-Infinity") return -std::numeric_limits<double>::infinity();
-  throw std::invalid_argument(std::string("field \"") + key + "\" must be a number, \"NaN\" or \"Infinity\"");
+// The value a non-finite number was written as ("NaN", "Infinity", "-Infinity").
+double non_finite_value(const std::string& name, const std::string& key) {
+  if (name == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (name == "Infinity") return std::numeric_limits<double>::infinity();
+  if (name == "-Infinity") return -std::numeric_limits<double>::infinity();
+  throw std::invalid_argument("field \"" + key + "\" must be a number, \"NaN\" or \"Infinity\"");
 }
 
 // An integer field from a JSON number, refused (not wrapped, not undefined) when it is
@@ -76,85 +70,7 @@ T field(const json& j, const char* key, T fallback) {
   }
 }
 
-CallRecord call_from_json(const json& j, std::uint64_t start_ns) {
-  if (!j.is_object()) throw std::invalid_argument("a call must be an object");
-  CallRecord c;
-  const auto routine = parse_routine_name(field<std::string>(j, "routine", ""));
-  if (!routine) throw std::invalid_argument("unknown routine \"" + field<std::string>(j, "routine", "") + "\"");
-  c.routine = routine->first;
-  c.precision = routine->second;
-  c.id = field<std::uint64_t>(j, "id", 0);
-  c.parent = field<std::uint64_t>(j, "parent", 0);
-  c.pid = field<std::uint32_t>(j, "pid", 0);
-  c.tid = field<std::uint32_t>(j, "thread", 0);
-  c.m = field<std::int64_t>(j, "m", 0), c.n = field<std::int64_t>(j, "n", 0), c.k = field<std::int64_t>(j, "k", 0);
-  c.lda = field<std::int64_t>(j, "lda", 0), c.ldb = field<std::int64_t>(j, "ldb", 0);
-  c.ldc = field<std::int64_t>(j, "ldc", 0);
-  c.alpha = real_field(j, "alpha"), c.beta = real_field(j, "beta");
-  c.start_ns = start_ns + ns_of(field<double>(j, "start", 0));
-  c.duration_ns = ns_of(field<double>(j, "seconds", 0));
-  const std::string ch = field<std::string>(j, "char", "");
-  c.side_uplo = ch.empty() ? 0 : static_cast<std::uint8_t>(ch[0]);
-  if (j.contains("info") && !j["info"].is_null()) {
-    c.flags |= kHasInfo;
-    c.info = field<std::int32_t>(j, "info", 0);
-  }
-  if (j.contains("status") && !j["status"].is_null()) {
-    c.flags |= kHasStatus;
-    c.info = field<std::int32_t>(j, "status", 0);
-  }
-  for (const auto& [key, flag] :
-       {std::pair{"cblas", kCblas}, std::pair{"row_major", kRowMajor}, std::pair{"trans_a", kTransA},
-        std::pair{"trans_b", kTransB}, std::pair{"values_checked", kValuesChecked}, std::pair{"captured", kCaptured}}) {
-    if (field<bool>(j, key, false)) c.flags |= flag;
-  }
-  if (j.contains("xerbla") && j["xerbla"].is_object()) {
-    const std::string r = field<std::string>(j["xerbla"], "routine", "");
-    c.xerbla_parameter = field<std::int32_t>(j["xerbla"], "parameter", 0);
-    std::snprintf(c.xerbla_routine, sizeof c.xerbla_routine, "%.7s", r.c_str());
-  }
-  c.input_nan = field<std::uint32_t>(j, "input_nan", 0), c.input_inf = field<std::uint32_t>(j, "input_inf", 0);
-  c.output_nan = field<std::uint32_t>(j, "output_nan", 0), c.output_inf = field<std::uint32_t>(j, "output_inf", 0);
-  return c;
-}
-
 }  // namespace
-
-json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
-  json j = {{"seq", seq},
-            {"id", c.id},
-            {"pid", c.pid},
-            {"thread", c.tid},
-            {"routine", routine_name(c.routine, c.precision)},
-            {"dtype", precision_dtype(c.precision, c.routine)},
-            {"start", seconds(c.start_ns > start_ns ? c.start_ns - start_ns : 0)},
-            {"seconds", seconds(c.duration_ns)}};
-  if (c.parent) j["parent"] = c.parent;
-  for (const auto& [key, value] : {std::pair{"m", c.m}, std::pair{"n", c.n}, std::pair{"k", c.k},
-                                   std::pair{"lda", c.lda}, std::pair{"ldb", c.ldb}, std::pair{"ldc", c.ldc}}) {
-    if (value) j[key] = value;
-  }
-  if (c.side_uplo) j["char"] = std::string(1, static_cast<char>(c.side_uplo));
-  if (c.alpha != 0) j["alpha"] = real_json(c.alpha);
-  if (c.beta != 0) j["beta"] = real_json(c.beta);
-  if (c.flags & kHasInfo) j["info"] = c.info;
-  if (c.flags & kHasStatus) j["status"] = c.info;
-  if (c.flags & kCblas) j["cblas"] = true;
-  if (c.flags & kRowMajor) j["row_major"] = true;
-  if (c.flags & kTransA) j["trans_a"] = true;
-  if (c.flags & kTransB) j["trans_b"] = true;
-  if (c.flags & kValuesChecked) j["values_checked"] = true;
-  if (c.flags & kCaptured) j["captured"] = true;
-  if (c.xerbla_parameter) {
-    j["xerbla"] = {{"routine", std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine))},
-                   {"parameter", c.xerbla_parameter}};
-  }
-  for (const auto& [key, value] : {std::pair{"input_nan", c.input_nan}, std::pair{"input_inf", c.input_inf},
-                                   std::pair{"output_nan", c.output_nan}, std::pair{"output_inf", c.output_inf}}) {
-    if (value) j[key] = value;
-  }
-  return j;
-}
 
 namespace {
 
@@ -244,6 +160,13 @@ void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::u
 }
 
 }  // namespace
+
+json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
+  // One writer of the format: the tree is parsed from what the session writer writes.
+  std::string text;
+  write_call(text, c, seq, start_ns);
+  return json::parse(text);
+}
 
 std::string session_text(const Recording& r) {
   const std::vector<CallRecord>* calls = &r.calls;
@@ -401,7 +324,8 @@ Field field_of(std::string_view key) {
   return it == kFields.end() ? Field::Other : it->second;
 }
 
-// Reads one call object's events into a CallRecord (the same fields call_from_json reads).
+// Reads one call object's events into a CallRecord: the one reader of the format (the fast path,
+// the SAX reader and call_from_json all feed it).
 class CallBuilder {
  public:
   void begin() {
@@ -480,8 +404,7 @@ class CallBuilder {
     } else if (m_field == Field::Char) {
       m_call.side_uplo = v.empty() ? 0 : static_cast<std::uint8_t>(v[0]);
     } else if (m_field == Field::Alpha || m_field == Field::Beta) {
-      const json value = v;
-      (m_field == Field::Alpha ? m_call.alpha : m_call.beta) = real_field(json{{"x", value}}, "x");
+      (m_field == Field::Alpha ? m_call.alpha : m_call.beta) = non_finite_value(v, m_key);
     }
   }
   void boolean(bool v) {
@@ -511,6 +434,45 @@ class CallBuilder {
   double m_start = 0;
   bool m_has_routine = false, m_in_xerbla = false, m_expect_object = false;
 };
+
+// A call already parsed into a JSON tree (the "running" calls), read by the same builder.
+void feed(CallBuilder& builder, const json& object) {
+  for (const auto& [key, value] : object.items()) {
+    builder.key(key);
+    if (value.is_object()) {
+      builder.begin_nested();
+      for (const auto& [inner_key, inner] : value.items()) {
+        builder.key(inner_key);
+        if (inner.is_object() || inner.is_array()) throw std::invalid_argument("a call nests too deep");
+        if (inner.is_number()) builder.number(inner.get<double>());
+        if (inner.is_string()) builder.text(inner.get<std::string>());
+      }
+      builder.end_nested();
+    } else if (value.is_array()) {
+      throw std::invalid_argument("a call holds an array");
+    } else if (value.is_number_unsigned()) {
+      builder.number(static_cast<long double>(value.get<std::uint64_t>()));
+    } else if (value.is_number_integer()) {
+      builder.number(static_cast<long double>(value.get<std::int64_t>()));
+    } else if (value.is_number()) {
+      builder.number(value.get<double>());
+    } else if (value.is_string()) {
+      builder.text(value.get<std::string>());
+    } else if (value.is_boolean()) {
+      builder.boolean(value.get<bool>());
+    } else {
+      builder.check_value();
+    }
+  }
+}
+
+CallRecord call_from_json(const json& j, std::uint64_t start_ns) {
+  if (!j.is_object()) throw std::invalid_argument("a call must be an object");
+  CallBuilder builder;
+  builder.begin();
+  feed(builder, j);
+  return builder.finish(start_ns);
+}
 
 // Everything but the top-level "calls" array goes to nlohmann's own tree builder; the calls
 // (thousands to millions of small objects) become records directly.

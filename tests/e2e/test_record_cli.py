@@ -412,6 +412,8 @@ class RecordBadInput(unittest.TestCase):
             header + '"calls": [[1]]}': "array",
             header + '"calls": [{"routine": "dgemm", "xerbla": {"a": {"b": 1}}}]}': "nests",
             header + '"calls": [{"m": 1}]}': "routine",
+            header + '"running": [{"routine": "dgemm", "m": 1e300}], "calls": []}': '"m"',
+            header + '"running": [{"routine": "dgemm", "other": {"a": 1}}], "calls": []}': "must not be an object",
             header + '"calls": [{"routine": "dgemm"': "parse error",
             header.replace('"version": 1', '"version": 99') + '"calls": []}': "version 99",
             header + '"calls": [' + '[' * 100000 + ']' * 100000 + ']}': "array",
