@@ -126,6 +126,9 @@ int run_record(const std::vector<std::string>& args) {
   // Each child process gets its own session (named by host and pid), listed in this one.
   const std::string child_stem = std::filesystem::path(output).replace_extension("").string();
   for (record::Recording& child : record::child_recordings(recording)) {
+    // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
+    // it stays listed among the processes, without a session file of its own.
+    if (child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
     const std::string path = child_stem + "-" + child.host + "-" + std::to_string(child.pid) + ".json";
     try {
       core::write_text_file(path, record::session_text(child));

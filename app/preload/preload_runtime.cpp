@@ -26,6 +26,9 @@ thread_local record::ActiveSlot* t_slot = nullptr;
 thread_local bool t_no_slot = false;  // the table was full when this thread looked
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
+thread_local std::uint64_t t_read_index_seen = 0;            // the recorder's read index, as last loaded
+bool g_check_values = false;                                 // set by the recorder before the program starts
+record::CallClock g_clock = record::CallClock::MonotonicNs;  // likewise
 
 std::uint32_t thread_id() {
   if (!t_tid) t_tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
@@ -53,7 +56,7 @@ void register_process() {
 // A thread's slot goes back to the table when the thread ends.
 void release_slot(void* slot) {
   auto* s = static_cast<record::ActiveSlot*>(slot);
-  s->call.id = 0;
+  s->depth.store(0);
   s->owner_pid.store(0);
   s->owner_tid.store(0, std::memory_order_release);
 }
@@ -64,7 +67,8 @@ void after_fork_in_child() {
   t_slot = nullptr;
   t_no_slot = false;
   t_innermost = nullptr;
-  t_next_id = t_id_end = 0;                    // the parent's block of ids stays the parent's
+  t_next_id = t_id_end = 0;  // the parent's block of ids stays the parent's
+  t_read_index_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
   if (g_shared) register_process();
 }
@@ -74,8 +78,9 @@ __attribute__((constructor)) void attach() {
   if (!path || !*path) return;
   const int fd = ::open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
-  // Populated now, so the per-call path takes no page faults on the ring.
-  void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  // Not populated: most processes of a program (shells, helpers) never call BLAS, and the
+  // ring's page faults of those that do are a few per hundred calls, once.
+  void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return;
   auto* header = static_cast<record::SharedHeader*>(map);
@@ -85,6 +90,8 @@ __attribute__((constructor)) void attach() {
   }
   ::pthread_key_create(&g_slot_key, release_slot);
   g_shared = header;
+  g_check_values = header->check_values.load() != 0;
+  g_clock = header->clock.load();
   register_process();
   ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
@@ -108,27 +115,17 @@ record::ActiveSlot* my_slot() {
   return nullptr;
 }
 
-void publish_active(const CallRecord* call) {
-  record::ActiveSlot* slot = my_slot();
-  if (!slot) return;
-  // One writer per slot (its thread): plain stores around the copy, odd while it is written.
-  const std::uint64_t version = slot->version.load(std::memory_order_relaxed);
-  slot->version.store(version + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  if (call) {
-    slot->call = *call;
-  } else {
-    slot->call.id = 0;
-  }
-  slot->version.store(version + 2, std::memory_order_release);
-}
-
 void append_finished(const CallRecord& call) {
   record::SharedHeader& s = *g_shared;
   std::uint64_t w = s.write_index.load(std::memory_order_relaxed);
   std::uint64_t waited_since = 0;
   while (true) {
-    if (w - s.read_index.load(std::memory_order_acquire) >= s.ring_capacity) {
+    // The recorder's read index is loaded only when the ring looks full from the last one
+    // seen: its cache line stays with the recorder.
+    if (w - t_read_index_seen >= s.ring_capacity) {
+      t_read_index_seen = s.read_index.load(std::memory_order_acquire);
+    }
+    if (w - t_read_index_seen >= s.ring_capacity) {
       // Full: the recorder is behind. Wait for it (nothing is lost), but not for a recorder
       // that has stopped draining: after a second the call is dropped, and so are all later
       // ones at once (an orphaned child must not wait a second per call).
@@ -148,6 +145,12 @@ void append_finished(const CallRecord& call) {
   record::RingEntry& entry = s.ring[w % s.ring_capacity];
   entry.call = call;
   entry.ready.store(w + 1, std::memory_order_release);
+}
+
+// The slot's entry being written is complete: the version goes back to even.
+void close_version(record::ActiveSlot& slot) {
+  const std::uint32_t version = slot.version.load(std::memory_order_relaxed);
+  if (version & 1) slot.version.store(version + 1, std::memory_order_release);
 }
 
 // FLOPs of a call, as the usual conventions count them (complex multiply-add = 8).
@@ -180,13 +183,11 @@ record::SharedHeader* shared() {
 }
 
 bool check_gemm_values() {
-  return g_shared && g_shared->check_values.load(std::memory_order_relaxed) != 0;
+  return g_check_values;
 }
 
 std::uint64_t now_ns() {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+  return record::monotonic_ns();
 }
 
 void mark_blas_found() {
@@ -231,9 +232,8 @@ void* real_symbol(const char* name) {
   std::abort();
 }
 
-CallScope::CallScope(Routine routine, Precision precision) {
-  if (!g_shared) return;
-  m_active = true;
+CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) {
+  if (!m_active) return;
   call.routine = routine;
   call.precision = precision;
   call.pid = g_pid;
@@ -245,20 +245,42 @@ CallScope::CallScope(Routine routine, Precision precision) {
     t_id_end = t_next_id + kIdBlock;
   }
   call.id = t_next_id++;
+  call.parent = m_parent ? m_parent->call.id : 0;
+}
+
+// Decides where this call is written: the next entry of the thread's slot, or m_local when
+// the thread has no slot or the calls are nested deeper than a slot publishes.
+CallRecord& CallScope::place_call() {
+  if (!g_shared) return m_local;
+  m_active = true;
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
   // that longjmp'ed or threw past them, as R's does): they are gone, not parents.
   while (t_innermost && reinterpret_cast<std::uintptr_t>(t_innermost) < reinterpret_cast<std::uintptr_t>(this)) {
     t_innermost = t_innermost->m_parent;
   }
   m_parent = t_innermost;
-  call.parent = m_parent ? m_parent->call.id : 0;
   t_innermost = this;
+  m_level = m_parent ? m_parent->m_level + 1 : 0;
+  record::ActiveSlot* slot = my_slot();
+  if (!slot || m_level >= record::kSlotDepth) return m_local;
+  m_slot = slot;
+  // One writer per slot (its thread): the version is odd while the entry is rewritten, so
+  // the recorder never takes half of an old call and half of a new one.
+  slot->depth.store(m_level, std::memory_order_relaxed);
+  slot->version.store(slot->version.load(std::memory_order_relaxed) | 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  CallRecord& entry = slot->stack[m_level];
+  entry = CallRecord{};
+  return entry;
 }
 
 void CallScope::begin() {
   if (!m_active) return;
-  call.start_ns = now_ns();  // before publishing: a crash or a hang reports how long it ran
-  publish_active(&call);
+  call.start_ns = record::read_call_clock(g_clock);  // before publishing: a hang reports how long it ran
+  if (m_slot) {
+    m_slot->depth.store(m_level + 1, std::memory_order_relaxed);
+    close_version(*m_slot);
+  }
 }
 
 bool CallScope::failed() const {
@@ -267,8 +289,12 @@ bool CallScope::failed() const {
 
 CallScope::~CallScope() {
   if (!m_active) return;
-  call.duration_ns = now_ns() - call.start_ns;
+  call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
   t_innermost = m_parent;
+  if (m_slot) {
+    close_version(*m_slot);                                   // in case begin() never ran
+    m_slot->depth.store(m_level, std::memory_order_release);  // no longer running
+  }
   if (m_parent) {
     m_parent->m_children_ns += call.duration_ns;
     if (failed_here_or_inside()) m_parent->m_child_failed = true;
@@ -297,7 +323,6 @@ CallScope::~CallScope() {
     if (flops) t.flops.fetch_add(flops, std::memory_order_relaxed);
   }
   append_finished(call);
-  publish_active(m_parent ? &m_parent->call : nullptr);
 }
 
 CallScope* CallScope::innermost() {

@@ -33,9 +33,19 @@ void* real_symbol(const char* name);
 
 std::uint64_t now_ns();
 
-// One recorded call: fill `call` between construction and finish(). Calls made inside it (a
-// LAPACK driver's GEMMs, its DLASCL, xerbla) see it as their parent.
+// One recorded call: fill `call` between construction and begin(). Calls made inside it (a
+// LAPACK driver's GEMMs, its DLASCL, xerbla) see it as their parent. `call` is written in
+// place in the thread's slot of the shared file, where the recorder sees it while it runs.
 class CallScope {
+  // Declared before `call`, which place_call() initialises from them.
+  CallRecord m_local;                    // the call when it is not published in a slot
+  record::ActiveSlot* m_slot = nullptr;  // where `call` is published, if it is
+  std::uint32_t m_level = 0;             // nesting depth on this thread, 0 for a top-level call
+  bool m_active = false;
+  CallScope* m_parent = nullptr;
+  std::uint64_t m_children_ns = 0;
+  bool m_child_failed = false;
+
  public:
   CallScope(Routine routine, Precision precision);
   ~CallScope();
@@ -43,7 +53,7 @@ class CallScope {
   CallScope& operator=(const CallScope&) = delete;
 
   bool recording() const { return m_active; }
-  CallRecord call;
+  CallRecord& call;
   // Marks the call as running now (publishes it in the active table) and starts its clock.
   void begin();
   // The innermost call running on this thread (for xerbla), or nullptr.
@@ -54,10 +64,7 @@ class CallScope {
   bool failed_here_or_inside() const { return failed() || m_child_failed; }
 
  private:
-  bool m_active = false;
-  CallScope* m_parent = nullptr;
-  std::uint64_t m_children_ns = 0;
-  bool m_child_failed = false;
+  CallRecord& place_call();
 };
 
 // log2 of the largest power of two dividing `p` (capped at 12: 4096).

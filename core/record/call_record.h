@@ -8,18 +8,21 @@
 #include <atomic>
 #include <cstdint>
 
+#include "record/call_clock.h"
+
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 4;
+inline constexpr std::uint32_t kLayoutVersion = 5;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (~2 ms of 30M calls/s)
 inline constexpr std::uint32_t kActiveSlots = 1024;       // threads with a call running
+inline constexpr std::uint32_t kSlotDepth = 8;            // nested calls a slot publishes (deeper ones are not)
 inline constexpr std::uint32_t kMaxProcesses = 256;       // processes that attached
 
 // Every routine the preload library interposes, in every precision it exists in.
-enum class Routine : std::uint16_t {
+enum class Routine : std::uint8_t {
   Gemm,
   Gemv,
   Syrk,
@@ -66,47 +69,56 @@ enum CallFlags : std::uint16_t {
   kHasStatus = 1 << 7,  // a cuBLAS/CUDA call: `info` is its status
 };
 
-// One finished call (or, in the active table, one running call).
+// One finished call (or, in the active table, one running call). 120 bytes, so that a ring
+// entry is two cache lines: the per-call cost is mostly the lines it touches. Sizes are the
+// LP64 BLAS `int`s the interposed routines take.
 struct CallRecord {
-  std::uint64_t id = 0;                         // unique across the whole recording (all processes), from 1
-  std::uint64_t parent = 0;                     // the id of the recorded call this one was made from; 0 for none
-  std::uint64_t start_ns = 0, duration_ns = 0;  // CLOCK_MONOTONIC
+  std::uint64_t id = 0;      // unique across the whole recording (all processes), from 1
+  std::uint64_t parent = 0;  // the id of the recorded call this one was made from; 0 for none
+  // CLOCK_MONOTONIC; in the shared file, in the header's `clock` until the recorder maps them
+  std::uint64_t start_ns = 0, duration_ns = 0;
   std::uint32_t pid = 0, tid = 0;
-  Routine routine = Routine::Gemm;
-  Precision precision = Precision::D;
-  std::uint8_t side_uplo = 0;  // the first character argument, as passed ('G', 'U', 'N', ...)
-  std::uint16_t flags = 0;
-  std::uint8_t align_a = 0, align_b = 0, align_c = 0;  // log2 of the pointers' alignment (max 12)
-  std::int64_t m = 0, n = 0, k = 0;                    // sizes (k: GEMM's inner size, NRHS for solvers)
-  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  std::int32_t m = 0, n = 0, k = 0;  // sizes (k: GEMM's inner size, NRHS for solvers)
+  std::int32_t lda = 0, ldb = 0, ldc = 0;
   double alpha = 0, beta = 0;                  // real parts
   std::int32_t info = 0;                       // LAPACK INFO
   std::int32_t xerbla_parameter = 0;           // set when xerbla was called inside this call
   char xerbla_routine[8] = {};                 // as xerbla received it (DLASCL, DGEMM)
   std::uint32_t input_nan = 0, input_inf = 0;  // when values were checked (saturating)
   std::uint32_t output_nan = 0, output_inf = 0;
+  Routine routine = Routine::Gemm;
+  Precision precision = Precision::D;
+  std::uint16_t flags = 0;
+  std::uint8_t side_uplo = 0;                          // the first character argument, as passed ('G', 'U', 'N', ...)
+  std::uint8_t align_a = 0, align_b = 0, align_c = 0;  // log2 of the pointers' alignment (max 12)
 };
+static_assert(sizeof(CallRecord) == 120);
 
-// Exact totals per routine and precision, over every call (even when the ring overflowed).
+// Exact totals per routine and precision, over every call (even when the ring overflowed);
+// times in the header's `clock`.
 struct RoutineTotals {
   std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops;
 };
 
-// A thread's running call, published at entry so a crash or a hang names it.
-struct ActiveSlot {
+// A thread's running calls, published at entry so a crash or a hang names them. The calls are
+// filled in place (no copy on entry): stack[0, depth) are running, the innermost last.
+struct alignas(64) ActiveSlot {
   std::atomic<std::uint32_t> owner_tid;  // 0: free
   std::atomic<std::uint32_t> owner_pid;
-  std::atomic<std::uint64_t> version;  // odd while being written
-  CallRecord call;                     // valid when call.id != 0
+  std::atomic<std::uint32_t> version;  // odd while a new call's entry is being written
+  std::atomic<std::uint32_t> depth;    // calls running (at most kSlotDepth are published)
+  CallRecord stack[kSlotDepth];
   // Totals of the calls made by the threads that held this slot, written by the holder alone
   // (no atomic read-modify-write on the call path); the recorder adds up every slot.
   RoutineTotals totals[kRoutineCount][kPrecisionCount];
 };
 
-struct RingEntry {
-  std::atomic<std::uint64_t> ready;  // the ring index + 1 once `call` is complete
+// Two cache lines: `ready` is the ring index + 1 once `call` is complete.
+struct alignas(64) RingEntry {
+  std::atomic<std::uint64_t> ready;
   CallRecord call;
 };
+static_assert(sizeof(RingEntry) == 128);
 
 struct ProcessEntry {
   std::atomic<std::uint32_t> pid, parent_pid;
@@ -114,18 +126,21 @@ struct ProcessEntry {
   char command[116];
 };
 
+// Fields written on every call, by the recorder, and read-mostly ones sit on separate cache
+// lines: a recorder storing its read index must not evict the writers' line.
 struct SharedHeader {
   std::uint32_t magic, version;
   std::uint32_t ring_capacity, active_slots;
-  std::atomic<std::uint64_t> next_call_id;   // ids handed out at call entry
-  std::atomic<std::uint64_t> write_index;    // ring slots reserved by writers
-  std::atomic<std::uint64_t> read_index;     // ring slots the recorder has drained
-  std::atomic<std::uint64_t> dropped;        // finished calls lost because the ring was full
-  std::atomic<std::uint32_t> recorder_gone;  // a writer waited a second in vain: later calls drop at once
-  std::atomic<std::uint32_t> check_values;   // scan GEMM operands too (--check-values)
+  std::atomic<std::uint32_t> check_values;  // scan GEMM operands too (--check-values)
+  std::atomic<CallClock> clock;             // what calls' start and duration are counted in
   // Captures: 0 none, 1 failing calls, 2 every capturable call; limits and what they cost.
   std::atomic<std::uint32_t> capture_mode;
   std::atomic<std::uint64_t> capture_limit_bytes, capture_limit_count;
+  alignas(64) std::atomic<std::uint64_t> next_call_id;  // ids handed out in blocks
+  std::atomic<std::uint64_t> write_index;               // ring slots reserved by writers
+  alignas(64) std::atomic<std::uint64_t> read_index;    // ring slots the recorder has drained
+  alignas(64) std::atomic<std::uint64_t> dropped;       // finished calls lost because the ring was full
+  std::atomic<std::uint32_t> recorder_gone;             // a writer waited a second in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
   RoutineTotals totals[kRoutineCount][kPrecisionCount];  // of threads that found no free slot

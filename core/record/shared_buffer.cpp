@@ -6,13 +6,70 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 
 namespace blasscope::record {
+namespace {
+
+// The TSC where the kernel keeps time with it, unless BLASSCOPE_RECORD_CLOCK=monotonic.
+CallClock choose_clock() {
+#if defined(__x86_64__)
+  const char* wanted = std::getenv("BLASSCOPE_RECORD_CLOCK");
+  if (wanted && std::string_view(wanted) == "monotonic") return CallClock::MonotonicNs;
+  std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string name;
+  if (source >> name && name == "tsc") return CallClock::Tsc;
+#endif
+  return CallClock::MonotonicNs;
+}
+
+// Both clocks at (nearly) one instant: the TSC between two clock_gettime, against their middle.
+void sample_clocks(CallClock clock, std::uint64_t& ticks, std::uint64_t& ns) {
+  const std::uint64_t before = monotonic_ns();
+  ticks = read_call_clock(clock);
+  const std::uint64_t after = monotonic_ns();
+  ns = before + (after - before) / 2;
+}
+
+}  // namespace
+
+ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1) {
+  ClockMap map;
+  if (tick1 <= tick0 || ns1 <= ns0) return map;  // too close to tell: treat ticks as ns
+  map.identity = false;
+  map.tick0 = tick0;
+  map.ns0 = ns0;
+  map.ns_per_tick = static_cast<double>(ns1 - ns0) / static_cast<double>(tick1 - tick0);
+  return map;
+}
+
+std::uint64_t ClockMap::point(std::uint64_t ticks) const {
+  if (identity) return ticks;
+  // Ticks from before the first sample (none are expected) land before ns0, not at 2^64.
+  const double offset = (static_cast<double>(ticks) - static_cast<double>(tick0)) * ns_per_tick;
+  const double ns = static_cast<double>(ns0) + offset;
+  return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
+}
+
+std::uint64_t ClockMap::span(std::uint64_t ticks) const {
+  return identity ? ticks : static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick);
+}
+
+ClockMap SharedBuffer::clock_map() const {
+  const CallClock clock = m_header->clock.load();
+  if (clock == CallClock::MonotonicNs) return {};
+  std::uint64_t tick1 = 0, ns1 = 0;
+  sample_clocks(clock, tick1, ns1);
+  return clock_map_between(m_tick0, m_ns0, tick1, ns1);
+}
 
 SharedBuffer::SharedBuffer(bool check_values) {
   struct stat st;
@@ -38,6 +95,8 @@ SharedBuffer::SharedBuffer(bool check_values) {
   m_header->ring_capacity = kRingCapacity;
   m_header->active_slots = kActiveSlots;
   m_header->check_values.store(check_values ? 1 : 0);
+  m_header->clock.store(choose_clock());
+  sample_clocks(m_header->clock.load(), m_tick0, m_ns0);
   m_header->version = kLayoutVersion;
   std::atomic_thread_fence(std::memory_order_release);
   m_header->magic = kMagic;
@@ -48,9 +107,10 @@ SharedBuffer::~SharedBuffer() {
   if (!m_path.empty()) ::unlink(m_path.c_str());
 }
 
-void SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
+std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final, std::size_t keep_at_most) {
   SharedHeader& s = *m_header;
   std::uint64_t r = s.read_index.load(std::memory_order_relaxed);
+  const std::uint64_t first = r;
   const std::uint64_t w = s.write_index.load(std::memory_order_acquire);
   while (r < w) {
     RingEntry& entry = s.ring[r % s.ring_capacity];
@@ -68,18 +128,25 @@ void SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
       ++m_lost;
     } else {
       m_stuck_since_ns = 0;
-      out.push_back(entry.call);
+      if (out.size() < keep_at_most) {
+        out.push_back(entry.call);
+      } else {
+        ++m_not_kept;
+      }
     }
-    ++r;
-    s.read_index.store(r, std::memory_order_release);
+    // The read index is stored once per batch (writers waiting on a full ring see progress
+    // every 4096 entries): each store takes the line from the writers' caches.
+    if ((++r & 4095) == 0) s.read_index.store(r, std::memory_order_release);
   }
+  s.read_index.store(r, std::memory_order_release);
+  return static_cast<std::size_t>(r - first);
 }
 
 void SharedBuffer::reclaim_slots_of_dead_processes() {
   for (std::uint32_t i = 0; i < kActiveSlots; ++i) {
     ActiveSlot& slot = m_header->active[i];
     const std::uint32_t pid = slot.owner_pid.load();
-    if (slot.owner_tid.load() == 0 || pid == 0 || slot.call.id != 0) continue;
+    if (slot.owner_tid.load() == 0 || pid == 0 || slot.depth.load() != 0) continue;
     if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
       slot.owner_pid.store(0);
       slot.owner_tid.store(0, std::memory_order_release);
@@ -92,13 +159,19 @@ std::vector<CallRecord> SharedBuffer::running() const {
   for (std::uint32_t i = 0; i < kActiveSlots; ++i) {
     const ActiveSlot& slot = m_header->active[i];
     if (slot.owner_tid.load() == 0) continue;
-    // A consistent copy: the version is even and unchanged around it.
+    // A consistent copy of the innermost running call: the version is even, and it and the
+    // depth are unchanged around the copy.
     for (int attempt = 0; attempt < 100; ++attempt) {
-      const std::uint64_t before = slot.version.load(std::memory_order_acquire);
+      const std::uint32_t before = slot.version.load(std::memory_order_acquire);
+      const std::uint32_t depth = std::min(slot.depth.load(std::memory_order_acquire), kSlotDepth);
       if (before & 1) continue;
-      CallRecord call = slot.call;
+      if (depth == 0) break;
+      CallRecord call = slot.stack[depth - 1];
       std::atomic_thread_fence(std::memory_order_acquire);
-      if (slot.version.load(std::memory_order_relaxed) != before) continue;
+      if (slot.version.load(std::memory_order_relaxed) != before ||
+          std::min(slot.depth.load(std::memory_order_relaxed), kSlotDepth) != depth) {
+        continue;
+      }
       if (call.id != 0) out.push_back(call);
       break;
     }

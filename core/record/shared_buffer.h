@@ -1,11 +1,23 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "record/call_record.h"
 
 namespace blasscope::record {
+
+// Maps the calls' clock to CLOCK_MONOTONIC nanoseconds: the identity, or for the TSC a line
+// through two samples of both clocks.
+struct ClockMap {
+  std::uint64_t tick0 = 0, ns0 = 0;
+  double ns_per_tick = 1;
+  bool identity = true;
+  std::uint64_t point(std::uint64_t ticks) const;  // a time
+  std::uint64_t span(std::uint64_t ticks) const;   // a duration
+};
+ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1);
 
 // The recorder's side of the shared file: created empty before the program starts, drained
 // while it runs, read once more after it ends.
@@ -20,20 +32,26 @@ class SharedBuffer {
   const std::string& path() const { return m_path; }
   SharedHeader& header() { return *m_header; }
 
-  // Moves the finished calls the program has published into `out`; with `final`, entries a
-  // dead writer reserved but never completed are skipped (and counted in `lost`).
-  void drain(std::vector<CallRecord>& out, bool final = false);
+  // Moves the finished calls the program has published into `out`, as long as it holds fewer
+  // than `keep_at_most` (the others are counted in `not_kept`); with `final`, entries a dead
+  // writer reserved but never completed are skipped (and counted in `lost`). Returns how many
+  // calls it took from the ring.
+  std::size_t drain(std::vector<CallRecord>& out, bool final = false, std::size_t keep_at_most = SIZE_MAX);
   std::uint64_t lost() const { return m_lost; }
+  std::uint64_t not_kept() const { return m_not_kept; }
   // Gives back the slots of processes that have exited while no call of theirs was running.
   void reclaim_slots_of_dead_processes();
   // The calls running now (or when the program stopped), one per thread.
   std::vector<CallRecord> running() const;
+  // The mapping of the calls' clock, from the start until now.
+  ClockMap clock_map() const;
 
  private:
   std::string m_path;
   SharedHeader* m_header = nullptr;
-  std::uint64_t m_lost = 0;
-  std::uint64_t m_stuck_since_ns = 0;  // when the entry at the read index was first seen unfinished
+  std::uint64_t m_lost = 0, m_not_kept = 0;
+  std::uint64_t m_stuck_since_ns = 0;    // when the entry at the read index was first seen unfinished
+  std::uint64_t m_tick0 = 0, m_ns0 = 0;  // both clocks, when the buffer was made
 };
 
 }  // namespace blasscope::record

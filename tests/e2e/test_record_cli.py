@@ -309,6 +309,50 @@ class RecordC(unittest.TestCase):
         self.assertEqual(len({c["thread"] for c in report["calls"]}), 8)
         self.assertEqual(len({c["id"] for c in report["calls"]}), 16000)
 
+    def test_call_times_agree_with_the_programs_own_clock_in_both_call_clocks(self):
+        # The program times each GEMM itself with CLOCK_MONOTONIC; the recording (TSC mapped
+        # to nanoseconds, or CLOCK_MONOTONIC when asked) must find the same time inside them.
+        exe = build_c("timed", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <time.h>
+            static double now(void) {
+              struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9;
+            }
+            int main(void) {
+              const int n = 300;
+              double *a = calloc(n * n, 8), *b = calloc(n * n, 8), *c = calloc(n * n, 8), inside = 0;
+              for (int i = 0; i < 20; ++i) {
+                const double start = now();
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
+                inside += now() - start;
+              }
+              printf("%.9f\\n", inside);
+              return 0;
+            }
+        """, "-lopenblas")
+        for clock in ("default", "monotonic"):
+            with self.subTest(clock=clock):
+                env = dict(os.environ)
+                if clock == "monotonic":
+                    env["BLASSCOPE_RECORD_CLOCK"] = "monotonic"
+                session = os.path.join(WORK, f"timed-{clock}.json")
+                proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", exe], capture_output=True,
+                                      text=True, timeout=300, env=env)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                inside = float(proc.stdout)
+                with open(session) as f:
+                    recorded = json.load(f)
+                calls = recorded["calls"]
+                self.assertEqual(len(calls), 20)
+                total = sum(c["seconds"] for c in calls)
+                self.assertLessEqual(total, inside * 1.01 + 1e-4)
+                self.assertGreater(total, inside * 0.8)
+                starts = [c["start"] for c in calls]
+                self.assertEqual(starts, sorted(starts))
+                self.assertTrue(0 <= starts[0] and starts[-1] + calls[-1]["seconds"] <= recorded["wall_seconds"])
+
     def test_a_program_that_dies_inside_a_call_is_named(self):
         exe = build_c("segv", """
             #include <cblas.h>
