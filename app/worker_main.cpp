@@ -1,5 +1,7 @@
 // blasscope-worker: runs one workload and streams its events, one JSON object per line, on
 // stdout. The caller (blasscope-cli, the GUI) survives whatever happens in here.
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -77,6 +79,11 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A worker never outlives the CLI or GUI that started it: killed with SIGKILL mid-run, the
+  // front end cannot stop it, and a kernel that loops forever would spin on alone.
+  const pid_t parent = ::getppid();
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) return 1;  // the parent died before the line above
   if (argc == 2 && std::string(argv[1]) == "--environment") {
     // For front ends that want the machine's description without running anything; CUDA
     // is initialised here, in a process of its own.

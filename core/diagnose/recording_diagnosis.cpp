@@ -210,11 +210,16 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
       out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
     }
-    if (c.output_nan + c.output_inf > 0 && c.input_nan + c.input_inf == 0 && c.info == 0 && c.xerbla_parameter == 0) {
-      out.add("non-finite-output", Severity::Warning, c,
-              label(c) + ": finite inputs gave " + std::to_string(c.output_nan) + " NaN and " +
-                  std::to_string(c.output_inf) + " Inf in its output",
-              {label(c) + " returned INFO = 0 with a non-finite result: nothing reported it"});
+    // The silent failure: a result with NaN/Inf and nothing said (INFO = 0, no xerbla), an
+    // error whatever the inputs were.
+    if (c.output_nan + c.output_inf > 0 && c.info == 0 && c.xerbla_parameter == 0) {
+      const bool from_inputs = c.input_nan + c.input_inf > 0;
+      out.add("non-finite-output", Severity::Error, c,
+              label(c) + ": " + (from_inputs ? "its NaN/Inf inputs gave " : "finite inputs gave ") +
+                  std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output",
+              {label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
+                   " with a non-finite result: nothing reported it",
+               from_inputs ? label(c) + ": " + values(c) : label(c) + ": every input was finite (overflow)"});
     }
   }
   const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;

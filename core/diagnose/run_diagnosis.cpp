@@ -48,18 +48,36 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
       evidence.push_back(x.routine + " reported parameter " + std::to_string(x.parameter) + " (" + x.meaning + ")" +
                          (r.xerbla.size() > 1 ? ", " + std::to_string(r.xerbla.size()) + " times" : std::string()) +
                          (r.op_kind == OpKind::Dlascl ? std::string() : ", called from inside " + r.kernel) +
-                         ": other builds print 'On entry to DLASCL parameter number 4 had an illegal value' here");
+                         ": this OpenBLAS prints ' ** On entry to " + x.routine + " parameter number " +
+                         std::to_string(x.parameter) +
+                         " had an illegal value' (BLAScope's worker captures it instead); NumPy and SciPy raise "
+                         "'ValueError: On entry to " +
+                         x.routine + " parameter number " + std::to_string(x.parameter) +
+                         " had an illegal value', MKL prints 'Parameter " + std::to_string(x.parameter) +
+                         " was incorrect on entry to " + x.routine + "'");
       if (r.info && *r.info != 0) {
         evidence.push_back(r.kernel + " then returned INFO = " + std::to_string(*r.info));
       }
     } else if (r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq) {
       evidence.push_back(r.kernel + " found the max-abs norm of its input to be NaN and returned INFO = " +
                          std::to_string(r.info.value_or(0)) +
-                         " (LAPACK 3.10 and later); MKL and older LAPACK pass that norm to DLASCL as CFROM, which "
-                         "prints 'Parameter 4 was incorrect on entry to DLASCL'");
+                         " before calling DLASCL (this LAPACK checks the norm first); NumPy raises "
+                         "'LinAlgError: SVD did not converge', PyTorch 'linalg.svd: The algorithm failed to "
+                         "converge because the input matrix contained non-finite values'; MKL passes the norm to "
+                         "DLASCL and prints 'Parameter 4 was incorrect on entry to DLASCL'");
     }
   } else if (f.id == "illegal-argument" && !r.xerbla.empty() && r.op_kind == OpKind::Gemm) {
     for (auto& line : gemm_argument_evidence(r, r.xerbla.front())) evidence.push_back(std::move(line));
+  } else if (f.id == "non-finite-output" && r.input_nonfinite() > 0) {
+    for (const auto& o : r.operands) {
+      if (o.nan + o.inf == 0) continue;
+      const bool input = !o.is_output();
+      evidence.push_back(std::string(input ? "input" : "result") + " '" + o.tensor + "' " + format_shape(o.shape) +
+                         " holds " + std::to_string(o.nan) + " NaN and " + std::to_string(o.inf) + " Inf" +
+                         (o.first_nonfinite ? ", the first at " + format_shape(*o.first_nonfinite) : std::string()));
+    }
+    evidence.push_back(r.kernel + (r.info ? " returned INFO = " + std::to_string(*r.info) : " reported nothing") +
+                       ": without a check of its own, the caller gets these values as a normal result");
   } else if (f.id == "non-finite-output" && r.k) {
     double bound = static_cast<double>(*r.k);
     for (const auto& o : r.operands) {
@@ -128,7 +146,7 @@ bool aligned(const KernelRecord& r) {
 
 bool no_aliasing(const KernelRecord& r) {
   for (const auto& o : r.operands) {
-    if (o.role == "out") continue;  // C is written once; the packed inputs are what is walked
+    if (o.is_output()) continue;  // C is written once; the packed inputs are what is walked
     if (o.ld > 0 && (static_cast<std::uint64_t>(o.ld) * item_size(o.dtype)) % 4096 == 0) return false;
   }
   return true;

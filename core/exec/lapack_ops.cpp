@@ -1,6 +1,8 @@
-// The svd and lstsq ops: LAPACK ?gesdd and ?gelsd, called as NumPy calls them.
+// The svd and lstsq ops: the LAPACK drivers NumPy, SciPy and PyTorch call (?gesdd/?gesvd,
+// ?gelsd/?gelsy/?gelss/?gels), called as they call them.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <utility>
 #include <vector>
@@ -79,31 +81,40 @@ class Workspace {
 };
 
 template <typename T>
-int run_gesdd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& s) {
+int run_svd(RunState& state, KernelRecord& record, SvdDriver driver, HostTensor& a, HostTensor& s, HostTensor* u,
+            HostTensor* vt) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
-  const auto sizes = gesdd_workspace<T>(m, n);
+  const bool vectors = u && vt;
+  const auto sizes = svd_workspace<T>(driver, vectors, m, n);
+  const std::string name = driver_name(driver);
   Workspace workspace(state, record.op);
-  auto work = workspace.take<T>(sizes.work, "gesdd workspace");
-  auto iwork = workspace.take<int>(sizes.iwork, "gesdd integer workspace");
+  auto work = workspace.take<T>(sizes.work, name + " workspace");
+  auto iwork = workspace.take<int>(sizes.iwork, name + " integer workspace");
   int info = 0;
   time_repeats(record, 1, [&] {
-    info = gesdd_values<T>(m, n, reinterpret_cast<T*>(a.data()), reinterpret_cast<T*>(s.data()), work, iwork);
+    info = svd_run<T>(driver, vectors, m, n, reinterpret_cast<T*>(a.data()), reinterpret_cast<T*>(s.data()),
+                      vectors ? reinterpret_cast<T*>(u->data()) : nullptr,
+                      vectors ? reinterpret_cast<T*>(vt->data()) : nullptr, work, iwork);
   });
   return info;
 }
 
 template <typename T>
-int run_gelsd(RunState& state, KernelRecord& record, HostTensor& a, HostTensor& b, std::int64_t nrhs, HostTensor& s,
-              int& rank) {
+int run_lstsq(RunState& state, KernelRecord& record, LstsqDriver driver, HostTensor& a, HostTensor& b,
+              std::int64_t nrhs, HostTensor& s, int& rank) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
-  const auto sizes = gelsd_workspace<T>(m, n, nrhs);
+  const auto sizes = lstsq_workspace<T>(driver, m, n, nrhs);
+  const std::string name = driver_name(driver);
   Workspace workspace(state, record.op);
-  auto work = workspace.take<T>(sizes.work, "gelsd workspace");
-  auto iwork = workspace.take<int>(sizes.iwork, "gelsd integer workspace");
+  auto work = workspace.take<T>(sizes.work, name + " workspace");
+  auto iwork = workspace.take<int>(sizes.iwork, name + " integer workspace");
+  // NumPy's and SciPy's gelsd/gelss: machine precision; PyTorch's gelsy: eps * max(m, n).
+  const T rcond =
+      driver == LstsqDriver::Gelsy ? std::numeric_limits<T>::epsilon() * static_cast<T>(std::max(m, n)) : T(-1);
   int info = 0;
   time_repeats(record, 1, [&] {
-    info = gelsd_solve<T>(m, n, nrhs, reinterpret_cast<T*>(a.data()), reinterpret_cast<T*>(b.data()),
-                          reinterpret_cast<T*>(s.data()), T(-1), rank, work, iwork);
+    info = lstsq_run<T>(driver, m, n, nrhs, reinterpret_cast<T*>(a.data()), reinterpret_cast<T*>(b.data()),
+                        reinterpret_cast<T*>(s.data()), rcond, rank, work, iwork);
   });
   return info;
 }
@@ -115,9 +126,9 @@ std::string lapack_name(DType dtype, const char* driver) {
 }
 
 void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& capture, int info,
-                   const char* argument_names[], int argument_count) {
+                   const std::vector<const char*>& argument_names, const char* positive_info) {
   record.info = info;
-  // Inside the drivers the errors come from DLASCL (a NaN norm as CFROM) and its kin.
+  // Inside the drivers the errors come from DLASCL (a NaN norm as CFROM or CTO) and its kin.
   record_argument_errors(state, record, capture.calls(), [&](int p) {
     const bool lascl = !capture.calls().empty() && capture.calls().front().routine.ends_with("LASCL");
     return lascl ? std::string(lascl_parameter_name(p)) +
@@ -127,15 +138,23 @@ void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& c
   if (info < 0 && record.xerbla.empty()) {
     record.status = OpStatus::Failed;
     record.error_kind = ErrorKind::IllegalArgument;
-    const int p = -info;
+    const auto p = static_cast<std::size_t>(-info);
     record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": argument " + std::to_string(p) +
-                   (p <= argument_count ? " (" + std::string(argument_names[p - 1]) + ")" : std::string()) +
+                   (p <= argument_names.size() ? " (" + std::string(argument_names[p - 1]) + ")" : std::string()) +
                    " had an illegal value";
   } else if (info > 0) {
     record.status = OpStatus::Failed;
     record.error_kind = ErrorKind::LapackFailed;
-    record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": the SVD did not converge";
+    record.error = record.kernel + " returned INFO=" + std::to_string(info) + ": " + positive_info;
   }
+}
+
+// The result as an "out" operand: its NaN/Inf counts and where the first one is.
+void record_output(KernelRecord& record, const std::string& role, const HostTensor& out) {
+  record.operands.push_back(operand_record(role, out, 0, false));
+  fill_value_summary(record.operands.back(), out);
+  record.output_nan += record.operands.back().nan;
+  record.output_inf += record.operands.back().inf;
 }
 
 }  // namespace
@@ -144,27 +163,29 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
   const HostTensor& a = input_tensor(state, op.a);
   require_real_matrix(a, "svd");
-  record.kernel = lapack_name(a.dtype(), "gesdd");
+  const SvdDriver driver = svd_driver_named(op.driver).value_or(SvdDriver::Gesdd);
+  record.kernel = lapack_name(a.dtype(), driver_name(driver));
   record.dtype = a.dtype();
   record.m = static_cast<std::int64_t>(a.rows());
   record.n = static_cast<std::int64_t>(a.cols());
   ScopedTemporaries temps(state);
   HostTensor& work = column_major_copy(state, temps, a, a.rows(), "op" + std::to_string(op.index) + ".a");
-  HostTensor& s = state.create(op.out, a.dtype(), {std::min(a.rows(), a.cols())}, MemoryOrder::C);
+  const std::uint64_t k = std::min(a.rows(), a.cols());
+  HostTensor& s = state.create(op.out, a.dtype(), {k}, MemoryOrder::C);
+  HostTensor* u =
+      op.compute_uv ? &state.create(op.out + "_u", a.dtype(), {a.rows(), k}, MemoryOrder::Fortran) : nullptr;
+  HostTensor* vt =
+      op.compute_uv ? &state.create(op.out + "_vt", a.dtype(), {k, a.cols()}, MemoryOrder::Fortran) : nullptr;
   record.operands = {operand_record("a", a, static_cast<std::int64_t>(work.leading_dim()))};
   record.bytes_touched = a.element_count() * item_size(a.dtype());
   emit_kernel_started(state, record);
   XerblaCapture capture;
-  const int info = a.dtype() == DType::Float64 ? run_gesdd<double>(state, record, work, s)
-                                               : run_gesdd<float>(state, record, work, s);
-  static const char* kNames[] = {"JOBZ", "M",  "N",    "A",    "LDA",   "S",     "U",
-                                 "LDU",  "VT", "LDVT", "WORK", "LWORK", "IWORK", "INFO"};
-  finish_lapack(state, record, capture, info, kNames, 14);
-  if (info == 0) {
-    const auto [nan, inf] = count_nonfinite(s);
-    record.output_nan = nan;
-    record.output_inf = inf;
-  }
+  const int info = a.dtype() == DType::Float64 ? run_svd<double>(state, record, driver, work, s, u, vt)
+                                               : run_svd<float>(state, record, driver, work, s, u, vt);
+  finish_lapack(state, record, capture, info, argument_names(driver), positive_info_meaning(driver));
+  record_output(record, "out", s);
+  if (u) record_output(record, "u", *u);
+  if (vt) record_output(record, "vt", *vt);
   return record;
 }
 
@@ -181,8 +202,9 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
     throw OpRejected(ErrorKind::ShapeMismatch, "lstsq: b has shape " + format_shape(b.shape()) + " but a has " +
                                                    std::to_string(a.rows()) + " rows");
   }
+  const LstsqDriver driver = lstsq_driver_named(op.driver).value_or(LstsqDriver::Gelsd);
   const std::int64_t nrhs = b.is_matrix() ? static_cast<std::int64_t>(b.cols()) : 1;
-  record.kernel = lapack_name(a.dtype(), "gelsd");
+  record.kernel = lapack_name(a.dtype(), driver_name(driver));
   record.dtype = a.dtype();
   record.m = static_cast<std::int64_t>(a.rows());
   record.n = static_cast<std::int64_t>(a.cols());
@@ -197,11 +219,9 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
   emit_kernel_started(state, record);
   XerblaCapture capture;
   int rank = 0;
-  const int info = a.dtype() == DType::Float64 ? run_gelsd<double>(state, record, work_a, work_b, nrhs, s, rank)
-                                               : run_gelsd<float>(state, record, work_a, work_b, nrhs, s, rank);
-  static const char* kNames[] = {"M", "N",     "NRHS", "A",    "LDA",   "B",     "LDB",
-                                 "S", "RCOND", "RANK", "WORK", "LWORK", "IWORK", "INFO"};
-  finish_lapack(state, record, capture, info, kNames, 14);
+  const int info = a.dtype() == DType::Float64 ? run_lstsq<double>(state, record, driver, work_a, work_b, nrhs, s, rank)
+                                               : run_lstsq<float>(state, record, driver, work_a, work_b, nrhs, s, rank);
+  finish_lapack(state, record, capture, info, argument_names(driver), positive_info_meaning(driver));
   if (info == 0) {
     // X is the first n rows of the working B.
     std::vector<std::uint64_t> shape{a.cols()};
@@ -214,9 +234,7 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
                     size);
       }
     }
-    const auto [nan, inf] = count_nonfinite(x);
-    record.output_nan = nan;
-    record.output_inf = inf;
+    record_output(record, "out", x);
   }
   return record;
 }

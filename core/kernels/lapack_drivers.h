@@ -1,33 +1,53 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace blasscope::core {
 
-// LAPACK drivers run exactly as NumPy/SciPy call them, so a NaN in the input reproduces
-// the real failure path (INFO, or DLASCL's parameter-4 error on other LAPACK builds).
+// LAPACK drivers run exactly as NumPy, SciPy and PyTorch call them, so a NaN or Inf in the
+// input takes the real path of each (INFO, a DLASCL refusal, or a silent NaN result).
 // All matrices are column-major and dense; A is overwritten.
 
-// Workspace elements (T) and integer workspace ?gesdd needs for singular values only.
+// NumPy's svd and SciPy's default: gesdd (divide and conquer); SciPy's lapack_driver='gesvd'.
+enum class SvdDriver { Gesdd, Gesvd };
+// NumPy's and SciPy's lstsq: gelsd; PyTorch's CPU default: gelsy; the others SciPy and
+// PyTorch offer: gelss (SVD), gels (QR, full rank only).
+enum class LstsqDriver { Gelsd, Gelsy, Gelss, Gels };
+
+std::optional<SvdDriver> svd_driver_named(std::string_view name);      // "gesdd", "gesvd"
+std::optional<LstsqDriver> lstsq_driver_named(std::string_view name);  // "gelsd", "gelsy", "gelss", "gels"
+const char* driver_name(SvdDriver driver);
+const char* driver_name(LstsqDriver driver);
+// The names of the driver's arguments in order, for an INFO = -i ("A", "LDA", ...).
+std::vector<const char*> argument_names(SvdDriver driver);
+std::vector<const char*> argument_names(LstsqDriver driver);
+// What INFO > 0 means for the driver.
+const char* positive_info_meaning(SvdDriver driver);
+const char* positive_info_meaning(LstsqDriver driver);
+
 template <typename T>
 struct LapackWorkspace {
-  std::int64_t work = 0;
-  std::int64_t iwork = 0;
+  std::int64_t work = 0;   // elements of T
+  std::int64_t iwork = 0;  // ints (gelsy: its column pivots)
 };
 
+// The SVD of the m x n matrix a: singular values into s (min(m, n)); with `vectors`, the
+// thin U (m x min(m, n)) and V^T (min(m, n) x n) as well. Returns INFO.
 template <typename T>
-LapackWorkspace<T> gesdd_workspace(std::int64_t m, std::int64_t n);
-// ?gesdd with JOBZ='N': singular values into s (min(m, n) values). Returns INFO.
+LapackWorkspace<T> svd_workspace(SvdDriver driver, bool vectors, std::int64_t m, std::int64_t n);
 template <typename T>
-int gesdd_values(std::int64_t m, std::int64_t n, T* a, T* s, std::vector<T>& work, std::vector<int>& iwork);
+int svd_run(SvdDriver driver, bool vectors, std::int64_t m, std::int64_t n, T* a, T* s, T* u, T* vt,
+            std::vector<T>& work, std::vector<int>& iwork);
 
+// Least squares A X = B: b is max(m, n) x nrhs and returns X in its first n rows; s gets
+// the singular values (gelsd, gelss). rcond < 0 means machine precision. Returns INFO.
 template <typename T>
-LapackWorkspace<T> gelsd_workspace(std::int64_t m, std::int64_t n, std::int64_t nrhs);
-// ?gelsd: least-squares solution of A X = B; b is max(m, n) x nrhs and returns X in its
-// first n rows. rcond < 0 means machine precision, as NumPy's lstsq(rcond=None) uses.
+LapackWorkspace<T> lstsq_workspace(LstsqDriver driver, std::int64_t m, std::int64_t n, std::int64_t nrhs);
 template <typename T>
-int gelsd_solve(std::int64_t m, std::int64_t n, std::int64_t nrhs, T* a, T* b, T* s, T rcond, int& rank,
-                std::vector<T>& work, std::vector<int>& iwork);
+int lstsq_run(LstsqDriver driver, std::int64_t m, std::int64_t n, std::int64_t nrhs, T* a, T* b, T* s, T rcond,
+              int& rank, std::vector<T>& work, std::vector<int>& iwork);
 
 }  // namespace blasscope::core

@@ -38,16 +38,20 @@ TensorMeta meta_of(DType dtype, std::vector<std::uint64_t> shape, MemoryOrder or
   return t;
 }
 
-// LAPACK's workspace query for ?gesdd (no B) or ?gelsd (B with `nrhs` columns), in bytes.
+// LAPACK's workspace query for the op's driver: an SVD (no B) or least squares (B with
+// `nrhs` columns), in bytes.
 template <typename T>
-std::uint64_t lapack_workspace_bytes(std::uint64_t m, std::uint64_t n, std::optional<std::uint64_t> nrhs) {
-  const auto sizes = nrhs ? gelsd_workspace<T>(m, n, *nrhs) : gesdd_workspace<T>(m, n);
+std::uint64_t lapack_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uint64_t n,
+                                     std::optional<std::uint64_t> nrhs) {
+  const auto sizes =
+      nrhs ? lstsq_workspace<T>(lstsq_driver_named(op.driver).value_or(LstsqDriver::Gelsd), m, n, *nrhs)
+           : svd_workspace<T>(svd_driver_named(op.driver).value_or(SvdDriver::Gesdd), op.compute_uv, m, n);
   return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
 }
 
 // What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
 // for the solution), the singular values for lstsq, and the workspace LAPACK asks for.
-std::uint64_t lapack_transient_bytes(const TensorMeta& a, const TensorMeta* b) {
+std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, const TensorMeta* b) {
   if (a.dtype != DType::Float32 && a.dtype != DType::Float64) return 0;
   const std::uint64_t m = a.shape[0], n = a.shape[1], item = item_size(a.dtype);
   std::uint64_t bytes = m * n * item + HostTensor::kAllocationOverhead;
@@ -56,8 +60,8 @@ std::uint64_t lapack_transient_bytes(const TensorMeta& a, const TensorMeta* b) {
     nrhs = b->shape.size() == 2 ? b->shape[1] : 1;
     bytes += (std::max(m, n) * *nrhs + std::min(m, n)) * item + 2 * HostTensor::kAllocationOverhead;
   }
-  return bytes + (a.dtype == DType::Float64 ? lapack_workspace_bytes<double>(m, n, nrhs)
-                                            : lapack_workspace_bytes<float>(m, n, nrhs));
+  return bytes + (a.dtype == DType::Float64 ? lapack_workspace_bytes<double>(op, m, n, nrhs)
+                                            : lapack_workspace_bytes<float>(op, m, n, nrhs));
 }
 
 class Planner {
@@ -82,10 +86,16 @@ class Planner {
     switch (op.kind) {
       case OpKind::Gemm: return plan_gemm_op(op, *a);
       case OpKind::Dlascl: return plan_lascl_op(op, *a);
-      case OpKind::Svd:
+      case OpKind::Svd: {
         if (!check_index(op, op.a, *a) || a->shape.size() != 2) return unknown(op.out);
-        transient(lapack_transient_bytes(*a, nullptr));
-        return output(op.out, meta_of(a->dtype, {std::min(a->shape[0], a->shape[1])}, MemoryOrder::C));
+        transient(lapack_transient_bytes(op, *a, nullptr));
+        const std::uint64_t k = std::min(a->shape[0], a->shape[1]);
+        if (op.compute_uv) {
+          output(op.out + "_u", meta_of(a->dtype, {a->shape[0], k}, MemoryOrder::Fortran));
+          output(op.out + "_vt", meta_of(a->dtype, {k, a->shape[1]}, MemoryOrder::Fortran));
+        }
+        return output(op.out, meta_of(a->dtype, {k}, MemoryOrder::C));
+      }
       case OpKind::Lstsq: {
         const TensorMeta* b = find(op.b);
         if (!b || !check_index(op, op.a, *a) || !check_index(op, op.b, *b) || a->shape.size() != 2) {
@@ -93,7 +103,7 @@ class Planner {
         }
         std::vector<std::uint64_t> shape{a->shape[1]};
         if (b->shape.size() == 2) shape.push_back(b->shape[1]);
-        transient(lapack_transient_bytes(*a, b));
+        transient(lapack_transient_bytes(op, *a, b));
         return output(op.out, meta_of(a->dtype, shape, MemoryOrder::Fortran));
       }
       case OpKind::Cast: return output(op.out, meta_of(op.cast_to, a->shape, a->order));

@@ -13,7 +13,7 @@ namespace blasscope::core {
 
 // One operand as the kernel saw it.
 struct OperandRecord {
-  std::string role;    // "a", "b", "c", "out"
+  std::string role;    // "a", "b", "c"; results: "out", and "u", "vt" for svd
   std::string tensor;  // workload tensor name
   DType dtype = DType::Float64;
   std::vector<std::uint64_t> shape;
@@ -25,6 +25,9 @@ struct OperandRecord {
   std::uint64_t nan = 0, inf = 0, subnormal = 0;
   std::optional<double> max_abs;                              // largest finite magnitude
   std::optional<std::vector<std::uint64_t>> first_nonfinite;  // NumPy index of the first NaN/Inf
+
+  // A result ("out"; svd's "u" and "vt" too), not an input.
+  bool is_output() const { return role == "out" || role == "u" || role == "vt"; }
 };
 
 struct XerblaRecord {

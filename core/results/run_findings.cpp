@@ -37,6 +37,41 @@ std::string nonfinite_summary(const OperandRecord& o) {
   return text;
 }
 
+// Which results hold the NaN/Inf and where the first is; which inputs brought them, or the
+// overflow of finite ones.
+Detection silent_nonfinite_output(const KernelRecord& r) {
+  std::string where;
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& o : r.operands) {
+    if (!o.is_output()) continue;
+    if (o.nan + o.inf == 0) continue;
+    std::uint64_t values = 1;
+    for (auto d : o.shape) values *= d;
+    where += std::string(where.empty() ? "" : "; ") + "'" + o.tensor + "' " + format_shape(o.shape) + " holds " +
+             nonfinite_summary(o) + " of " + std::to_string(values);
+    outputs.push_back({{"tensor", o.tensor}, {"nan", o.nan}, {"inf", o.inf}, {"values", values}});
+  }
+  std::string cause;
+  nlohmann::json inputs = nlohmann::json::array();
+  for (const auto& o : r.operands) {
+    if (o.is_output() || o.nan + o.inf == 0) continue;
+    cause += std::string(cause.empty() ? "" : " and ") + "'" + o.tensor + "' (" + nonfinite_summary(o) + ")";
+    inputs.push_back(o.tensor);
+  }
+  cause = cause.empty() ? "every input was finite: the values overflowed " + text(r.dtype)
+                        : "they come from the NaN/Inf in " + cause;
+  const std::string silence = r.info ? r.kernel + " returned INFO = 0" : r.kernel + " reported no error";
+  if (where.empty()) {
+    where = std::to_string(r.output_nan) + " NaN and " + std::to_string(r.output_inf) + " Inf in the result";
+  }
+  return {"non-finite-output",
+          Severity::Error,
+          r.op,
+          std::nullopt,
+          op_label(r) + ": " + silence + " but its result is not finite: " + where + "; " + cause,
+          {{"outputs", outputs}, {"caused_by", inputs}}};
+}
+
 }  // namespace
 
 std::vector<Detection> findings_for_record(const KernelRecord& r) {
@@ -59,7 +94,7 @@ std::vector<Detection> findings_for_record(const KernelRecord& r) {
                    {{"reason", r.error.value_or("")}}});
   }
   for (const auto& operand : r.operands) {
-    if (operand.role == "out") continue;
+    if (operand.is_output()) continue;
     if (operand.nan + operand.inf > 0) {
       out.push_back({"non-finite-input", Severity::Warning, r.op, operand.tensor,
                      op_label(r) + ": input '" + operand.tensor + "' holds " + nonfinite_summary(operand)});
@@ -70,12 +105,11 @@ std::vector<Detection> findings_for_record(const KernelRecord& r) {
                          " subnormal values"});
     }
   }
-  // A cast's infinities are its overflow, reported as cast-overflow.
-  if (r.status == OpStatus::Ok && r.op_kind != OpKind::Cast && r.input_nonfinite() == 0 &&
-      r.output_nan + r.output_inf > 0) {
-    out.push_back({"non-finite-output", Severity::Warning, r.op, std::nullopt,
-                   op_label(r) + ": finite inputs produced " + std::to_string(r.output_nan) + " NaN and " +
-                       std::to_string(r.output_inf) + " Inf values (overflow in " + text(r.dtype) + ")"});
+  // The library said nothing (no INFO, no xerbla) and the result holds NaN/Inf: the silent
+  // failure, an error whatever the inputs were. A cast's infinities are its overflow, reported
+  // as cast-overflow.
+  if (r.status == OpStatus::Ok && r.op_kind != OpKind::Cast && r.output_nan + r.output_inf > 0) {
+    out.push_back(silent_nonfinite_output(r));
   }
   if (r.cast_overflow > 0) {
     out.push_back({"cast-overflow", Severity::Warning, r.op, std::nullopt,

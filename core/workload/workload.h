@@ -60,6 +60,8 @@ struct OpSpec {
   bool cfrom_norm = false;  // dlascl: cfrom is the max-abs norm of A, as gesdd/gelsd compute it
   double cfrom = 1, cto = 1;
   DType cast_to = DType::Float32;
+  std::string driver;       // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels
+  bool compute_uv = false;  // svd: U and V^T too, as OUT_u and OUT_vt
 };
 
 // What a built-in scenario is about, and which diagnoses it must produce.

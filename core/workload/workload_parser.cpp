@@ -231,15 +231,21 @@ class OpParser {
       if (spec.contains("lda")) op.lda = get_blas_int(spec["lda"], m_where + ".lda");
       op.out = output(spec, op.a, true);
     } else if (kind == "svd") {
-      check_keys(spec, m_where, {"op", "a", "device", "out"});
+      check_keys(spec, m_where, {"op", "a", "device", "out", "driver", "compute_uv"});
       op.kind = OpKind::Svd;
       op.a = input(spec, "a");
+      op.driver = driver(spec, {"gesdd", "gesvd"});
+      if (spec.contains("compute_uv")) op.compute_uv = get_bool(spec["compute_uv"], m_where + ".compute_uv");
       op.out = output(spec, default_name(op), false);
+      if (op.compute_uv) {
+        for (const char* suffix : {"_u", "_vt"}) reserve(op.out + suffix);
+      }
     } else if (kind == "lstsq") {
-      check_keys(spec, m_where, {"op", "a", "b", "device", "out"});
+      check_keys(spec, m_where, {"op", "a", "b", "device", "out", "driver"});
       op.kind = OpKind::Lstsq;
       op.a = input(spec, "a");
       op.b = input(spec, "b");
+      op.driver = driver(spec, {"gelsd", "gelsy", "gelss", "gels"});
       op.out = output(spec, default_name(op), false);
     } else if (kind == "cast") {
       check_keys(spec, m_where, {"op", "a", "dtype", "out"});
@@ -263,6 +269,25 @@ class OpParser {
   // Results without an "out" are named after their op: op3_svd.
   static std::string default_name(const OpSpec& op) {
     return "op" + std::to_string(op.index) + "_" + std::string(core::name(op.kind));
+  }
+
+  // The LAPACK driver an op names, one of those the op runs (the first is its default).
+  std::string driver(const json& spec, std::initializer_list<const char*> drivers) {
+    if (!spec.contains("driver")) return *drivers.begin();
+    const std::string name = spec["driver"].is_string() ? spec["driver"].get<std::string>() : "";
+    std::string choices;
+    for (const char* d : drivers) {
+      if (name == d) return name;
+      choices += std::string(choices.empty() ? "" : ", ") + "\"" + d + "\"";
+    }
+    fail_field(m_where + ".driver", "must be one of " + choices);
+  }
+
+  // A further result's name (svd's OUT_u, OUT_vt): new, like "out".
+  void reserve(const std::string& name) {
+    if (!m_names.insert(name).second) {
+      fail_field(m_where + ".out", "'" + name + "' (made by compute_uv) already names a tensor");
+    }
   }
 
   std::string input(const json& spec, const char* key) {

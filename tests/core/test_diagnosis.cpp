@@ -130,13 +130,23 @@ TEST(RecordFindings, DlasclInvalidCfromNeedsTheNonFiniteInput) {
   EXPECT_EQ(ids(findings_for_record(svd)), (std::set<std::string>{"dlascl-invalid-cfrom", "non-finite-input"}));
 }
 
-TEST(RecordFindings, OverflowOnlyFromFiniteInputsAndCastsReportTheirOwn) {
+TEST(RecordFindings, ASilentNonFiniteResultIsAnErrorWhateverTheInputsAndCastsReportTheirOwn) {
   KernelRecord r = gemm_record(0, 64, 1e-3);
   EXPECT_TRUE(findings_for_record(r).empty());
   r.output_inf = 3;
-  EXPECT_EQ(ids(findings_for_record(r)), std::set<std::string>{"non-finite-output"});
-  r.operands[0].nan = 1;  // the input's fault, not an overflow
-  EXPECT_EQ(ids(findings_for_record(r)), std::set<std::string>{"non-finite-input"});
+  auto findings = findings_for_record(r);
+  EXPECT_EQ(ids(findings), std::set<std::string>{"non-finite-output"});
+  EXPECT_EQ(findings[0].severity, Severity::Error);
+  EXPECT_NE(findings[0].message.find("every input was finite"), std::string::npos) << findings[0].message;
+  r.operands[0].nan = 1;  // now the input brought it: still nothing was reported
+  findings = findings_for_record(r);
+  EXPECT_EQ(ids(findings), (std::set<std::string>{"non-finite-input", "non-finite-output"}));
+  const auto output =
+      std::find_if(findings.begin(), findings.end(), [](const Detection& d) { return d.id == "non-finite-output"; });
+  EXPECT_NE(output->message.find("come from the NaN/Inf in '" + r.operands[0].tensor + "'"), std::string::npos)
+      << output->message;
+  r.status = OpStatus::Failed;  // the library said so (INFO, xerbla): not silent
+  EXPECT_FALSE(ids(findings_for_record(r)).count("non-finite-output"));
   KernelRecord cast;
   cast.op_kind = OpKind::Cast;
   cast.dtype = DType::Float16;

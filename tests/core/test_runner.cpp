@@ -137,7 +137,7 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
   // Each driver's real and integer workspaces are reported, with the sizes LAPACK asked for.
   EXPECT_EQ(count_events<events::Workspace>(r, [](const events::Workspace& w) { return w.allocated; }), 4u);
   EXPECT_EQ(count_events<events::Workspace>(r, [](const events::Workspace& w) { return !w.allocated; }), 4u);
-  const auto sizes = gesdd_workspace<float>(40, 30);
+  const auto sizes = svd_workspace<float>(SvdDriver::Gesdd, false, 40, 30);
   bool found = false;
   for (const auto& e : r.events) {
     const auto* w = e.as<events::Workspace>();
@@ -225,4 +225,34 @@ TEST(Runner, SessionRoundTripAndTrace) {
   EXPECT_GT(counters, 0u);
   blasscope::test::write_file(dir.file("bad.json"), R"({"format": "blasscope-session", "version": 99, "events": []})");
   EXPECT_THROW(read_session(dir.file("bad.json")), InputError);
+}
+
+TEST(Runner, EveryLapackDriverRunsAndASilentNaNResultIsAnError) {
+  // NaN only in B: no least-squares driver reports anything, and the solution holds NaN.
+  for (const char* driver : {"gelsd", "gelsy", "gelss", "gels"}) {
+    const RunResult r = run(std::string(R"({"name": "l", "tensors": {
+        "a": {"shape": [8, 3], "dtype": "float64", "seed": 1},
+        "b": {"shape": [8], "dtype": "float64", "seed": 2, "nan": 1}},
+      "ops": [{"op": "lstsq", "a": "a", "b": "b", "driver": ")") +
+                            driver + R"("}]})");
+    ASSERT_EQ(r.ops.size(), 1u) << driver;
+    EXPECT_EQ(r.ops[0].kernel, std::string("d") + driver);
+    EXPECT_EQ(r.ops[0].info.value_or(-99), 0) << driver;
+    EXPECT_GT(r.ops[0].output_nan, 0u) << driver;
+    EXPECT_TRUE(has_finding(r, "non-finite-output", 0)) << driver;
+    EXPECT_TRUE(r.has_errors()) << driver;
+  }
+  // gesvd with U and V^T: three results, all finite for a finite input.
+  const RunResult r = run(R"({"name": "s", "tensors": {"a": {"shape": [7, 5], "dtype": "float32", "seed": 3}},
+      "ops": [{"op": "svd", "a": "a", "driver": "gesvd", "compute_uv": true, "out": "s"}]})");
+  ASSERT_EQ(r.ops.size(), 1u);
+  EXPECT_EQ(r.ops[0].kernel, "sgesvd");
+  EXPECT_EQ(r.ops[0].status, OpStatus::Ok);
+  std::vector<std::string> outputs;
+  for (const auto& o : r.ops[0].operands) {
+    if (o.is_output())
+      outputs.push_back(o.tensor + " " + std::to_string(o.shape.front()) + "x" + std::to_string(o.shape.back()));
+  }
+  EXPECT_EQ(outputs, (std::vector<std::string>{"s 5x5", "s_u 7x5", "s_vt 5x5"}));
+  EXPECT_FALSE(r.has_errors());
 }

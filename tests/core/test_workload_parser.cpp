@@ -92,6 +92,12 @@ TEST(WorkloadParser, ErrorsNameTheField) {
       {with_ops(R"([{"op": "dlascl", "a": "a", "cfrom": "big", "cto": 1}])"), "ops[0].cfrom: must be a number"},
       {with_ops(R"([{"op": "dlascl", "a": "a", "cfrom": 1, "cto": 1, "type": "B"}])"), "ops[0].type"},
       {with_ops(R"([{"op": "fft", "a": "a"}])"), "ops[0].op: unknown op 'fft'"},
+      {with_ops(R"([{"op": "svd", "a": "a", "driver": "gelsd"}])"),
+       R"(ops[0].driver: must be one of "gesdd", "gesvd")"},
+      {with_ops(R"([{"op": "lstsq", "a": "a", "b": "b", "driver": 3}])"), "ops[0].driver: must be one of"},
+      {with_ops(R"([{"op": "svd", "a": "a", "compute_uv": "yes"}])"), "ops[0].compute_uv"},
+      {with_ops(R"([{"op": "svd", "a": "a", "out": "s", "compute_uv": true}, {"op": "svd", "a": "a", "out": "s_u"}])"),
+       "ops[1].out: 's_u' already names a tensor"},
       {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float128"}}, "ops": []})",
        "unknown dtype 'float128'"},
       {R"({"name": "t", "tensors": {"a": {"shape": [2, 3], "dtype": "float32", "ld": 2}}, "ops": []})",
@@ -113,6 +119,20 @@ TEST(WorkloadParser, ErrorsNameTheField) {
     EXPECT_NE(error_of(text).find(expected), std::string::npos)
         << "expected: " << expected << "\n got: " << error_of(text);
   }
+}
+
+TEST(WorkloadParser, LapackDriversAndTheirDefaults) {
+  const Workload w = parse_workload_text(with_ops(R"([{"op": "svd", "a": "a"},
+      {"op": "svd", "a": "a", "driver": "gesvd", "compute_uv": true, "out": "s"},
+      {"op": "lstsq", "a": "a", "b": "b"}, {"op": "lstsq", "a": "a", "b": "b", "driver": "gelsy", "out": "x"}])"),
+                                         "/");
+  ASSERT_EQ(w.ops.size(), 4u);
+  EXPECT_EQ(w.ops[0].driver, "gesdd");
+  EXPECT_FALSE(w.ops[0].compute_uv);
+  EXPECT_EQ(w.ops[1].driver, "gesvd");
+  EXPECT_TRUE(w.ops[1].compute_uv);
+  EXPECT_EQ(w.ops[2].driver, "gelsd");
+  EXPECT_EQ(w.ops[3].driver, "gelsy");
 }
 
 TEST(ByteSize, UnitsAndErrors) {
