@@ -9,6 +9,7 @@
 #include "cli_inspect.h"
 #include "cli_record.h"
 #include "cli_run.h"
+#include "cli_triage.h"
 #include "cli_usage.h"
 
 int main(int argc, char** argv) {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   if (command == "explain") return run_explain(rest);
   if (command == "report") return run_report(rest);
   if (command == "record") return run_record(rest);
+  if (command == "triage") return run_triage(rest);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kCliUsage;
   return kExitUsage;
 }

@@ -14,7 +14,9 @@ Inspects BLAS/LAPACK workloads and the tensors they read, headless.
 commands:
   inspect FILE [--json]   list the tensors in FILE (.npy, .npz, .safetensors; the format is
                           recognised by its magic bytes) with dtype, shape, memory order,
-                          alignment and a count of NaN, +/-Inf, zero and subnormal values
+                          alignment and a count of NaN, +/-Inf, zero and subnormal values;
+                          tensors of strings, structured, object (pickled) or long double dtypes
+                          are listed with a "not-scanned" finding, their values never read
       --json              print one JSON object on stdout instead of the table
       --quiet             no progress on stderr
 
@@ -29,6 +31,13 @@ commands:
       --in-process        run without a worker (debugging, benchmarks; a crash ends the CLI)
   scenarios [--json]      list the built-in scenarios: id, title, the diagnoses each shows
   explain ID              the cause, the fix and the error texts of a diagnosis id
+  triage [FILE|-] [--json]
+                          read a log or traceback (FILE, or standard input) from NumPy, SciPy,
+                          PyTorch, TensorFlow, MKL, OpenBLAS, LAPACK, cuBLAS or CUDA and list the
+                          diagnoses it shows, most likely first: the matched line, the values read
+                          from it (routine, parameter, shapes, dtypes, status), cause, fix and the
+                          scenario that reproduces it
+      --json              print one JSON object (matches: id, title, line, values, scenario, score)
   record [OPTIONS] -- COMMAND [ARGS...]
                           run COMMAND (python3 train.py, a C program) unmodified and record every
                           BLAS/LAPACK call it and its children make: routine, sizes, time, INFO,
@@ -51,10 +60,13 @@ options:
   --version               show the version
 
 exit status:
-  0  inspect: the input was read (findings may still be listed); run: no error finding
-  1  run: an error diagnosis (illegal argument, shape/dtype mismatch, out of memory, crash...)
+  0  inspect: the input was read (findings may still be listed, "not-scanned" tensors
+     included); run: no error finding; triage: at least one diagnosis matched
+  1  run: an error diagnosis (illegal argument, shape/dtype mismatch, out of memory, crash...);
+     triage: no known error text in the input
   2  usage error
-  3  the input or workload was rejected (unreadable, malformed or unsupported); stderr says why
+  3  the input or workload was rejected (unreadable, malformed or unsupported: a PyTorch
+     checkpoint or a pickle is named, not read); stderr says why
   record exits with the recorded program's own status (127: the command was not found)
 )";
 

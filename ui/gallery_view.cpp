@@ -2,9 +2,11 @@
 
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "triage_box.h"
 #include "workload/scenarios.h"
 
 namespace blasscope::ui {
@@ -17,7 +19,8 @@ QString GalleryView::groupOf(const QString& id) {
   return kPerformance.contains(id) ? tr("Performance") : tr("Real failures");
 }
 
-GalleryView::GalleryView(QWidget* parent) : QWidget(parent), m_search(new QLineEdit), m_tree(new QTreeWidget) {
+GalleryView::GalleryView(QWidget* parent)
+    : QWidget(parent), m_search(new QLineEdit), m_tree(new QTreeWidget), m_triage(new TriageBox) {
   m_search->setPlaceholderText(tr("Search scenarios"));
   m_search->setClearButtonEnabled(true);
   m_tree->setHeaderHidden(true);
@@ -38,10 +41,21 @@ GalleryView::GalleryView(QWidget* parent) : QWidget(parent), m_search(new QLineE
     if (!w.scenario->seed.empty()) tip += tr("<p>Seed: %1</p>").arg(QString::fromStdString(w.scenario->seed));
     item->setToolTip(0, tip);
   }
+  auto* scenarios = new QWidget;
+  auto* scenariosLayout = new QVBoxLayout(scenarios);
+  scenariosLayout->setContentsMargins(0, 0, 0, 0);
+  scenariosLayout->addWidget(m_search);
+  scenariosLayout->addWidget(m_tree, 1);
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(scenarios);
+  split->addWidget(m_triage);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setChildrenCollapsible(false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(m_search);
-  layout->addWidget(m_tree, 1);
+  layout->addWidget(split, 1);
+  connect(m_triage, &TriageBox::scenarioRequested, this, &GalleryView::scenarioActivated);
   connect(m_search, &QLineEdit::textChanged, this, &GalleryView::filter);
   // One click runs a scenario (Enter too); a second click while it runs is ignored.
   auto activate = [this](QTreeWidgetItem* item) {

@@ -3,6 +3,7 @@
 #include <QPainter>
 #include <QScrollArea>
 
+#include "operand_as_passed.h"
 #include "report/inspect_text.h"
 
 namespace blasscope::ui {
@@ -13,7 +14,9 @@ class LayoutDiagram : public QWidget {
  public:
   void setRecord(const core::KernelRecord* record) {
     m_record = record;
-    setMinimumSize(760, record ? 230 + 60 * static_cast<int>(record->operands.size() > 2) : 200);
+    // Operands side by side, each as wide as its explanation.
+    const int operands = record ? static_cast<int>(record->operands.size()) : 0;
+    setMinimumSize(std::max(760, 20 + 280 * operands), record ? 330 : 200);
     update();
   }
   const core::KernelRecord* record() const { return m_record; }
@@ -48,54 +51,58 @@ class LayoutDiagram : public QWidget {
   }
 
  private:
+  // Draws the memory the library read (a working copy where one was made), not always the
+  // workload tensor's own: see OperandAsPassed.
   qreal drawOperand(QPainter& p, const core::OperandRecord& o, qreal x0, qreal y0) {
     constexpr int kMaxCells = 6;
     constexpr qreal kCell = 18;
-    const bool matrix = o.shape.size() == 2;
-    const auto rows = matrix ? static_cast<int>(o.shape[0]) : 1;
-    const auto cols = matrix ? static_cast<int>(o.shape[1]) : static_cast<int>(o.shape.empty() ? 1 : o.shape[0]);
-    const bool c_order = o.order == core::MemoryOrder::C;
-    const int inner = c_order ? cols : rows;
-    const int padding = o.ld > inner ? static_cast<int>(std::min<std::int64_t>(o.ld - inner, 2)) : 0;
-    const int shownRows = std::min(rows, kMaxCells) + (c_order ? 0 : padding);
-    const int shownCols = std::min(cols, kMaxCells) + (c_order ? padding : 0);
+    constexpr qreal kTextWidth = 250;
+    const OperandAsPassed passed = operand_as_passed(*m_record, o);
+    const int rows = static_cast<int>(std::min<std::uint64_t>(passed.rows, kMaxCells));
+    const int cols = static_cast<int>(std::min<std::uint64_t>(passed.cols, kMaxCells));
+    const bool c_order = passed.order == core::MemoryOrder::C;
+    const int padding = static_cast<int>(std::min<std::int64_t>(passed.padding, 2));
+    const int shownRows = rows + (c_order ? 0 : padding);
+    const int shownCols = cols + (c_order ? padding : 0);
     const QColor text = palette().text().color();
     const QColor cell = palette().alternateBase().color();
     const QColor pad(0xef, 0x6c, 0x00, 90);
+    const qreal gridTop = y0 + 40;
     for (int r = 0; r < shownRows; ++r) {
       for (int c = 0; c < shownCols; ++c) {
-        const bool isPad = c_order ? c >= std::min(cols, kMaxCells) : r >= std::min(rows, kMaxCells);
-        const QRectF box(x0 + c * kCell, y0 + 40 + r * kCell, kCell - 2, kCell - 2);
+        const bool isPad = c_order ? c >= cols : r >= rows;
+        const QRectF box(x0 + c * kCell, gridTop + r * kCell, kCell - 2, kCell - 2);
         p.fillRect(box, isPad ? pad : cell);
         p.setPen(QPen(text, 0.5));
         p.drawRect(box);
       }
     }
+    if (passed.copied) {  // a dashed frame: this memory is a copy, not the tensor itself
+      p.setPen(QPen(QColor(0x6a, 0x1b, 0x9a), 1.5, Qt::DashLine));
+      p.drawRect(QRectF(x0 - 4, gridTop - 4, shownCols * kCell + 6, shownRows * kCell + 6));
+    }
     // The storage order: along rows for C, down columns for F.
     p.setPen(QPen(QColor(0x15, 0x65, 0xc0), 2));
-    const QPointF start(x0 + kCell / 2, y0 + 40 + kCell / 2);
+    const QPointF start(x0 + kCell / 2, gridTop + kCell / 2);
     const QPointF end =
         c_order ? start + QPointF((shownCols - 1) * kCell, 0) : start + QPointF(0, (shownRows - 1) * kCell);
     p.drawLine(start, end);
     p.drawEllipse(end, 3, 3);
     p.setPen(text);
-    const qreal width = std::max<qreal>(shownCols * kCell, 170);
+    const qreal width = std::max<qreal>(shownCols * kCell, kTextWidth);
     QString header = QStringLiteral("%1 '%2'").arg(QString::fromStdString(o.role), QString::fromStdString(o.tensor));
-    p.drawText(QRectF(x0, y0, width + 60, 18), Qt::AlignLeft, header);
+    p.drawText(QRectF(x0, y0, width, 18), Qt::AlignLeft, header);
     p.drawText(
-        QRectF(x0, y0 + 18, width + 60, 18), Qt::AlignLeft,
+        QRectF(x0, y0 + 18, width, 18), Qt::AlignLeft,
         tr("%1 %2, %3 order")
             .arg(QString::fromStdString(core::text(o.dtype)), QString::fromStdString(core::format_shape(o.shape)),
                  QString::fromStdString(core::text(o.order))));
-    const qreal below = y0 + 46 + shownRows * kCell;
-    p.drawText(QRectF(x0, below, width + 60, 18), Qt::AlignLeft,
-               tr("ld = %1 (%2 %3 long%4)")
-                   .arg(o.ld)
-                   .arg(c_order ? tr("rows are") : tr("columns are"))
-                   .arg(inner)
-                   .arg(padding > 0 ? tr(", padded") : QString()));
-    p.drawText(QRectF(x0, below + 18, width + 60, 18), Qt::AlignLeft,
-               tr("address %1-byte aligned%2").arg(o.alignment).arg(o.alignment < 64 ? tr(" (below 64)") : QString()));
+    const qreal below = gridTop + 6 + shownRows * kCell + (passed.copied ? 4 : 0);
+    const QRectF how(x0, below, width, 5 * 18);
+    QRectF used;
+    p.drawText(how, Qt::AlignLeft | Qt::TextWordWrap, QString::fromStdString(passed.how), &used);
+    p.drawText(QRectF(x0, used.bottom() + 2, width, 2 * 18), Qt::AlignLeft | Qt::TextWordWrap,
+               QString::fromStdString(passed.alignment));
     return x0 + width;
   }
 

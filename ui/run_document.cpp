@@ -24,6 +24,10 @@ std::shared_ptr<core::HostTensor> document_tensor_values(const RunDocument& doc,
       const core::TensorFile file = core::open_tensor_file(doc.source.toStdString());
       for (const auto& info : file.tensors) {
         if (info.name != name) continue;
+        if (info.unread) {
+          why = QString::fromStdString(info.unread->reason);
+          return nullptr;
+        }
         if (!core::is_scannable(info.dtype)) break;
         if (info.nbytes > kMaxHistogramBytes) {
           why = QObject::tr("'%1' is %2: its histogram is left out above %3")

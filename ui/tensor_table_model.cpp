@@ -62,7 +62,7 @@ int TensorTableModel::columnCount(const QModelIndex& parent) const {
 QVariant TensorTableModel::displayText(const core::TensorReport& t, int column) const {
   switch (column) {
     case Name: return toQString(t.info.name);
-    case DType: return toQString(core::name(t.info.dtype));
+    case DType: return toQString(t.info.dtype_name());
     case Shape: return toQString(core::format_shape(t.info.shape));
     case Order: return toQString(core::name(t.info.order));
     case Bytes: return toQString(core::format_bytes(t.info.nbytes));

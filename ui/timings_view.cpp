@@ -36,6 +36,16 @@ QString share_of_peak(const core::KernelRecord& r, const core::RunEnvironment& e
   return peak > 0 ? QStringLiteral("%1%").arg(100 * *r.gflops / peak, 0, 'f', 1) : QStringLiteral("–");
 }
 
+// "3 gemm (cblas_dgemm)", or "3 gemm — no kernel ran" for an op refused before its kernel
+// (no GPU, a shape or dtype mismatch): the reason is the row below it (kWhyRole).
+QString op_label(const core::KernelRecord& r) {
+  const QString op = QStringLiteral("%1 %2").arg(r.op).arg(QString::fromStdString(core::text(r.op_kind)));
+  if (!r.kernel.empty()) return QStringLiteral("%1 (%2)").arg(op, QString::fromStdString(r.kernel));
+  return QObject::tr("%1 — no kernel ran").arg(op);
+}
+
+constexpr int kWhyRole = Qt::UserRole + 1;
+
 }  // namespace
 
 // The run as bars on a time axis, one lane per device, scaled to the widget's width.
@@ -136,9 +146,7 @@ void TimingsView::setDocument(const RunDocument* doc) {
   }
   for (const auto& r : run.ops) {
     QList<QStandardItem*> row{
-        new QStandardItem(QStringLiteral("%1 %2 (%3)")
-                              .arg(r.op)
-                              .arg(QString::fromStdString(core::text(r.op_kind)), QString::fromStdString(r.kernel))),
+        new QStandardItem(op_label(r)),
         new QStandardItem(QString::fromStdString(core::text(r.device))),
         new QStandardItem(QString::fromStdString(core::text(r.status))),
         new QStandardItem(ms(r.device == core::Device::Gpu && r.device_seconds ? r.device_seconds : r.seconds)),
@@ -148,6 +156,13 @@ void TimingsView::setDocument(const RunDocument* doc) {
                               ? QStringLiteral("%1×").arg(speedup[r.op], 0, 'f', 1)
                               : QStringLiteral("–"))};
     row[0]->setData(static_cast<qulonglong>(r.op), Qt::UserRole);
+    if (r.kernel.empty()) {
+      auto* why = new QStandardItem(QString::fromStdString(r.error.value_or("refused before its kernel was chosen")));
+      why->setToolTip(why->text());
+      why->setData(true, kWhyRole);
+      why->setEditable(false);
+      row[0]->appendRow(why);
+    }
     // Kernels and copies one by one; allocations and CUPTI's overhead records as one row each.
     std::map<std::string, std::pair<int, double>> summarised;  // kind -> count, µs
     for (const auto& e : r.device_events) {
@@ -176,6 +191,12 @@ void TimingsView::setDocument(const RunDocument* doc) {
     m_model->appendRow(row);
   }
   m_tree->expandAll();
+  for (int top = 0; top < m_model->rowCount(); ++top) {  // a reason reads across every column
+    const QModelIndex parent = m_model->index(top, 0);
+    for (int child = 0; child < m_model->rowCount(parent); ++child) {
+      if (m_model->index(child, 0, parent).data(kWhyRole).toBool()) m_tree->setFirstColumnSpanned(child, parent, true);
+    }
+  }
   m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);  // the model has its columns now
   m_tree->resizeColumnToContents(0);
   m_tree->setColumnWidth(0, std::min(m_tree->columnWidth(0), std::max(240, m_tree->viewport()->width() * 2 / 5)));

@@ -4,6 +4,20 @@
 #include "io/tensor_file_reader.h"
 
 namespace blasscope::core {
+namespace {
+
+// Listed, never read: a finding rather than an error, so the file's other tensors are still scanned.
+Detection not_scanned_finding(const TensorInfo& tensor) {
+  Detection d;
+  d.id = "not-scanned";
+  d.severity = Severity::Info;
+  d.tensor = tensor.name;
+  d.message = "not scanned: " + tensor.unread->category + " — " + tensor.unread->reason;
+  d.facts = {{"category", tensor.unread->category}, {"dtype", tensor.unread->name}};
+  return d;
+}
+
+}  // namespace
 
 InspectReport describe_file(const TensorFile& file) {
   InspectReport report;
@@ -13,6 +27,7 @@ InspectReport describe_file(const TensorFile& file) {
   report.metadata = file.metadata;
   for (const TensorInfo& tensor : file.tensors) {
     report.tensors.push_back({tensor, describe_layout(file, tensor), std::nullopt, false});
+    if (tensor.unread) report.findings.push_back(not_scanned_finding(tensor));
   }
   return report;
 }

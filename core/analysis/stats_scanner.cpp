@@ -127,7 +127,7 @@ TensorStats scan_bytes(DType dtype, ByteOrder order, std::span<const std::byte> 
 }
 
 std::optional<TensorStats> scan_tensor(const TensorFile& file, const TensorInfo& tensor, const ScanOptions& options) {
-  if (!is_scannable(tensor.dtype)) return std::nullopt;
+  if (!tensor.values_readable()) return std::nullopt;
   if (tensor.storage.kind == TensorStorage::Kind::Deflated) return scan_deflated(file, tensor, options);
   file.mapping->advise_sequential(tensor.data_offset, tensor.nbytes);
   return scan_in_parallel(tensor.dtype, tensor.byte_order,

@@ -5,6 +5,7 @@
 #include "io/input_error.h"
 #include "io/little_endian.h"
 #include "io/python_literal.h"
+#include "io/unread_dtype.h"
 
 namespace blasscope::core {
 namespace {
@@ -146,17 +147,20 @@ NpyHeader parse_npy_header(std::span<const std::byte> prefix, std::uint64_t avai
                    std::to_string(available - header_start) + " follow (truncated header)");
   }
   const std::string_view text(reinterpret_cast<const char*>(prefix.data() + header_start), header_length);
-  const PyValue dict = parse_python_literal(text, "header");
+  // NumPy drops Python 2's long suffix (`(2L,)`) in version 1.0 and 2.0 headers only.
+  const PyValue dict = parse_python_literal(text, "header", {.python2_long_suffix = major <= 2});
   check_header_keys(dict);
 
   const PyValue& descr = dict_entry(dict, "descr");
-  if (descr.type == PyValue::Type::List) {
-    fail_unsupported("descr: structured dtypes (record arrays) are not numeric tensors");
-  }
-  if (descr.type != PyValue::Type::String) {
+  header.unread = unread_npy_descr(descr);
+  if (header.unread) {
+    header.dtype = DType::UInt8;  // a placeholder: these values are never read
+    header.byte_order = ByteOrder::NotApplicable;
+  } else if (descr.type != PyValue::Type::String) {
     fail_malformed("descr: expected a string, found a " + std::string(descr.type_name()));
+  } else {
+    parse_npy_descr(descr.text, header.dtype, header.byte_order);
   }
-  parse_npy_descr(descr.text, header.dtype, header.byte_order);
 
   const PyValue& fortran = dict_entry(dict, "fortran_order");
   if (fortran.type != PyValue::Type::Bool) {
@@ -177,7 +181,9 @@ NpyHeader parse_npy_header(std::span<const std::byte> prefix, std::uint64_t avai
     header.shape.push_back(static_cast<std::uint64_t>(dim.integer));
     count = checked_multiply(count, header.shape.back(), "the element count");
   }
-  header.nbytes = checked_multiply(count, item_size(header.dtype), "the byte size");
+  // Unread values (strings, records, pickles) are not sized from the header: they are whatever follows it.
+  header.nbytes = header.unread ? available - header.data_offset
+                                : checked_multiply(count, item_size(header.dtype), "the byte size");
   return header;
 }
 

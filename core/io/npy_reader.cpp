@@ -21,6 +21,7 @@ TensorFile read_npy(std::shared_ptr<const MappedFile> mapping, const std::string
   tensor.order = header.fortran_order ? MemoryOrder::Fortran : MemoryOrder::C;
   tensor.data_offset = header.data_offset;
   tensor.nbytes = header.nbytes;
+  tensor.unread = header.unread;
 
   TensorFile file;
   file.path = mapping->path();

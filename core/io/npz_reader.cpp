@@ -5,6 +5,7 @@
 #include "io/inflate_reader.h"
 #include "io/input_error.h"
 #include "io/npy_header.h"
+#include "io/recognised_formats.h"
 #include "io/zip_directory.h"
 
 namespace blasscope::core {
@@ -48,7 +49,9 @@ TensorFile read_npz(std::shared_ptr<const MappedFile> mapping) {
   file.path = mapping->path();
   file.format = FileFormat::Npz;
   file.file_size = zip.size();
-  for (const ZipMember& member : read_zip_directory(zip)) {
+  const std::vector<ZipMember> members = read_zip_directory(zip);
+  if (auto other = recognise_zip_format(members)) fail_unsupported(*other);
+  for (const ZipMember& member : members) {
     if (member.name.ends_with('/')) continue;  // a directory entry holds no tensor
     const NpyHeader header = read_member_header(zip, member);
     const std::uint64_t described = header.data_offset + header.nbytes;
@@ -64,6 +67,7 @@ TensorFile read_npz(std::shared_ptr<const MappedFile> mapping) {
     tensor.byte_order = header.byte_order;
     tensor.order = header.fortran_order ? MemoryOrder::Fortran : MemoryOrder::C;
     tensor.nbytes = header.nbytes;
+    tensor.unread = header.unread;
     if (member.method == 0) {
       tensor.data_offset = member.data_offset + header.data_offset;
     } else {

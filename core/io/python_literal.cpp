@@ -12,7 +12,8 @@ constexpr int kMaxDepth = 32;
 
 class LiteralParser {
  public:
-  LiteralParser(std::string_view text, const std::string& context) : m_text(text), m_context(context) {}
+  LiteralParser(std::string_view text, const std::string& context, PyLiteralOptions options)
+      : m_text(text), m_context(context), m_options(options) {}
 
   PyValue parse_document() {
     PyValue value = parse_value(0);
@@ -45,9 +46,7 @@ class LiteralParser {
   bool consume_word(std::string_view word) {
     if (m_text.substr(m_pos, word.size()) != word) return false;
     const std::size_t end = m_pos + word.size();
-    if (end < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[end])) || m_text[end] == '_')) {
-      return false;
-    }
+    if (end < m_text.size() && is_identifier_char(m_text[end])) return false;
     m_pos = end;
     return true;
   }
@@ -82,7 +81,7 @@ class LiteralParser {
       PyValue key = parse_value(depth + 1);
       if (!consume(':')) fail("expected ':' after a dict key");
       PyValue value = parse_value(depth + 1);
-      dict.entries.emplace_back(std::move(key), std::move(value));
+      dict.entries.push_back({std::move(key), std::move(value)});
       if (!consume(',')) {
         if (!consume('}')) fail("expected ',' or '}' in a dict");
         break;
@@ -153,9 +152,12 @@ class LiteralParser {
       ++m_pos;
     }
     if (m_pos == start) fail("expected digits");
-    if (m_pos < m_text.size() && (m_text[m_pos] == '.' || m_text[m_pos] == 'e' || m_text[m_pos] == 'L')) {
-      fail("expected an integer");
+    if (m_options.python2_long_suffix) consume_long_suffix();
+    if (m_pos < m_text.size() && is_identifier_char(m_text[m_pos])) {
+      const bool long_suffix = m_text[m_pos] == 'L' && !m_options.python2_long_suffix;
+      fail(long_suffix ? "Python 2 long suffix 'L' outside a version 1.0 or 2.0 header" : "expected an integer");
     }
+    if (m_pos < m_text.size() && m_text[m_pos] == '.') fail("expected an integer");
     const auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     if (magnitude > limit + (negative ? 1 : 0)) value.integer_overflow = true;
     if (!value.integer_overflow) {
@@ -168,8 +170,21 @@ class LiteralParser {
     return value;
   }
 
+  static bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+  // Python's tokenizer sees `2L` and `2 L` as a number then the name L, which NumPy drops;
+  // `2l`, `2LL` and `2L1` leave another name behind and fail, as they do in NumPy.
+  void consume_long_suffix() {
+    std::size_t at = m_pos;
+    while (at < m_text.size() && (m_text[at] == ' ' || m_text[at] == '\t')) ++at;
+    if (at < m_text.size() && m_text[at] == 'L' && (at + 1 == m_text.size() || !is_identifier_char(m_text[at + 1]))) {
+      m_pos = at + 1;
+    }
+  }
+
   std::string_view m_text;
   const std::string& m_context;
+  PyLiteralOptions m_options;
   std::size_t m_pos = 0;
 };
 
@@ -188,8 +203,8 @@ std::string_view PyValue::type_name() const {
   return "dict";
 }
 
-PyValue parse_python_literal(std::string_view text, const std::string& context) {
-  return LiteralParser(text, context).parse_document();
+PyValue parse_python_literal(std::string_view text, const std::string& context, PyLiteralOptions options) {
+  return LiteralParser(text, context, options).parse_document();
 }
 
 }  // namespace blasscope::core

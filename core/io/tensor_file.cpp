@@ -8,6 +8,14 @@ std::uint64_t TensorInfo::element_count() const {
   return count;
 }
 
+bool TensorInfo::values_readable() const {
+  return !unread && is_scannable(dtype);
+}
+
+std::string TensorInfo::dtype_name() const {
+  return unread ? unread->name : std::string(core::name(dtype));
+}
+
 std::string_view name(FileFormat format) {
   switch (format) {
     case FileFormat::Npy: return "npy";

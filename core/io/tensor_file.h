@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "io/mapped_file.h"
+#include "io/unread_dtype.h"
 #include "tensor/dtype.h"
 
 namespace blasscope::core {
@@ -33,8 +35,15 @@ struct TensorInfo {
   std::uint64_t data_offset = 0;
   std::uint64_t nbytes = 0;
   TensorStorage storage;
+  // Set for a tensor that is listed but whose values are never read (strings, structured,
+  // object, long double...). `dtype` is then a placeholder and `nbytes` is what the file stores.
+  std::optional<UnreadDType> unread;
 
   std::uint64_t element_count() const;
+  // The values can be read as `dtype` (false for unread tensors and packed sub-byte floats).
+  bool values_readable() const;
+  // NumPy's name of the dtype, or the unread dtype's name.
+  std::string dtype_name() const;
 };
 
 enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors };

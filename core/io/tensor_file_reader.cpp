@@ -6,6 +6,7 @@
 #include "io/little_endian.h"
 #include "io/npy_reader.h"
 #include "io/npz_reader.h"
+#include "io/recognised_formats.h"
 #include "io/safetensors_reader.h"
 
 namespace blasscope::core {
@@ -32,6 +33,7 @@ TensorFile open_tensor_file(const std::string& path) {
     fail_unsupported("HDF5/Keras files are recognised but not readable yet (coming in a later release)");
   }
   if (looks_like_safetensors(bytes)) return read_safetensors(std::move(mapping));
+  if (auto pickle = recognise_pickle(bytes)) fail_unsupported(*pickle);
   fail_unsupported(
       "unrecognised format: not .npy (\\x93NUMPY), .npz (a zip archive) or safetensors "
       "(8-byte header length, then '{')");

@@ -33,7 +33,7 @@ json to_json(const InspectReport& report) {
   json tensors = json::array();
   for (const TensorReport& t : report.tensors) {
     json entry = {{"name", t.info.name},
-                  {"dtype", std::string(name(t.info.dtype))},
+                  {"dtype", t.info.dtype_name()},
                   {"shape", t.info.shape},
                   {"order", std::string(name(t.info.order))},
                   {"byte_order", std::string(name(t.info.byte_order))},
@@ -46,6 +46,7 @@ json to_json(const InspectReport& report) {
                   {"stats", nullptr}};
     if (t.layout.memory_alignment) entry["memory_alignment"] = *t.layout.memory_alignment;
     if (t.stats) entry["stats"] = to_json(*t.stats);
+    if (t.info.unread) entry["not_scanned"] = t.info.unread->category;
     tensors.push_back(std::move(entry));
   }
   json findings = json::array();

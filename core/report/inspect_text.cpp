@@ -15,7 +15,7 @@ using Row = std::vector<std::string>;
 
 Row tensor_row(const TensorReport& t) {
   Row row{t.info.name,
-          std::string(name(t.info.dtype)),
+          t.info.dtype_name(),
           format_shape(t.info.shape),
           std::string(name(t.info.order)),
           format_bytes(t.info.nbytes),

@@ -51,6 +51,9 @@ const TensorInfo& find_file_tensor(const TensorFile& file, const FileTensorSourc
   std::string names;
   for (const auto& t : file.tensors) {
     if (t.name == source.key || (source.key.empty() && file.tensors.size() == 1)) {
+      if (t.unread) {
+        fail_unsupported("tensors." + name + ": '" + t.name + "' is not read: " + t.unread->reason);
+      }
       if (!is_scannable(t.dtype)) {
         fail_unsupported("tensors." + name + ": '" + t.name + "' is " + std::string(core::name(t.dtype)) +
                          ", a packed type BLAScope cannot compute with");

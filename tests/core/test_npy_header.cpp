@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <span>
 
 #include "io/input_error.h"
@@ -81,13 +82,17 @@ TEST(NpyHeader, MalformedHeadersNameTheProblem) {
       {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", ""), "negative dimension"},
       {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""),
        "overflows 64 bits"},
-      {make_npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", ""), "never unpickles"},
-      {make_npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", ""), "structured"},
-      {make_npy("{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }", ""), "string dtype"},
-      {make_npy("{'descr': '<M8[ns]', 'fortran_order': False, 'shape': (1,), }", ""), "datetime"},
       {make_npy("{'descr': '<f4', 'fortran_order': 'no', 'shape': (1,), }", ""), "fortran_order"},
       {make_npy("{'descr': 4, 'fortran_order': False, 'shape': (1,), }", ""), "descr: expected a string"},
       {make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': [1], }", ""), "shape: expected a tuple"},
+      // Descriptors that look like unread kinds but are not well formed stay errors.
+      {make_npy("{'descr': '|Ox', 'fortran_order': False, 'shape': (1,), }", ""), "object arrays"},
+      {make_npy("{'descr': '<U', 'fortran_order': False, 'shape': (1,), }", ""), "string dtype"},
+      {make_npy("{'descr': '<M8[n s]', 'fortran_order': False, 'shape': (1,), }", ""), "datetime"},
+      {make_npy("{'descr': '<f10', 'fortran_order': False, 'shape': (1,), }", ""), "'<f10'"},
+      {make_npy("{'descr': '<U3', 'fortran_order': False, 'shape': (-1,), }", ""), "negative dimension"},
+      {make_npy("{'descr': '|O', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", ""),
+       "overflows 64 bits"},
   };
   for (const auto& [stream, expected] : cases) {
     EXPECT_NE(error_of(stream).find(expected), std::string::npos) << expected << " / got: " << error_of(stream);
@@ -100,4 +105,82 @@ TEST(NpyHeader, HeaderLengthOverTheLimitIsRefusedBeforeReadingIt) {
   stream += std::string("\xF0\xFF\xFF\x7F", 4);
   stream += "{";
   EXPECT_NE(error_of(stream).find("exceeds the limit"), std::string::npos);
+}
+
+namespace {
+
+// A .npy stream of any format version (make_npy writes 1.0 only).
+std::string npy_version(int major, const std::string& header_dict, const std::string& data) {
+  const std::size_t prefix = major == 1 ? 10 : 12;
+  std::string header = header_dict;
+  while ((prefix + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(major);
+  out += '\0';
+  for (std::size_t i = 0; i < prefix - 8; ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  return out + header + data;
+}
+
+}  // namespace
+
+TEST(NpyHeader, Python2LongIntegersInVersion1And2AsNumPyReadsThem) {
+  const std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (2L, 3L), }";
+  for (int major : {1, 2}) {
+    const NpyHeader h = parse(npy_version(major, header, std::string(48, '\0')));
+    EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{2, 3})) << major;
+    EXPECT_EQ(h.nbytes, 48u);
+  }
+  // NumPy filters the suffix only below version 3.0, and never a lowercase l.
+  EXPECT_NE(error_of(npy_version(3, header, std::string(48, '\0'))).find("long suffix 'L'"), std::string::npos);
+  EXPECT_NE(error_of(make_npy("{'descr': '<i8', 'fortran_order': False, 'shape': (2l,), }", std::string(16, '\0')))
+                .find("expected an integer"),
+            std::string::npos);
+}
+
+TEST(NpyHeader, NumPysOwnPython2TestFile) {
+  const std::string path = "/usr/lib/python3/dist-packages/numpy/lib/tests/data/win64python2.npy";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not installed";
+  const std::string stream = blasscope::test::read_file(path);
+  ASSERT_NE(stream.find("(2L,)"), std::string::npos);  // the case this test is about
+  const NpyHeader h = parse(stream);
+  EXPECT_EQ(h.dtype, DType::Float64);
+  EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{2}));
+}
+
+TEST(NpyHeader, UnreadDtypesAreDescribedNotRefused) {
+  struct Case {
+    const char* descr;
+    const char* category;
+    const char* name;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"'<U3'", "strings", "<U3", "holds text"},
+      {"'|S5'", "strings", "|S5", "holds text"},
+      {"'|O'", "object", "object", "would run code"},
+      {"'|O8'", "object", "object", "never unpickles"},  // as Python 2 wrote it
+      {"'<f16'", "float128", "float128", "long double"},
+      {"'<f12'", "float96", "float96", "long double"},
+      {"'>c32'", "complex256", "complex256", "long double"},
+      {"'<M8[ns]'", "datetime", "<M8[ns]", "datetime64"},
+      {"'<m8'", "datetime", "<m8", "timedelta64"},
+      {"'|V8'", "structured", "|V8", "raw records"},
+      {"[('x', '<f4'), (('title', 'y'), '<i8', (2,)), ('z', [('a', '|u1')])]", "structured", "structured",
+       "[x <f4, y <i8, z (nested)]"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.descr);
+    const std::string data(40, '\x7f');
+    const NpyHeader h =
+        parse(make_npy(std::string("{'descr': ") + c.descr + ", 'fortran_order': False, 'shape': (2, 3), }", data));
+    ASSERT_TRUE(h.unread.has_value());
+    EXPECT_EQ(h.unread->category, c.category);
+    EXPECT_EQ(h.unread->name, c.name);
+    EXPECT_NE(h.unread->reason.find(c.says), std::string::npos) << h.unread->reason;
+    EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{2, 3}));
+    EXPECT_EQ(h.nbytes, data.size());  // whatever follows the header, never sized from it
+  }
+  const NpyHeader numeric = parse(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", "abcd"));
+  EXPECT_FALSE(numeric.unread.has_value());
 }

@@ -92,11 +92,7 @@ def npy_cases():
     case("truncated_data.npy", "truncated data", saved(np.arange(1000, dtype=np.float64))[:200])
     case("huge_claimed_data.npy", "truncated data",
          npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846975,), }", data=b"\0" * 64))
-    case("object_dtype.npy", "never unpickles", saved(np.array([{"a": 1}, None], dtype=object), allow_pickle=True))
-    case("structured.npy", "structured", saved(np.zeros(3, dtype=[("x", "<f4"), ("y", "<i4")])))
-    case("string_dtype.npy", "string dtype", saved(np.array(["ab", "cd"])))
-    case("long_double.npy", "long double", npy("{'descr': '<f16', 'fortran_order': False, 'shape': (1,), }",
-                                                data=b"\0" * 16))
+    # Object, string, structured and long double arrays are listed, not refused (make_unscanned_files.py).
     case("no_byte_order.npy", "no byte order", npy("{'descr': '|f4', 'fortran_order': False, 'shape': (1,), }",
                                                    data=b"\0" * 4))
     case("deep_nesting.npy", "nesting deeper", npy("{'descr': " + "(" * 200 + ")" * 200 + "}"))

@@ -47,7 +47,8 @@ def read_json(path):
 def setUpModule():
     global WORK
     WORK = tempfile.mkdtemp(prefix="blasscope-e2e-")
-    for script, sub, extra in (("make_tensor_files.py", "good", ["--large"]), ("make_malformed_files.py", "bad", [])):
+    for script, sub, extra in (("make_tensor_files.py", "good", ["--large"]), ("make_malformed_files.py", "bad", []),
+                               ("make_unscanned_files.py", "unscanned", [])):
         subprocess.run([sys.executable, os.path.join(SCRIPTS, script), os.path.join(WORK, sub), *extra], check=True)
 
 
@@ -190,6 +191,140 @@ class MutatedFiles(unittest.TestCase):
                     outcomes[proc.returncode] += 1
                 os.remove(path)
         self.assertGreater(outcomes[3], 100)  # most corruption must be caught
+
+
+class UnscannedMembers(unittest.TestCase):
+    """Members of strings, structured, long double, datetime or object dtype are listed with a
+    "not-scanned" finding; the numeric members beside them are scanned; exit 0 as for any file read."""
+
+    def manifest(self):
+        return read_json(os.path.join(WORK, "unscanned", "manifest.json"))
+
+    def test_npz_lists_every_member_and_scans_the_numeric_ones(self):
+        manifest = self.manifest()
+        for name in manifest["npz"]["files"]:
+            path = os.path.join(WORK, "unscanned", name)
+            with self.subTest(file=name):
+                proc = run_cli("inspect", path, "--json")
+                self.assertEqual(proc.returncode, 0, proc.err)
+                report = json.loads(proc.out)
+                got = {t["name"]: t for t in report["tensors"]}
+                self.assertEqual(sorted(got), sorted(m["name"] for m in manifest["npz"]["members"]))
+                for member in manifest["npz"]["members"]:
+                    tensor = got[member["name"]]
+                    self.assertEqual(tensor["shape"], member["shape"])
+                    if member["descr"] == "<f4":
+                        numbers = np.load(path)["numbers"]
+                        self.assertEqual(tensor["stats"]["nan"], int(np.isnan(numbers).sum()))
+                        self.assertNotIn("not_scanned", tensor)
+                    else:
+                        self.assertIsNone(tensor["stats"])
+                        self.assertIn(tensor["not_scanned"], ("strings", "structured", "float128", "datetime", "object"))
+                not_scanned = {f["tensor"]: f for f in report["findings"] if f["id"] == "not-scanned"}
+                self.assertEqual(sorted(not_scanned), sorted(n for n, t in got.items() if t["stats"] is None))
+                self.assertTrue(all(f["severity"] == "info" for f in not_scanned.values()))
+                self.assertTrue(not_scanned["words"]["message"].startswith("not scanned: strings"))
+                self.assertTrue(not_scanned["wide"]["message"].startswith("not scanned: float128"))
+                self.assertIn("loading them would run code", not_scanned["objects"]["message"])
+                self.assertIn("x <f4, n <i8", not_scanned["records"]["message"])
+                self.assertIn("non-finite-input", [f["id"] for f in report["findings"]])
+
+    def test_human_output_marks_the_members_not_scanned(self):
+        proc = run_cli("inspect", os.path.join(WORK, "unscanned", "mixed.npz"))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        for text in ("npz, 7 tensors", "<U5", "|S3", "structured", "float128", "object",
+                     "info [not-scanned] words: not scanned: strings"):
+            self.assertIn(text, proc.out)
+
+    def test_a_single_npy_names_its_dtype(self):
+        for entry in self.manifest()["npy"]:
+            path = os.path.join(WORK, "unscanned", entry["file"])
+            with self.subTest(file=entry["file"]):
+                proc = run_cli("inspect", path, "--json")
+                self.assertEqual(proc.returncode, 0, proc.err)
+                report = json.loads(proc.out)
+                self.assertEqual(report["tensors"][0]["shape"], entry["shape"])
+                self.assertEqual([f["id"] for f in report["findings"]], ["not-scanned"])
+        objects = json.loads(run_cli("inspect", os.path.join(WORK, "unscanned", "objects.npy"), "--json").out)
+        self.assertEqual(objects["tensors"][0]["dtype"], "object")
+        self.assertIn("never unpickles", objects["findings"][0]["message"])
+
+    def test_help_says_what_not_scanned_means(self):
+        self.assertIn("not-scanned", run_cli("--help").out)
+
+
+class Python2Headers(unittest.TestCase):
+    """NumPy reads `(2L,)` in version 1.0 and 2.0 headers (format.py _filter_header): so does inspect."""
+
+    def python2_npy(self, shape_text, version):
+        header = ("{'descr': '<i8', 'fortran_order': False, 'shape': %s, }" % shape_text).encode("latin1")
+        prefix = 10 if version == 1 else 12
+        header += b" " * ((64 - (prefix + len(header) + 1) % 64) % 64) + b"\n"
+        length = len(header).to_bytes(prefix - 8, "little")
+        data = np.arange(6, dtype="<i8").tobytes()
+        path = os.path.join(WORK, f"python2_v{version}.npy")
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY" + bytes([version, 0]) + length + header + data)
+        return path
+
+    def test_long_integers_read_as_numpy_reads_them(self):
+        for version in (1, 2, 3):
+            path = self.python2_npy("(2L, 3L)", version)
+            with self.subTest(version=version):
+                try:
+                    expected = np.load(path)
+                except ValueError:
+                    expected = None
+                proc = run_cli("inspect", path, "--json")
+                if expected is None:  # NumPy refuses the suffix in 3.0 headers
+                    self.assertEqual(version, 3)
+                    self.assertEqual(proc.returncode, 3)
+                    self.assertIn("long suffix 'L'", proc.err)
+                    continue
+                self.assertEqual(proc.returncode, 0, proc.err)
+                tensor = json.loads(proc.out)["tensors"][0]
+                self.assertEqual(tensor["shape"], list(expected.shape))
+                self.assertEqual(tensor["stats"]["max"], int(expected.max()))
+
+    def test_numpys_own_python2_file(self):
+        path = os.path.join(os.path.dirname(np.lib.__file__), "tests", "data", "win64python2.npy")
+        if not os.path.exists(path):
+            self.skipTest(f"{path} is not installed")
+        proc = run_cli("inspect", path, "--json")
+        self.assertEqual(proc.returncode, 0, proc.err)
+        tensor = json.loads(proc.out)["tensors"][0]
+        self.assertEqual(tensor["shape"], list(np.load(path).shape))
+        self.assertEqual(tensor["dtype"], "float64")
+
+
+class ForeignFormats(unittest.TestCase):
+    """PyTorch checkpoints and pickles are named, never parsed: exit 3 as for any refused input."""
+
+    def refusal(self, name):
+        path = os.path.join(WORK, "unscanned", name)
+        proc = run_cli("inspect", path)
+        self.assertEqual(proc.returncode, 3)
+        self.assertTrue(proc.err.startswith(f"error: {path}: "), proc.err)
+        proc_json = run_cli("inspect", path, "--json")
+        self.assertEqual(proc_json.returncode, 3)
+        self.assertEqual(json.loads(proc_json.out)["error"]["kind"], "unsupported")
+        return proc.err
+
+    def test_pytorch_checkpoints(self):
+        manifest = read_json(os.path.join(WORK, "unscanned", "manifest.json"))
+        if "skipped" in manifest:
+            self.skipTest(manifest["skipped"])
+        message = self.refusal("checkpoint.pt")
+        self.assertIn("a PyTorch checkpoint (torch.save zip format)", message)
+        self.assertIn("not readable yet", message)
+        self.assertIn("weights_only=True", message)
+        self.assertIn("safetensors.torch.save_file", message)
+        self.assertNotIn("not a .npy stream", message)
+        self.assertIn("legacy torch.save format", self.refusal("legacy.pth"))
+        self.assertIn("TorchScript", self.refusal("scripted.pt"))
+
+    def test_a_pickle_is_named_not_unpickled(self):
+        self.assertIn("a Python pickle (protocol 4)", self.refusal("state.pkl"))
 
 
 class Usage(unittest.TestCase):

@@ -29,6 +29,7 @@
 #include "layout_view.h"
 #include "main_window.h"
 #include "memory_view.h"
+#include "operand_as_passed.h"
 #include "ops_model.h"
 #include "overview_view.h"
 #include "profile_view.h"
@@ -196,6 +197,84 @@ class UiTests : public QObject {
     QCOMPARE(tensors.currentTensorName(), QStringLiteral("kernel"));
     tensors.selectTensorNamed(QStringLiteral("inputs"));
     QCOMPARE(tensors.currentTensorName(), QStringLiteral("inputs"));
+  }
+
+  // lstsq's A (20 x 6, C order) reaches dgelsd as a dense column-major copy with lda = 20:
+  // the layout says so instead of calling the C-order tensor padded.
+  void layoutShowsTheCopyLapackGets() {
+    const ui::RunDocument doc = runScenario("nan-lstsq");
+    const core::KernelRecord& lstsq = doc.run->ops.front();
+    QCOMPARE(lstsq.op_kind, core::OpKind::Lstsq);
+    const ui::OperandAsPassed a = ui::operand_as_passed(lstsq, lstsq.operands.at(0));
+    QCOMPARE(a.order, core::MemoryOrder::Fortran);
+    QVERIFY(a.copied);
+    QCOMPARE(a.ld, std::int64_t{20});
+    QCOMPARE(a.padding, std::int64_t{0});
+    QCOMPARE(a.rows, std::uint64_t{20});
+    QCOMPARE(a.cols, std::uint64_t{6});
+    QVERIFY2(a.how.find("copied from C-order (20, 6) to column-major") != std::string::npos, a.how.c_str());
+    QVERIFY2(a.how.find("lda = 20, no padding") != std::string::npos, a.how.c_str());
+    QVERIFY(a.alignment.find("not recorded") != std::string::npos);
+    const ui::OperandAsPassed b = ui::operand_as_passed(lstsq, lstsq.operands.at(1));
+    QVERIFY2(b.how.find("ldb = 20, no padding") != std::string::npos, b.how.c_str());
+    ui::LayoutView layout;
+    layout.resize(1000, 500);
+    layout.setDocument(&doc);
+    QCOMPARE(layout.operandsDrawn(), 2);
+    QVERIFY(!layout.exportWidget()->grab().isNull());
+  }
+
+  // gemm reads every operand in place: one stored in the other order is passed as a transpose,
+  // padding is the leading dimension beyond the row; dlascl reads a C-order matrix transposed.
+  void layoutShowsGemmAndDlasclOperandsInPlace() {
+    core::KernelRecord gemm;
+    gemm.op_kind = core::OpKind::Gemm;
+    gemm.call = core::BlasCallRecord{true, true, false, 4, 5, 6, 4, 8, 5};
+    core::OperandRecord a{"a", "x", core::DType::Float32, {6, 4}, core::MemoryOrder::Fortran, 6};
+    const ui::OperandAsPassed fa = ui::operand_as_passed(gemm, a);
+    QVERIFY(!fa.copied);
+    QCOMPARE(fa.order, core::MemoryOrder::Fortran);
+    QCOMPARE(fa.padding, std::int64_t{0});
+    QVERIFY2(fa.how.find("in place (no copy) as the transpose of a row-major matrix (TransA flipped), lda = 6, "
+                         "no padding") != std::string::npos,
+             fa.how.c_str());
+    core::OperandRecord b{"b", "y", core::DType::Float32, {6, 5}, core::MemoryOrder::C, 8};
+    const ui::OperandAsPassed padded = ui::operand_as_passed(gemm, b);
+    QCOMPARE(padded.padding, std::int64_t{3});
+    QVERIFY2(padded.how.find("ldb = 8, 3 padding elements after each row") != std::string::npos, padded.how.c_str());
+    gemm.casts = {"b: float16 -> float32"};
+    const ui::OperandAsPassed promoted = ui::operand_as_passed(gemm, b);
+    QVERIFY(promoted.copied);
+    QVERIFY2(promoted.how.find("promoted copy (float16 -> float32)") != std::string::npos, promoted.how.c_str());
+    core::KernelRecord lascl;
+    lascl.op_kind = core::OpKind::Dlascl;
+    core::OperandRecord m{"a", "m", core::DType::Float64, {4, 6}, core::MemoryOrder::C, 6};
+    const ui::OperandAsPassed lm = ui::operand_as_passed(lascl, m);
+    QVERIFY2(lm.how.find("column-major transpose (M = 6, N = 4), lda = 6, no padding") != std::string::npos,
+             lm.how.c_str());
+  }
+
+  // An op refused before its kernel (here: a GPU op without a GPU) says so, and why.
+  void timingsNameOpsThatRanNoKernel() {
+    ui::RunDocument doc;
+    doc.kind = ui::RunDocument::Kind::Workload;
+    doc.run = core::RunResult{};
+    core::KernelRecord refused;
+    refused.op = 0;
+    refused.device = core::Device::Gpu;
+    refused.status = core::OpStatus::Skipped;
+    refused.error = "no usable NVIDIA driver: the CUDA runtime reports no device";
+    core::KernelRecord ran;
+    ran.op = 0;
+    ran.kernel = "cblas_sgemm";
+    doc.run->ops = {refused, ran};
+    ui::TimingsView timings;
+    QAbstractItemModelTester tester(timings.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    timings.setDocument(&doc);
+    const QModelIndex top = timings.model()->index(0, 0);
+    QCOMPARE(top.data().toString(), QStringLiteral("0 gemm — no kernel ran"));
+    QCOMPARE(timings.model()->index(0, 0, top).data().toString(), QString::fromStdString(*refused.error));
+    QCOMPARE(timings.model()->index(1, 0).data().toString(), QStringLiteral("0 gemm (cblas_sgemm)"));
   }
 
   void viewsSayWhyTheyAreEmpty() {
