@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "gpu_model/cublas_status.h"
 #include "record/routine_names.h"
@@ -162,6 +163,12 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   std::unordered_map<std::uint64_t, const CallRecord*> by_id;
   for (const auto& c : r.calls) by_id[c.id] = &c;
   for (const auto& c : r.running) by_id.emplace(c.id, &c);
+  // Calls inside which a recorded call reported a failure (a DGESVD whose DLASCL refused its
+  // norm): their NaN results were reported, not silent.
+  std::unordered_set<std::uint64_t> failed_inside;
+  for (const auto& c : r.calls) {
+    if (c.parent && (c.info != 0 || c.xerbla_parameter != 0)) failed_inside.insert(c.parent);
+  }
   auto outermost = [&by_id](const CallRecord& c) {
     const CallRecord* top = &c;
     for (int depth = 0; depth < 64 && top->parent; ++depth) {
@@ -212,7 +219,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
     // The silent failure: a result with NaN/Inf and nothing said (INFO = 0, no xerbla), an
     // error whatever the inputs were.
-    if (c.output_nan + c.output_inf > 0 && c.info == 0 && c.xerbla_parameter == 0) {
+    if (c.output_nan + c.output_inf > 0 && c.info == 0 && c.xerbla_parameter == 0 && !failed_inside.count(c.id)) {
       const bool from_inputs = c.input_nan + c.input_inf > 0;
       out.add("non-finite-output", Severity::Error, c,
               label(c) + ": " + (from_inputs ? "its NaN/Inf inputs gave " : "finite inputs gave ") +

@@ -48,10 +48,10 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
       evidence.push_back(x.routine + " reported parameter " + std::to_string(x.parameter) + " (" + x.meaning + ")" +
                          (r.xerbla.size() > 1 ? ", " + std::to_string(r.xerbla.size()) + " times" : std::string()) +
                          (r.op_kind == OpKind::Dlascl ? std::string() : ", called from inside " + r.kernel) +
-                         ": this OpenBLAS prints ' ** On entry to " + x.routine + " parameter number " +
-                         std::to_string(x.parameter) +
-                         " had an illegal value' (BLAScope's worker captures it instead); NumPy and SciPy raise "
-                         "'ValueError: On entry to " +
+                         ": OpenBLAS prints ' ** On entry to " + x.routine + " parameter number " +
+                         (x.parameter < 10 ? " " : "") + std::to_string(x.parameter) +
+                         " had an illegal value' (BLAScope's worker captures it instead); callers that turn "
+                         "xerbla into an exception (NumPy's lstsq, SciPy) raise 'ValueError: On entry to " +
                          x.routine + " parameter number " + std::to_string(x.parameter) +
                          " had an illegal value', MKL prints 'Parameter " + std::to_string(x.parameter) +
                          " was incorrect on entry to " + x.routine + "'");
@@ -61,10 +61,14 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
     } else if (r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq) {
       evidence.push_back(r.kernel + " found the max-abs norm of its input to be NaN and returned INFO = " +
                          std::to_string(r.info.value_or(0)) +
-                         " before calling DLASCL (this LAPACK checks the norm first); NumPy raises "
-                         "'LinAlgError: SVD did not converge', PyTorch 'linalg.svd: The algorithm failed to "
-                         "converge because the input matrix contained non-finite values'; MKL passes the norm to "
-                         "DLASCL and prints 'Parameter 4 was incorrect on entry to DLASCL'");
+                         " before calling DLASCL (this LAPACK checks the norm first)" +
+                         (r.op_kind == OpKind::Svd
+                              ? std::string("; NumPy raises 'LinAlgError: SVD did not converge', PyTorch "
+                                            "'linalg.svd: The algorithm failed to converge because the input matrix "
+                                            "contained non-finite values'")
+                              : std::string()) +
+                         "; MKL passes the norm to DLASCL and prints 'Parameter 4 was incorrect on entry to "
+                         "DLASCL'");
     }
   } else if (f.id == "illegal-argument" && !r.xerbla.empty() && r.op_kind == OpKind::Gemm) {
     for (auto& line : gemm_argument_evidence(r, r.xerbla.front())) evidence.push_back(std::move(line));

@@ -1,6 +1,7 @@
 #include "kernels/lapack_drivers.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 // The Fortran interfaces (hidden string lengths last), in both real precisions.
@@ -137,6 +138,13 @@ int lstsq_call(LstsqDriver driver, const Dims& d, T* a, T* b, T* s, T rcond, int
   return info;
 }
 
+// LWORK as the query returned it: a REAL above 2^24 may have been rounded below the true
+// minimum, so a little is added rather than trusted.
+template <typename T>
+std::int64_t workspace_elements(T size) {
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(size) * (1 + 1e-6))) + 1;
+}
+
 }  // namespace
 
 std::optional<SvdDriver> svd_driver_named(std::string_view name) {
@@ -209,7 +217,7 @@ LapackWorkspace<T> svd_workspace(SvdDriver driver, bool vectors, std::int64_t m,
   int iwork = 0;
   svd_call<T>(driver, vectors, d, &dummy, &dummy, &dummy, &dummy, &size, -1, &iwork);
   const std::int64_t ints = driver == SvdDriver::Gesdd ? 8 * std::max<std::int64_t>(1, std::min(m, n)) : 1;
-  return {static_cast<std::int64_t>(size) + 1, ints};
+  return {workspace_elements(size), ints};
 }
 
 template <typename T>
@@ -228,7 +236,7 @@ LapackWorkspace<T> lstsq_workspace(LstsqDriver driver, std::int64_t m, std::int6
   std::int64_t ints = 1;
   if (driver == LstsqDriver::Gelsd) ints = std::max(1, iwork);
   if (driver == LstsqDriver::Gelsy) ints = std::max<std::int64_t>(1, n);  // JPVT
-  return {static_cast<std::int64_t>(size) + 1, ints};
+  return {workspace_elements(size), ints};
 }
 
 template <typename T>

@@ -159,12 +159,13 @@ std::vector<CallRecord> SharedBuffer::running() const {
   for (std::uint32_t i = 0; i < kActiveSlots; ++i) {
     const ActiveSlot& slot = m_header->active[i];
     if (slot.owner_tid.load() == 0) continue;
-    // A consistent copy of the innermost running call: the version is even, and it and the
-    // depth are unchanged around the copy.
+    // A consistent copy of the innermost running call: the version and the depth are unchanged
+    // around the copy.
     for (int attempt = 0; attempt < 100; ++attempt) {
       const std::uint32_t before = slot.version.load(std::memory_order_acquire);
       const std::uint32_t depth = std::min(slot.depth.load(std::memory_order_acquire), kSlotDepth);
-      if (before & 1) continue;
+      // An odd version means the writer is filling stack[depth], above the calls it published:
+      // they stay readable (a scan that crashes with the version odd must not hide them).
       if (depth == 0) break;
       CallRecord call = slot.stack[depth - 1];
       std::atomic_thread_fence(std::memory_order_acquire);
