@@ -193,6 +193,10 @@ using Out = LapackArgs::Output;
 #define BLASSCOPE_LAPACK_CZ(base, N, routine, ...)                \
   BLASSCOPE_LAPACK(c##base##_, N, float, routine, C, __VA_ARGS__) \
   BLASSCOPE_LAPACK(z##base##_, N, double, routine, Z, __VA_ARGS__)
+// Routines whose complex versions take the same arguments in the same places.
+#define BLASSCOPE_LAPACK_SDCZ(base, N, routine, ...) \
+  BLASSCOPE_LAPACK_SD(base, N, routine, __VA_ARGS__) \
+  BLASSCOPE_LAPACK_CZ(base, N, routine, __VA_ARGS__)
 
 // ?GESDD(JOBZ, M, N, A, LDA, S, U, LDU, VT, LDVT, WORK, LWORK, [RWORK,] IWORK, INFO)
 BLASSCOPE_LAPACK_SD(
@@ -284,32 +288,19 @@ BLASSCOPE_LAPACK_CZ(gelss, 14, Gelss,
                      .output = Out::B,
                      .out = 5})
 // ?GELS(TRANS, M, N, NRHS, A, LDA, B, LDB, WORK, LWORK, INFO)
-BLASSCOPE_LAPACK_SD(gels, 12, Gels,
-                    {.ch = 0,
-                     .m = 1,
-                     .n = 2,
-                     .nrhs = 3,
-                     .a = 4,
-                     .lda = 5,
-                     .b = 6,
-                     .ldb = 7,
-                     .info = 10,
-                     .lwork = 9,
-                     .output = Out::B,
-                     .out = 6})
-BLASSCOPE_LAPACK_CZ(gels, 12, Gels,
-                    {.ch = 0,
-                     .m = 1,
-                     .n = 2,
-                     .nrhs = 3,
-                     .a = 4,
-                     .lda = 5,
-                     .b = 6,
-                     .ldb = 7,
-                     .info = 10,
-                     .lwork = 9,
-                     .output = Out::B,
-                     .out = 6})
+BLASSCOPE_LAPACK_SDCZ(gels, 12, Gels,
+                      {.ch = 0,
+                       .m = 1,
+                       .n = 2,
+                       .nrhs = 3,
+                       .a = 4,
+                       .lda = 5,
+                       .b = 6,
+                       .ldb = 7,
+                       .info = 10,
+                       .lwork = 9,
+                       .output = Out::B,
+                       .out = 6})
 // ?SYEVD(JOBZ, UPLO, N, A, LDA, W, WORK, LWORK, IWORK, LIWORK, INFO); ?HEEVD adds RWORK, LRWORK
 BLASSCOPE_LAPACK_SD(syevd, 13, Syevd,
                     {.ch = 1,
@@ -389,23 +380,15 @@ BLASSCOPE_LAPACK_CZ(
     gesv, 8, Gesv,
     {.m = 0, .n = 0, .nrhs = 1, .a = 2, .lda = 3, .b = 5, .ldb = 6, .info = 7, .output = Out::B, .out = 5})
 // ?GETRF(M, N, A, LDA, IPIV, INFO)
-BLASSCOPE_LAPACK_SD(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
-BLASSCOPE_LAPACK_CZ(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
+BLASSCOPE_LAPACK_SDCZ(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
 // ?GETRS(TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO): A holds LU factors already checked
-BLASSCOPE_LAPACK_SD(
-    getrs, 10, Getrs,
-    {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
-BLASSCOPE_LAPACK_CZ(
+BLASSCOPE_LAPACK_SDCZ(
     getrs, 10, Getrs,
     {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
 // ?POTRF(UPLO, N, A, LDA, INFO)
-BLASSCOPE_LAPACK_SD(
-    potrf, 6, Potrf,
-    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2, .triangle = true})
-BLASSCOPE_LAPACK_CZ(
+BLASSCOPE_LAPACK_SDCZ(
     potrf, 6, Potrf,
     {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2, .triangle = true})
 // ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
 // DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
-BLASSCOPE_LAPACK_SD(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})
-BLASSCOPE_LAPACK_CZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})
+BLASSCOPE_LAPACK_SDCZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})

@@ -77,8 +77,9 @@ std::string captures_text(const record::Recording& r) {
   }
   for (const auto& c : r.children) out << "child: pid " << c.pid << " (" << c.command << ") -> " << c.session << '\n';
   if (r.processes.size() > r.children.size() + 1) {
-    out << "note: " << r.processes.size() - r.children.size() - 1
-        << " other processes made no BLAS/LAPACK call (no session file for them)\n";
+    const std::size_t others = r.processes.size() - r.children.size() - 1;
+    out << "note: " << others << (others == 1 ? " other process" : " other processes")
+        << " made no BLAS/LAPACK call (no session file for them)\n";
   }
   if (r.captures_skipped) {
     out << "note: " << r.captures_skipped << " failing calls were not captured (over the size or count cap)\n";
