@@ -230,7 +230,8 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
   std::vector<Diagnosis> out;
   for (const Detection& f : result.findings) {
     Diagnosis d = diagnosis_of(f);
-    if (const KernelRecord* r = record_of(result, f.op)) add_record_evidence(f, *r, d.evidence);
+    const KernelRecord* r = f.id == "no-gpu" ? nullptr : record_of(result, f.op);  // no-gpu is about the run
+    if (r) add_record_evidence(f, *r, d.evidence);
     if (f.id == "worker-crashed") {
       std::string last;
       for (std::size_t i = result.events.size() > 4 ? result.events.size() - 4 : 0; i < result.events.size(); ++i) {
@@ -265,11 +266,20 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
   }
   for (const auto& r : result.ops) add_layout_diagnoses(result, r, out);
   if (auto d = kernel_mismatch(result)) out.push_back(std::move(*d));
-  // One per (id, op, tensor), keeping the first (the richest) and its evidence.
+  // One per (id, op, tensor), keeping the first (the richest) and its evidence; a missing GPU
+  // is one fact about the run, said once with the ops it kept off the GPU.
   std::set<std::tuple<std::string, std::optional<std::size_t>, std::optional<std::string>>> seen;
   std::vector<Diagnosis> unique;
+  std::string cpu_only_ops;
   for (auto& d : out) {
+    if (d.id == "no-gpu") {
+      if (d.op) cpu_only_ops += (cpu_only_ops.empty() ? "" : ", ") + std::to_string(*d.op);
+      d.op.reset();
+    }
     if (seen.insert({d.id, d.op, d.tensor}).second) unique.push_back(explained(std::move(d)));
+  }
+  for (auto& d : unique) {
+    if (d.id == "no-gpu" && !cpu_only_ops.empty()) d.evidence.push_back("ops run on the CPU only: " + cpu_only_ops);
   }
   return unique;
 }

@@ -247,3 +247,23 @@ TEST(RunDiagnosis, KernelMismatchEvidenceWeighsCpuGemmsAgainstTheirOwnPrecisions
   }
   EXPECT_TRUE(found);
 }
+
+TEST(RunDiagnosis, AMissingGpuIsSaidOncePerRunWithTheOpsItKeptOnTheCpu) {
+  std::vector<KernelRecord> records;
+  for (std::size_t op : {0, 2}) {
+    KernelRecord r = gemm_record(op, 64, 1e-3);
+    r.device = Device::Gpu;
+    r.status = OpStatus::Skipped;
+    r.error_kind = ErrorKind::NoGpu;
+    r.error = "no usable NVIDIA driver";
+    records.push_back(r);
+  }
+  const auto diagnoses = diagnose_run(result_of(records));
+  const auto count =
+      std::count_if(diagnoses.begin(), diagnoses.end(), [](const Diagnosis& d) { return d.id == "no-gpu"; });
+  EXPECT_EQ(count, 1);
+  const auto it = std::find_if(diagnoses.begin(), diagnoses.end(), [](const Diagnosis& d) { return d.id == "no-gpu"; });
+  ASSERT_NE(it, diagnoses.end());
+  EXPECT_FALSE(it->op.has_value());
+  EXPECT_EQ(it->evidence.back(), "ops run on the CPU only: 0, 2");
+}
