@@ -244,8 +244,10 @@ CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) 
     t_next_id = g_shared->next_call_id.fetch_add(kIdBlock, std::memory_order_relaxed) + 1;
     t_id_end = t_next_id + kIdBlock;
   }
-  call.id = t_next_id++;
-  call.parent = m_parent ? m_parent->call.id : 0;
+  call.id = m_id = t_next_id++;
+  // The parent's id as a plain value: a parent left by a longjmp that the check above missed
+  // is a dead frame, where `call` (a reference) could point anywhere.
+  call.parent = m_parent ? m_parent->m_id : 0;
 }
 
 // Decides where this call is written: the next entry of the thread's slot, or m_local when
@@ -264,6 +266,7 @@ CallRecord& CallScope::place_call() {
   record::ActiveSlot* slot = my_slot();
   if (!slot || m_level >= record::kSlotDepth) return m_local;
   m_slot = slot;
+  m_pid = g_pid;
   // One writer per slot (its thread): the version is odd while the entry is rewritten, so
   // the recorder never takes half of an old call and half of a new one.
   slot->depth.store(m_level, std::memory_order_relaxed);
@@ -291,8 +294,8 @@ CallScope::~CallScope() {
   if (!m_active) return;
   call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
   t_innermost = m_parent;
-  if (m_slot) {
-    close_version(*m_slot);                                   // in case begin() never ran
+  if (m_slot && m_pid == g_pid) {  // a child forked inside this call leaves the parent's slot alone
+    close_version(*m_slot);        // in case begin() never ran
     m_slot->depth.store(m_level, std::memory_order_release);  // no longer running
   }
   if (m_parent) {

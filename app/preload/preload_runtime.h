@@ -41,6 +41,8 @@ class CallScope {
   CallRecord m_local;                    // the call when it is not published in a slot
   record::ActiveSlot* m_slot = nullptr;  // where `call` is published, if it is
   std::uint32_t m_level = 0;             // nesting depth on this thread, 0 for a top-level call
+  std::uint32_t m_pid = 0;               // the process that published it in m_slot
+  std::uint64_t m_id = 0;                // call.id, kept where a nested call can read it safely
   bool m_active = false;
   CallScope* m_parent = nullptr;
   std::uint64_t m_children_ns = 0;
