@@ -179,7 +179,8 @@ int run_triage(const std::vector<std::string>& args) {
   }
   if (matches.empty()) {
     std::cerr << "No known BLAS/LAPACK, NumPy, SciPy, PyTorch, TensorFlow, cuBLAS or CUDA error text in "
-              << core::printable_utf8(source) << " (" << triage.lines() << " lines read).\n"
+              << core::printable_utf8(source) << " (" << triage.lines() << (triage.lines() == 1 ? " line" : " lines")
+              << " read).\n"
               << "To see what really happens, record the program; every failing call is explained:\n"
               << "  blasscope-cli record -- YOUR COMMAND\n";
     return kExitFindings;

@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include "diagnoses_model.h"
@@ -66,6 +67,18 @@ void FailuresPanel::setDiagnoses(std::vector<core::Diagnosis> diagnoses, const Q
   if (!empty) m_list->setCurrentIndex(m_model->index(0));
 }
 
+// The explanation pages are Markdown (lists, code, the per-driver tables): shown rendered,
+// as the body of the HTML Qt makes from them.
+QString markdownFragment(const std::string& markdown) {
+  QTextDocument document;
+  document.setMarkdown(QString::fromStdString(markdown));
+  const QString html = document.toHtml();
+  const auto body = html.indexOf(QStringLiteral("<body"));
+  const auto start = body < 0 ? -1 : html.indexOf(QLatin1Char('>'), body);
+  const auto end = html.lastIndexOf(QStringLiteral("</body>"));
+  return start < 0 || end < start ? esc(markdown) : html.mid(start + 1, end - start - 1);
+}
+
 QString FailuresPanel::detailText() const {
   return m_details->toPlainText();
 }
@@ -79,8 +92,8 @@ void FailuresPanel::showDetails() {
   if (d->tensor) html += tr(" · tensor <code>%1</code>").arg(esc(*d->tensor));
   html += QStringLiteral("</p><h4>%1</h4><ul>").arg(tr("Evidence"));
   for (const auto& e : d->evidence) html += QStringLiteral("<li>%1</li>").arg(esc(e));
-  html += QStringLiteral("</ul><h4>%1</h4><p>%2</p><h4>%3</h4><p style='white-space:pre-wrap'>%4</p><h4>%5</h4><ul>")
-              .arg(tr("Cause"), esc(d->cause), tr("Fix"), esc(d->fix), tr("Seen as"));
+  html += QStringLiteral("</ul><h4>%1</h4>%2<h4>%3</h4>%4<h4>%5</h4><ul>")
+              .arg(tr("Cause"), markdownFragment(d->cause), tr("Fix"), markdownFragment(d->fix), tr("Seen as"));
   for (const auto& s : d->seen_as) html += QStringLiteral("<li><code>%1</code></li>").arg(esc(s));
   html += QStringLiteral("</ul>");
   m_details->setHtml(html);
