@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -34,6 +35,7 @@ struct RunArgs {
   bool in_process = false;
   std::string trace, save_outputs, session;
   std::optional<core::DeviceChoice> device;
+  std::optional<double> timeout;  // --timeout: every op's time limit
 };
 
 // The worker sits next to this executable unless BLASSCOPE_WORKER names another.
@@ -70,6 +72,17 @@ std::optional<RunArgs> parse_args(const std::vector<std::string>& args) {
         return std::nullopt;
       }
       r.device = d == "cpu" ? core::DeviceChoice::Cpu : d == "gpu" ? core::DeviceChoice::Gpu : core::DeviceChoice::Both;
+    } else if (arg == "--timeout") {
+      std::string seconds;
+      if (!value(seconds)) return std::nullopt;
+      char* end = nullptr;
+      const double parsed = std::strtod(seconds.c_str(), &end);
+      if (end == seconds.c_str() || *end != '\0' || !(parsed > 0) || parsed > 86400) {
+        std::cerr << "error: run: --timeout takes a number of seconds above 0 and at most 86400, not '" << seconds
+                  << "'\n";
+        return std::nullopt;
+      }
+      r.timeout = parsed;
     } else if (arg.starts_with("-")) {
       std::cerr << "error: run: unknown option '" << arg << "'\n";
       return std::nullopt;
@@ -82,7 +95,7 @@ std::optional<RunArgs> parse_args(const std::vector<std::string>& args) {
   }
   if (r.workload.empty()) {
     std::cerr << "error: run: missing WORKLOAD\nusage: blasscope-cli run WORKLOAD [--json] [--trace FILE] "
-                 "[--save-outputs DIR] [--device cpu|gpu|both] [--session FILE] [--in-process]\n";
+                 "[--save-outputs DIR] [--device cpu|gpu|both] [--session FILE] [--timeout SECONDS] [--in-process]\n";
     return std::nullopt;
   }
   return r;
@@ -115,8 +128,27 @@ core::RunResult execute(const RunArgs& args, const core::Workload& workload) {
                                                                                                  : "both"});
   }
   if (!args.save_outputs.empty()) worker_args.insert(worker_args.end(), {"--save-outputs", args.save_outputs});
+  core::WorkerProcess::Options options;
+  options.time_limits.run_seconds = args.timeout ? args.timeout : workload.timeout;
+  for (const auto& op : workload.ops) {
+    if (op.timeout && !args.timeout) options.time_limits.op_seconds[op.index] = *op.timeout;
+  }
+  // On a terminal, the op that is taking long is named while it runs.
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  bool line_shown = false;
+  if (terminal) {
+    options.on_running = [&line_shown](const core::RunningOp& running) {
+      if (running.seconds < 2) return;
+      std::cerr << "\r\033[Krunning op " << running.op << " (" << running.kernel << ") for "
+                << core::format_number(std::floor(running.seconds)) << " s, time limit "
+                << core::format_number(running.limit) << " s" << std::flush;
+      line_shown = true;
+    };
+  }
   std::string error;
-  if (!core::run_in_worker(worker_path(), worker_args, collector, error)) {
+  const bool started = core::run_in_worker(worker_path(), worker_args, collector, error, options);
+  if (line_shown) std::cerr << "\r\033[K" << std::flush;
+  if (!started) {
     throw core::InputError(core::InputError::Kind::Unreadable, error);
   }
   return collector.finish();

@@ -379,7 +379,12 @@ void MainWindow::runOn(const QString& device) {
       m_doc.workload->source_path.empty() ? m_doc.source : QString::fromStdString(m_doc.workload->source_path);
   setBusy(true, tr("Running %1 on %2").arg(m_doc.title, device));
   m_progress->setRange(0, std::max<int>(1, static_cast<int>(m_doc.workload->ops.size())));
-  m_worker->start(source, device);
+  core::TimeLimits limits;
+  limits.run_seconds = m_doc.workload->timeout;
+  for (const auto& op : m_doc.workload->ops) {
+    if (op.timeout) limits.op_seconds[op.index] = *op.timeout;
+  }
+  m_worker->start(source, device, limits);
 }
 
 void MainWindow::stopRun() {

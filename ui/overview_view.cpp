@@ -44,6 +44,11 @@ void OverviewView::setDocument(const RunDocument* doc) {
   }
   if (!doc->run) {
     header += tr("<br><i>Not run yet: Run on CPU (Ctrl+R), GPU (Ctrl+G) or both (Ctrl+B).</i>");
+  } else if (doc->run->crash && doc->run->crash->signal == core::kTimeLimitEnd) {
+    header +=
+        tr("<br><span style='color:#c62828'>%1 never returned (%2): the worker was stopped; the events "
+           "before it are kept.</span>")
+            .arg(QString::fromStdString(doc->run->crash->kernel), QString::fromStdString(doc->run->crash->output));
   } else if (doc->run->crash) {
     header += tr("<br><span style='color:#c62828'>The worker died with %1; the events before it are kept.</span>")
                   .arg(QString::fromStdString(doc->run->crash->signal));

@@ -22,8 +22,9 @@ class WorkerRun : public QObject {
   explicit WorkerRun(QObject* parent = nullptr);
   ~WorkerRun() override;
 
-  // `workload` is a file path or "scenario:ID"; `device` is cpu, gpu or both.
-  void start(const QString& workload, const QString& device);
+  // `workload` is a file path or "scenario:ID"; `device` is cpu, gpu or both. An op running
+  // past its time limit is stopped and reported as kernel-hang.
+  void start(const QString& workload, const QString& device, const core::TimeLimits& limits = {});
   void stop();
   bool isRunning() const { return m_process != nullptr; }
 
@@ -37,12 +38,14 @@ class WorkerRun : public QObject {
 
  private:
   void readEvents();
+  void watchRunningOp();
   bool tryFinish();  // true once the worker has been reaped and `finished` emitted
   void release();
 
   std::unique_ptr<core::WorkerProcess> m_process;
   std::unique_ptr<QSocketNotifier> m_events, m_stderr;
   QTimer m_reaper;  // polls for the worker's exit once its stream has ended
+  QTimer m_watch;   // the running op's elapsed time and time limit, four times a second
   core::RunCollector m_collector;
   core::RunCollector::Progress m_last;  // progress last reported
 };

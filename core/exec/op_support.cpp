@@ -81,7 +81,21 @@ void time_repeats(KernelRecord& record, int repeat, const std::function<void()>&
 }
 
 void emit_kernel_started(RunState& state, const KernelRecord& record) {
-  state.publish(events::KernelStarted{record.op, record.op_kind, record.kernel, record.device});
+  events::KernelStarted started{record.op, record.op_kind, record.kernel, record.device};
+  const double m = static_cast<double>(record.m.value_or(1)), n = static_cast<double>(record.n.value_or(1));
+  const double k = static_cast<double>(record.k.value_or(1));
+  // Rough work estimates, only to scale a time limit: GEMM 2mnk; the LAPACK drivers a few
+  // dozen mn min(m, n); DLASCL and casts one pass over the matrix.
+  double flops = m * n;
+  if (record.op_kind == OpKind::Gemm) flops = 2 * m * n * k;
+  if (record.op_kind == OpKind::Svd || record.op_kind == OpKind::Lstsq) flops = 30 * m * n * std::min(m, n);
+  started.flops = static_cast<std::uint64_t>(flops);
+  for (const auto& o : record.operands) {
+    if (o.is_output()) continue;
+    started.input_nan += o.nan;
+    started.input_inf += o.inf;
+  }
+  state.publish(started);
 }
 
 void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,

@@ -7,11 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "results/event_codec.h"
+#include "text/format.h"
 
 extern char** environ;
 
@@ -141,6 +143,10 @@ bool WorkerProcess::start(const std::string& worker, const std::vector<std::stri
   }
   m_pid = pid;
   m_stopped = false;
+  m_limits = options.time_limits;
+  m_on_running = options.on_running;
+  m_watched_op.reset();
+  m_overran.reset();
   m_framer = WorkerStreamFramer();
   m_stderr.clear();
   m_events_fd = events[0];
@@ -208,8 +214,38 @@ bool WorkerProcess::finish(RunCollector& collector, bool wait) {
   if (m_stderr.size() > kStderrKept) m_stderr.erase(0, m_stderr.size() - kStderrKept);
   const bool signaled = reaped > 0 && WIFSIGNALED(status);
   const int code = reaped < 0 ? 0 : signaled ? WTERMSIG(status) : WEXITSTATUS(status);
-  record_worker_exit(collector, {signaled, code, m_stopped}, m_stderr);
+  if (m_overran && !collector.completed()) {
+    collector.crashed(kTimeLimitEnd, "it ran " + format_number(m_overran->seconds) + " s against a time limit of " +
+                                         format_number(m_overran->limit) + " s");
+  } else {
+    record_worker_exit(collector, {signaled, code, m_stopped}, m_stderr);
+  }
   return true;
+}
+
+double TimeLimits::seconds_for(std::size_t op, std::uint64_t flops, double peak_gflops) const {
+  if (const auto it = op_seconds.find(op); it != op_seconds.end()) return it->second;
+  if (run_seconds) return *run_seconds;
+  const double predicted = peak_gflops > 0 ? static_cast<double>(flops) / (peak_gflops * 1e9) : 0;
+  return std::max(kMinimumDefaultTimeLimit, 1000 * predicted);
+}
+
+std::optional<RunningOp> WorkerProcess::watch_running_op(const RunCollector& collector) {
+  const RunCollector::Progress progress = collector.progress();
+  const auto now = std::chrono::steady_clock::now();
+  if (progress.running_op != m_watched_op) {
+    m_watched_op = progress.running_op;
+    m_watched_since = now;
+  }
+  if (!progress.running_op) return std::nullopt;
+  RunningOp running{*progress.running_op, progress.running_kernel,
+                    std::chrono::duration<double>(now - m_watched_since).count(),
+                    m_limits.seconds_for(*progress.running_op, progress.running_flops, progress.peak_gflops)};
+  if (running.seconds > running.limit && m_pid > 0 && !m_overran) {
+    m_overran = running;
+    ::kill(m_pid, SIGKILL);
+  }
+  return running;
 }
 
 void WorkerProcess::run(RunCollector& collector) {
@@ -219,17 +255,19 @@ void WorkerProcess::run(RunCollector& collector) {
     for (int fd : {m_events_fd, m_stderr_fd}) {
       if (fd >= 0) fds[count++] = {fd, POLLIN, 0};
     }
-    if (::poll(fds, count, -1) < 0 && errno != EINTR) break;
+    if (::poll(fds, count, 200) < 0 && errno != EINTR) break;
     read_events(collector);
     read_stderr();
+    const auto running = watch_running_op(collector);
+    if (running && m_on_running) m_on_running(*running);
   }
   finish(collector);
 }
 
 bool run_in_worker(const std::string& worker, const std::vector<std::string>& args, RunCollector& collector,
-                   std::string& error) {
+                   std::string& error, const WorkerProcess::Options& options) {
   WorkerProcess process;
-  if (!process.start(worker, args, {}, error)) return false;
+  if (!process.start(worker, args, options, error)) return false;
   process.run(collector);
   return true;
 }

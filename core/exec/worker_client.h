@@ -2,6 +2,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +44,23 @@ struct WorkerExit {
 // `output` is the end of the worker's stderr, kept with a crash.
 void record_worker_exit(RunCollector& collector, const WorkerExit& exit, const std::string& output = {});
 
+// How long an op may run before it is taken for hung: its own limit ("timeout" on the op),
+// else the run's (--timeout, the workload's "timeout"), else 1000 times what its size takes at
+// the machine's peak, never under 10 s.
+struct TimeLimits {
+  std::optional<double> run_seconds;
+  std::map<std::size_t, double> op_seconds;
+  double seconds_for(std::size_t op, std::uint64_t flops, double peak_gflops) const;
+};
+inline constexpr double kMinimumDefaultTimeLimit = 10;
+
+// The op running now, for a progress line: how long it has run and its limit.
+struct RunningOp {
+  std::size_t op = 0;
+  std::string kernel;
+  double seconds = 0, limit = 0;
+};
+
 // One blasscope-worker child: spawned, its event stream read into a collector as it arrives,
 // its stderr passed through or kept, stopped on request, and its end mapped to a crash,
 // a rejection or success. Never lets the child take the caller down. The CLI drives it with
@@ -49,6 +69,9 @@ class WorkerProcess {
  public:
   struct Options {
     bool capture_stderr = false;  // keep the worker's stderr (its last 64 KiB) instead of passing it through
+    TimeLimits time_limits;
+    // Called by run() about five times a second while an op runs (a CLI progress line).
+    std::function<void(const RunningOp&)> on_running;
   };
 
   WorkerProcess() = default;
@@ -74,6 +97,9 @@ class WorkerProcess {
   bool finish(RunCollector& collector, bool wait = true);
   // Runs to the end, blocking: reads events and stderr until the worker exits.
   void run(RunCollector& collector);
+  // The op running now and for how long; stops the worker when that is past its time limit
+  // (the end is then recorded as kernel-hang). Call it every so often while events arrive.
+  std::optional<RunningOp> watch_running_op(const RunCollector& collector);
 
   const std::string& stderr_text() const { return m_stderr; }
 
@@ -85,12 +111,17 @@ class WorkerProcess {
   bool m_stopped = false;
   bool m_more_events = false;  // the last read_events stopped at its cap
   WorkerStreamFramer m_framer;
+  TimeLimits m_limits;
+  std::function<void(const RunningOp&)> m_on_running;
+  std::optional<std::size_t> m_watched_op;  // the op running when last watched, and since when
+  std::chrono::steady_clock::time_point m_watched_since;
+  std::optional<RunningOp> m_overran;  // the op stopped for running past its limit
   std::string m_stderr;
 };
 
 // Runs `worker` with `args` to its end, its stderr passed through, feeding each event to
 // `collector`. Returns false only when the worker could not be started (`error` says why).
 bool run_in_worker(const std::string& worker, const std::vector<std::string>& args, RunCollector& collector,
-                   std::string& error);
+                   std::string& error, const WorkerProcess::Options& options = {});
 
 }  // namespace blasscope::core

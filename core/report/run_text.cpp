@@ -57,8 +57,13 @@ std::string to_text(const RunResult& result, const std::vector<Diagnosis>& diagn
   out << "peak host memory: " << format_bytes(result.peak_host_bytes) << '\n';
   out << diagnoses_text(diagnoses);
   if (result.crash) {
-    out << "crash: worker died with " << result.crash->signal;
-    if (result.crash->op) out << " in op " << *result.crash->op << " (" << result.crash->kernel << ")";
+    if (result.crash->signal == kTimeLimitEnd) {
+      out << "stopped: op " << (result.crash->op ? std::to_string(*result.crash->op) : std::string("?")) << " ("
+          << result.crash->kernel << ") ran past its time limit (" << result.crash->output << ")";
+    } else {
+      out << "crash: worker died with " << result.crash->signal;
+      if (result.crash->op) out << " in op " << *result.crash->op << " (" << result.crash->kernel << ")";
+    }
     out << '\n';
   }
   return out.str();

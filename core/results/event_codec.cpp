@@ -32,7 +32,8 @@ struct Encoder {
   }
   void operator()(const KernelStarted& e) {
     name = "kernel_started";
-    fields = {{"op", e.op}, {"op_kind", e.op_kind}, {"kernel", e.kernel}, {"device", e.device}};
+    fields = {{"op", e.op},       {"op_kind", e.op_kind},     {"kernel", e.kernel},      {"device", e.device},
+              {"flops", e.flops}, {"input_nan", e.input_nan}, {"input_inf", e.input_inf}};
   }
   void operator()(const KernelFinished& e) {
     name = "kernel_finished";
@@ -119,8 +120,13 @@ RunEventBody decode_body(const std::string& name, const json& j) {
                       j.value("ops", std::size_t{0}), j.value("environment", json::object()).get<RunEnvironment>()};
   }
   if (name == "kernel_started") {
-    return KernelStarted{j.value("op", std::size_t{0}), j.at("op_kind").get<OpKind>(), j.value("kernel", ""),
-                         j.value("device", Device::Cpu)};
+    return KernelStarted{j.value("op", std::size_t{0}),
+                         j.at("op_kind").get<OpKind>(),
+                         j.value("kernel", ""),
+                         j.value("device", Device::Cpu),
+                         j.value("flops", std::uint64_t{0}),
+                         j.value("input_nan", std::uint64_t{0}),
+                         j.value("input_inf", std::uint64_t{0})};
   }
   if (name == "kernel_finished") return KernelFinished{j.at("record").get<KernelRecord>()};
   if (name == "xerbla") {

@@ -15,7 +15,7 @@ constexpr std::array<std::pair<OpStatus, std::string_view>, 4> kStatusNames{{{Op
                                                                              {OpStatus::Crashed, "crashed"},
                                                                              {OpStatus::Skipped, "skipped"}}};
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 13> kErrorKindNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 14> kErrorKindNames{{
     {ErrorKind::None, ""},
     {ErrorKind::ShapeMismatch, "shape-mismatch"},
     {ErrorKind::DtypeMismatch, "dtype-mismatch"},
@@ -29,6 +29,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 13> kErrorKindNames
     {ErrorKind::NoGpu, "no-gpu"},
     {ErrorKind::IndexOverflow, "index-overflow"},
     {ErrorKind::WorkerCrashed, "worker-crashed"},
+    {ErrorKind::KernelHang, "kernel-hang"},
 }};
 
 template <typename Enum, std::size_t N>

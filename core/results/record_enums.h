@@ -28,6 +28,7 @@ enum class ErrorKind {
   NoGpu,
   IndexOverflow,  // sizes past what 32-bit BLAS integers address
   WorkerCrashed,
+  KernelHang,  // the op ran past its time limit and the worker was stopped
 };
 
 std::string_view name(OpStatus status);

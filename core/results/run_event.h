@@ -28,6 +28,10 @@ struct KernelStarted {
   OpKind op_kind = OpKind::Gemm;
   std::string kernel;
   Device device = Device::Cpu;
+  // What a front end needs to tell a hung kernel from a long one: the work the op does
+  // (floating-point operations, estimated) and the NaN/Inf its inputs hold.
+  std::uint64_t flops = 0;
+  std::uint64_t input_nan = 0, input_inf = 0;
 };
 
 struct KernelFinished {

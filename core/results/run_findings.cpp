@@ -131,6 +131,16 @@ Detection finding_for_unallocated_input(const std::string& tensor, const std::st
 }
 
 Detection finding_for_crash(const CrashInfo& crash) {
+  if (crash.signal == kTimeLimitEnd) {
+    std::string message = "op " + (crash.op ? std::to_string(*crash.op) : std::string("?")) + " (" + crash.kernel +
+                          ") never returned: " + crash.output + "; the worker was stopped and every earlier event kept";
+    if (crash.input_nan + crash.input_inf > 0) {
+      message += ". Its inputs held " + std::to_string(crash.input_nan) + " NaN and " +
+                 std::to_string(crash.input_inf) + " Inf";
+    }
+    return {"kernel-hang", Severity::Error, crash.op,
+            std::nullopt,  message,         {{"input_nan", crash.input_nan}, {"input_inf", crash.input_inf}}};
+  }
   std::string message = "the worker process died (" + crash.signal + ")";
   if (crash.op) message += " while running op " + std::to_string(*crash.op) + " (" + crash.kernel + ")";
   message += "; events before the crash were kept";

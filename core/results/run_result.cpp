@@ -98,6 +98,8 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
   if (const auto* started = m_running ? m_running->as<events::KernelStarted>() : nullptr) {
     crash.op = started->op;
     crash.kernel = started->kernel;
+    crash.input_nan = started->input_nan;
+    crash.input_inf = started->input_inf;
     // The op that was running gets a record of its own, so tables show where it stopped.
     KernelRecord record;
     record.op = started->op;
@@ -106,7 +108,10 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
     record.device = started->device;
     record.status = OpStatus::Crashed;
     record.error_kind = ErrorKind::WorkerCrashed;
-    record.error = "the worker died with " + signal + " inside " + crash.kernel;
+    const bool hung = signal == kTimeLimitEnd;
+    record.error_kind = hung ? ErrorKind::KernelHang : ErrorKind::WorkerCrashed;
+    record.error = hung ? crash.kernel + " never returned: " + output + "; the worker was stopped"
+                        : "the worker died with " + signal + " inside " + crash.kernel;
     m_result.ops.push_back(record);
     m_running.reset();
   }
@@ -118,9 +123,11 @@ RunCollector::Progress RunCollector::progress() const {
   Progress p;
   p.ops_total = m_ops_total;
   p.ops_finished = m_ops_finished.size();
+  if (m_result.environment.cpu) p.peak_gflops = m_result.environment.cpu->peak_gflops_fp64;
   if (const auto* started = m_running ? m_running->as<events::KernelStarted>() : nullptr) {
     p.running_op = started->op;
     p.running_kernel = started->kernel;
+    p.running_flops = started->flops;
   }
   return p;
 }

@@ -13,11 +13,15 @@
 
 namespace blasscope::core {
 
+// How a worker that the front end stopped because its op ran past its time limit ended.
+inline constexpr const char* kTimeLimitEnd = "time limit";
+
 struct CrashInfo {
-  std::string signal;  // "SIGSEGV", or "exit 3" when the worker ended without a signal
+  std::string signal;  // "SIGSEGV", "exit 3" without a signal, or kTimeLimitEnd
   std::optional<std::size_t> op;
   std::string kernel;
-  std::string output;  // the end of the worker's stderr, when it was kept
+  std::string output;                          // the end of the worker's stderr, or for a time limit how long it ran
+  std::uint64_t input_nan = 0, input_inf = 0;  // in the inputs of the op that was running
 };
 
 // The run's timelines, reduced from its events so that views never read the events
@@ -87,6 +91,8 @@ class RunCollector : public EventSink {
     std::size_t ops_total = 0, ops_finished = 0;
     std::optional<std::size_t> running_op;
     std::string running_kernel;
+    std::uint64_t running_flops = 0;  // the running op's estimated work
+    double peak_gflops = 0;           // the machine's float64 peak estimate, from run_started
   };
   Progress progress() const;
   // Whether a "rejected" event arrived (the worker refused the workload).

@@ -60,8 +60,9 @@ struct OpSpec {
   bool cfrom_norm = false;  // dlascl: cfrom is the max-abs norm of A, as gesdd/gelsd compute it
   double cfrom = 1, cto = 1;
   DType cast_to = DType::Float32;
-  std::string driver;       // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels
-  bool compute_uv = false;  // svd: U and V^T too, as OUT_u and OUT_vt
+  std::string driver;             // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels
+  bool compute_uv = false;        // svd: U and V^T too, as OUT_u and OUT_vt
+  std::optional<double> timeout;  // seconds it may run before it is taken for hung
 };
 
 // What a built-in scenario is about, and which diagnoses it must produce.
@@ -77,6 +78,7 @@ struct Workload {
   std::string name;
   std::string description;
   std::optional<std::uint64_t> memory_limit;  // bytes of host memory for tensors and workspaces
+  std::optional<double> timeout;              // seconds any op may run (an op's own "timeout" wins)
   std::vector<TensorSpec> tensors;
   std::vector<OpSpec> ops;
   std::string source_path;  // the workload file, or "scenario:ID" for a built-in scenario

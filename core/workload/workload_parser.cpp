@@ -78,6 +78,14 @@ double get_real(const json& value, const std::string& field) {
   fail_field(field, "must be a number (or \"NaN\", \"Infinity\", \"-Infinity\")");
 }
 
+// A time limit in seconds: a positive number, at most a day.
+double get_timeout(const json& value, const std::string& field) {
+  if (!value.is_number() || !(value.get<double>() > 0) || value.get<double>() > 86400) {
+    fail_field(field, "must be a number of seconds above 0 and at most 86400");
+  }
+  return value.get<double>();
+}
+
 double get_finite(const json& value, const std::string& field) {
   if (!value.is_number()) fail_field(field, "must be a number");
   return value.get<double>();
@@ -192,8 +200,8 @@ class OpParser {
     const std::string kind = get_string(spec, "op", m_where);
     if (kind == "gemm") {
       check_keys(spec, m_where,
-                 {"op", "a", "b", "c", "out", "trans_a", "trans_b", "alpha", "beta", "lda", "ldb", "ldc", "promote",
-                  "tf32", "device", "repeat"});
+                 {"op", "timeout", "a", "b", "c", "out", "trans_a", "trans_b", "alpha", "beta", "lda", "ldb", "ldc",
+                  "promote", "tf32", "device", "repeat"});
       op.kind = OpKind::Gemm;
       op.a = input(spec, "a");
       op.b = input(spec, "b");
@@ -211,7 +219,7 @@ class OpParser {
       if (spec.contains("tf32")) op.tf32 = get_bool(spec["tf32"], m_where + ".tf32");
       op.out = output(spec, op.c.empty() ? default_name(op) : op.c, !op.c.empty());
     } else if (kind == "dlascl") {
-      check_keys(spec, m_where, {"op", "a", "type", "cfrom", "cto", "lda", "device", "repeat", "out"});
+      check_keys(spec, m_where, {"op", "timeout", "a", "type", "cfrom", "cto", "lda", "device", "repeat", "out"});
       op.kind = OpKind::Dlascl;
       op.a = input(spec, "a");
       if (spec.contains("type")) {
@@ -231,7 +239,7 @@ class OpParser {
       if (spec.contains("lda")) op.lda = get_blas_int(spec["lda"], m_where + ".lda");
       op.out = output(spec, op.a, true);
     } else if (kind == "svd") {
-      check_keys(spec, m_where, {"op", "a", "device", "out", "driver", "compute_uv"});
+      check_keys(spec, m_where, {"op", "timeout", "a", "device", "out", "driver", "compute_uv"});
       op.kind = OpKind::Svd;
       op.a = input(spec, "a");
       op.driver = driver(spec, {"gesdd", "gesvd"});
@@ -241,14 +249,14 @@ class OpParser {
         for (const char* suffix : {"_u", "_vt"}) reserve(op.out + suffix);
       }
     } else if (kind == "lstsq") {
-      check_keys(spec, m_where, {"op", "a", "b", "device", "out", "driver"});
+      check_keys(spec, m_where, {"op", "timeout", "a", "b", "device", "out", "driver"});
       op.kind = OpKind::Lstsq;
       op.a = input(spec, "a");
       op.b = input(spec, "b");
       op.driver = driver(spec, {"gelsd", "gelsy", "gelss", "gels"});
       op.out = output(spec, default_name(op), false);
     } else if (kind == "cast") {
-      check_keys(spec, m_where, {"op", "a", "dtype", "out"});
+      check_keys(spec, m_where, {"op", "timeout", "a", "dtype", "out"});
       op.kind = OpKind::Cast;
       op.a = input(spec, "a");
       if (!spec.contains("dtype")) fail_field(m_where, "missing required key 'dtype'");
@@ -259,6 +267,7 @@ class OpParser {
       fail_field(m_where + ".op", "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cast)");
     }
     if (spec.contains("device")) op.device = get_device(spec["device"], m_where + ".device");
+    if (spec.contains("timeout")) op.timeout = get_timeout(spec["timeout"], m_where + ".timeout");
     if (spec.contains("repeat"))
       op.repeat = static_cast<int>(get_uint(spec["repeat"], m_where + ".repeat", kMaxRepeat));
     if (op.repeat < 1) fail_field(m_where + ".repeat", "must be at least 1");
@@ -333,7 +342,7 @@ ScenarioInfo parse_scenario(const json& spec) {
 
 Workload parse_workload_text(std::string_view text, const std::string& base_dir) {
   const json doc = parse_strict_json(text, "workload", 16);
-  check_keys(doc, "workload", {"name", "description", "memory_limit", "tensors", "ops", "scenario"});
+  check_keys(doc, "workload", {"name", "description", "memory_limit", "timeout", "tensors", "ops", "scenario"});
   Workload w;
   w.name = get_string(doc, "name", "workload");
   if (doc.contains("description")) w.description = get_string(doc, "description", "workload");
@@ -345,6 +354,7 @@ Workload parse_workload_text(std::string_view text, const std::string& base_dir)
     if (!bytes || *bytes == 0) fail_field("memory_limit", "must be a size such as \"4GiB\" or \"512MiB\"");
     w.memory_limit = bytes;
   }
+  if (doc.contains("timeout")) w.timeout = get_timeout(doc["timeout"], "timeout");
   if (doc.contains("scenario")) w.scenario = parse_scenario(doc["scenario"]);
   if (!doc.contains("tensors") || !doc["tensors"].is_object()) fail_field("tensors", "must be an object of tensors");
   std::set<std::string> names;

@@ -219,3 +219,52 @@ TEST(WorkerProcess, AStopEndsAWorkerThatWouldRunForever) {
   EXPECT_EQ(r.crash->signal, "stopped by the user");
   EXPECT_EQ(r.crash->op, 2u);
 }
+
+TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay) {
+  // A stand-in worker whose op 2 starts and never finishes, after op 1 finished.
+  blasscope::test::TempDir dir;
+  const std::string path = dir.file("worker.sh");
+  blasscope::test::write_file(
+      path, "#!/bin/sh\n" + echo(kStarted) +
+                echo(R"({"event":"kernel_started","op":1,"op_kind":"gemm","kernel":"cblas_dgemm","device":"cpu",)"
+                     R"("flops":10,"t":0.05})") +
+                echo(R"({"event":"kernel_finished","op":1,"record":{"op":1,"op_kind":"gemm","status":"ok",)"
+                     R"("kernel":"cblas_dgemm","device":"cpu"},"t":0.06})") +
+                echo(R"({"event":"kernel_started","op":2,"op_kind":"svd","kernel":"dgesdd","device":"cpu",)"
+                     R"("flops":10,"input_nan":0,"input_inf":1,"t":0.1})") +
+                "exec sleep 600\n");
+  ::chmod(path.c_str(), 0755);
+  WorkerProcess::Options options;
+  options.time_limits.op_seconds[2] = 0.5;
+  std::vector<double> watched;
+  options.on_running = [&watched](const RunningOp& running) { watched.push_back(running.limit); };
+  RunCollector collector;
+  std::string error;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(run_in_worker(path, {}, collector, error, options)) << error;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  const RunResult r = collector.finish();
+  ASSERT_TRUE(r.crash.has_value());
+  EXPECT_EQ(r.crash->signal, kTimeLimitEnd);
+  EXPECT_EQ(r.crash->op, 2u);
+  ASSERT_EQ(r.ops.size(), 2u);
+  EXPECT_EQ(r.ops[0].status, OpStatus::Ok);  // the op before it is kept
+  EXPECT_EQ(r.ops[1].error_kind, ErrorKind::KernelHang);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].id, "kernel-hang");
+  EXPECT_EQ(r.findings[0].op, 2u);
+  EXPECT_NE(r.findings[0].message.find("0 NaN and 1 Inf"), std::string::npos) << r.findings[0].message;
+  ASSERT_FALSE(watched.empty());
+  EXPECT_EQ(watched.back(), 0.5);
+}
+
+TEST(TimeLimits, AnOpsOwnLimitThenTheRunsThenOneScaledFromItsSize) {
+  TimeLimits limits;
+  EXPECT_EQ(limits.seconds_for(0, 1000, 100), kMinimumDefaultTimeLimit);            // tiny: never under 10 s
+  EXPECT_DOUBLE_EQ(limits.seconds_for(0, 2'000'000'000'000ull, 100), 1000 * 20.0);  // 20 s at 100 GFLOP/s
+  EXPECT_EQ(limits.seconds_for(0, 1000, 0), kMinimumDefaultTimeLimit);              // no peak known
+  limits.run_seconds = 3;
+  limits.op_seconds[4] = 7;
+  EXPECT_EQ(limits.seconds_for(0, 2'000'000'000'000ull, 100), 3);
+  EXPECT_EQ(limits.seconds_for(4, 1000, 100), 7);
+}

@@ -96,6 +96,10 @@ TEST(WorkloadParser, ErrorsNameTheField) {
        R"(ops[0].driver: must be one of "gesdd", "gesvd")"},
       {with_ops(R"([{"op": "lstsq", "a": "a", "b": "b", "driver": 3}])"), "ops[0].driver: must be one of"},
       {with_ops(R"([{"op": "svd", "a": "a", "compute_uv": "yes"}])"), "ops[0].compute_uv"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "timeout": 0}])"),
+       "ops[0].timeout: must be a number of seconds"},
+      {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "timeout": "1m"}])"), "ops[0].timeout"},
+      {R"({"name": "t", "tensors": {}, "ops": [], "timeout": 1e300})", "timeout: must be a number of seconds"},
       {with_ops(R"([{"op": "svd", "a": "a", "out": "s", "compute_uv": true}, {"op": "svd", "a": "a", "out": "s_u"}])"),
        "ops[1].out: 's_u' already names a tensor"},
       {R"({"name": "t", "tensors": {"a": {"shape": [2, 2], "dtype": "float128"}}, "ops": []})",
@@ -133,6 +137,13 @@ TEST(WorkloadParser, LapackDriversAndTheirDefaults) {
   EXPECT_TRUE(w.ops[1].compute_uv);
   EXPECT_EQ(w.ops[2].driver, "gelsd");
   EXPECT_EQ(w.ops[3].driver, "gelsy");
+  const Workload timed = parse_workload_text(
+      R"({"name": "t", "timeout": 30, "tensors": {"a": {"shape": [2, 2], "dtype": "float64"}},
+          "ops": [{"op": "svd", "a": "a", "timeout": 2.5}, {"op": "svd", "a": "a", "out": "s2"}]})",
+      "/");
+  EXPECT_EQ(timed.timeout, 30);
+  EXPECT_EQ(timed.ops[0].timeout, 2.5);
+  EXPECT_FALSE(timed.ops[1].timeout.has_value());
 }
 
 TEST(ByteSize, UnitsAndErrors) {

@@ -200,6 +200,28 @@ class FailuresAreReported(unittest.TestCase):
         self.assertEqual(report["comparisons"], [])
         print("no-gpu reason:", reason, file=sys.stderr)
 
+    def test_a_hung_lapack_driver_is_stopped_at_its_time_limit_as_kernel_hang(self):
+        # One Inf in this 6x4 matrix (seed 6) makes dgesdd with U and V^T spin in dbdsqr forever.
+        workload = write_workload("hang.json", {
+            "name": "hang", "timeout": 3,
+            "tensors": {"a": {"shape": [6, 4], "dtype": "float64", "seed": 6, "inf": 1}},
+            "ops": [{"op": "svd", "a": "a", "out": "s0"},
+                    {"op": "svd", "a": "a", "driver": "gesdd", "compute_uv": True, "out": "s1"}]})
+        proc, report = run_json(workload)
+        self.assertEqual(proc.returncode, 1, proc.err)
+        statuses = {op["index"]: op["status"] for op in report["ops"]}
+        self.assertEqual(statuses[0], "ok")  # the op before it is kept
+        hang = next(d for d in report["diagnoses"] if d["id"] == "kernel-hang")
+        self.assertEqual(hang["op"], 1)
+        self.assertIn("time limit of 3 s", hang["title"] + " ".join(hang["evidence"]))
+        self.assertIn("1 Inf", " ".join(hang["evidence"]))
+        self.assertEqual(report["crash"]["signal"], "time limit")
+        # --timeout wins over the workload's; no worker is left spinning.
+        proc = run_cli("run", workload, "--timeout", "1")
+        self.assertIn("time limit of 1 s", proc.out)
+        left = subprocess.run(["pgrep", "-f", f"blasscope-worker.*{workload}"], capture_output=True, text=True).stdout
+        self.assertEqual(left.split(), [])
+
     def test_in_process_gives_the_same_statuses(self):
         workload = write_workload("same.json", {
             "name": "same", "tensors": {"a": {"shape": [8, 6], "dtype": "float64", "nan": 2},
@@ -267,7 +289,8 @@ class Rejections(unittest.TestCase):
 
     def test_usage_errors_exit_2(self):
         for args in (("run",), ("run", "w.json", "--device", "tpu"), ("run", "w.json", "--trace"),
-                     ("run", "a.json", "b.json"), ("run", "--frobnicate", "w.json")):
+                     ("run", "a.json", "b.json"), ("run", "--frobnicate", "w.json"),
+                     ("run", "w.json", "--timeout", "0"), ("run", "w.json", "--timeout", "soon")):
             with self.subTest(args=args):
                 self.assertEqual(run_cli(*args).returncode, 2)
 

@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -384,6 +385,29 @@ class UiTests : public QObject {
     QVERIFY2(ids.contains(QStringLiteral("dlascl-invalid-cfrom")), qPrintable(ids.join(u',')));
     QVERIFY(ids.contains(QStringLiteral("non-finite-input")));
     QVERIFY(window.failuresPanel()->detailText().contains(QStringLiteral("Evidence")));
+  }
+
+  void aHungOpIsStoppedAtItsTimeLimitWithItsRunningTimeShown() {
+    // One Inf in this 6x4 matrix (seed 6) makes dgesdd with U and V^T loop forever.
+    const QString path = m_dir.filePath(QStringLiteral("hang.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"name": "hang", "tensors": {"a": {"shape": [6, 4], "dtype": "float64", "seed": 6, "inf": 1}},
+                   "ops": [{"op": "svd", "a": "a", "driver": "gesdd", "compute_uv": true, "timeout": 2}]})");
+    file.close();
+    ui::MainWindow window;
+    window.show();
+    QSignalSpy idle(&window, &ui::MainWindow::idle);
+    window.open(path);
+    QVERIFY(idle.wait(10000));
+    QStringList messages;
+    connect(window.statusBar(), &QStatusBar::messageChanged, this,
+            [&messages](const QString& message) { messages << message; });
+    window.runOn(QStringLiteral("cpu"));
+    QVERIFY(idle.wait(30000));
+    QVERIFY2(messages.filter(QStringLiteral("time limit 2 s")).size() > 0, qPrintable(messages.join(u'|')));
+    QVERIFY(diagnosisIds(window.failuresPanel()).contains(QStringLiteral("kernel-hang")));
+    QCOMPARE(QString::fromStdString(window.document().run->crash->signal), QString::fromUtf8(core::kTimeLimitEnd));
   }
 
   void aCrashingWorkloadLeavesTheWindowAlive() {
