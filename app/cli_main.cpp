@@ -2,6 +2,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,10 @@
 #include "cli_triage.h"
 #include "cli_usage.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int dispatch(const std::vector<std::string>& args) {
   using namespace blasscope::app;
-  // Output piped into a closed reader (| head) must not kill the CLI.
-  std::signal(SIGPIPE, SIG_IGN);
-  const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kCliUsage;
     return kExitUsage;
@@ -40,4 +40,23 @@ int main(int argc, char** argv) {
   if (command == "triage") return run_triage(rest);
   std::cerr << "error: unknown command '" << command << "'\n\n" << kCliUsage;
   return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace blasscope::app;
+  // Output piped into a closed reader (| head) must not kill the CLI.
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  // Commands report the errors they expect themselves; whatever else escapes them still ends
+  // with a message and the "input rejected" status, never with std::terminate's abort.
+  try {
+    return dispatch(args);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+  } catch (const std::exception& error) {
+    std::cerr << "error: " << error.what() << "\n(an error BLAScope did not expect here: please report it)\n";
+  }
+  return kExitRejected;
 }

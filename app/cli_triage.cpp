@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli_usage.h"
@@ -16,6 +15,7 @@
 #include "io/input_error.h"
 #include "report/inspect_json.h"
 #include "text/format.h"
+#include "text/json.h"
 
 namespace blasscope::app {
 namespace {

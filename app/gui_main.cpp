@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "guarded_application.h"
 #include "main_window.h"
 
 namespace {
@@ -35,7 +36,7 @@ void apply_dark_palette(QApplication& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
+  blasscope::ui::GuardedApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("BLAScope"));
   QApplication::setApplicationVersion(QStringLiteral(BLASSCOPE_VERSION));
   QApplication::setOrganizationName(QStringLiteral("BLAScope"));

@@ -120,6 +120,13 @@ int main(int argc, char** argv) {
   } catch (const InputError& error) {
     sink.publish({0, events::Rejected{error.what()}});
     return kWorkerExitRejected;
+  } catch (const std::bad_alloc&) {
+    sink.publish({0, events::Rejected{"out of memory while preparing or running the workload"}});
+    return kWorkerExitRejected;
+  } catch (const std::exception& error) {
+    // Not an abort: the events so far stay, and the client reports this reason.
+    sink.publish({0, events::Rejected{std::string("the run stopped: ") + error.what()}});
+    return kWorkerExitRejected;
   }
   return 0;
 }

@@ -3,6 +3,9 @@
 #   scripts/dev.sh run [--headless]   set up, build, start the GUI (or the CLI) on the demo
 #   scripts/dev.sh test               set up, build, run the whole test suite with ctest
 #   scripts/dev.sh build              set up and build only
+#   scripts/dev.sh fuzz [SECONDS]     build the libFuzzer harnesses (clang) and run each one for
+#                                     SECONDS (default 60) from seeds the test generators make;
+#                                     crashes land in build-fuzz/crashes/NAME/
 #   scripts/dev.sh gpu-test           on a machine with a GPU: build, run the GPU tests, the GPU
 #                                     benchmark and the scenarios on CPU and GPU side by side
 #   scripts/dev.sh gpu-bundle [DIR]   build here and pack what gpu-test needs (binaries, their
@@ -11,6 +14,7 @@
 #                                     Debian packages: there run `. DIR/env.sh; scripts/dev.sh gpu-test`
 set -euo pipefail
 
+EXTRA_PACKAGES=()
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${BLASSCOPE_BUILD_DIR:-$ROOT/build}"
 
@@ -25,13 +29,17 @@ PACKAGES=(
   xvfb xauth
 )
 
+# Only `fuzz` needs these: clang and its libFuzzer/sanitizer runtimes.
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+FUZZ_HARNESSES=(npy npz safetensors tensor_file python_literal workload session recording triage)
+
 usage() {
-  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 missing_packages() {
   local pkg
-  for pkg in "${PACKAGES[@]}"; do
+  for pkg in "${PACKAGES[@]}" "${EXTRA_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || echo "$pkg"
   done
 }
@@ -191,6 +199,76 @@ for c in r["comparisons"]:
   return "$status"
 }
 
+# Seeds for each harness, made as the tests make their inputs: NumPy-written tensor files and
+# the malformed ones, the built-in workloads, sessions of real runs, a recording of NumPy.
+make_fuzz_seeds() {
+  local seeds="$1" py=/usr/bin/python3 cli="$BUILD/bin/blasscope-cli" h
+  rm -rf "$seeds"
+  for h in "${FUZZ_HARNESSES[@]}"; do mkdir -p "$seeds/$h"; done
+  local files="$seeds/.generated"
+  mkdir -p "$files"
+  "$py" "$ROOT/tests/data/make_tensor_files.py" "$files/good" >/dev/null
+  "$py" "$ROOT/tests/data/make_malformed_files.py" "$files/bad" >/dev/null
+  find "$files" -type f -size -1024k -name '*.npy' -exec cp -t "$seeds/npy" {} +
+  find "$files" -type f -size -1024k -name '*.npz' -exec cp -t "$seeds/npz" {} +
+  find "$files" -type f -size -1024k -name '*.safetensors' -exec cp -t "$seeds/safetensors" {} +
+  find "$files" -type f -size -1024k ! -name '*.json' -exec cp -t "$seeds/tensor_file" {} +
+  "$py" - "$seeds/npy" "$seeds/python_literal" <<'PY'
+import os, sys
+src, dst = sys.argv[1:]
+for name in sorted(os.listdir(src)):
+    data = open(os.path.join(src, name), "rb").read()
+    if data[:6] == b"\x93NUMPY" and len(data) > 10:
+        size = int.from_bytes(data[8:10] if data[6] == 1 else data[8:12], "little")
+        start = 10 if data[6] == 1 else 12
+        open(os.path.join(dst, name + ".txt"), "wb").write(data[start:start + size])
+PY
+  cp "$ROOT"/resources/scenarios/*.json "$ROOT"/resources/workloads/*.json "$seeds/workload/"
+  cp "$ROOT"/tests/data/error_texts/*.txt "$seeds/triage/"
+  for h in nan-svd rowmajor-lda buffer-overrun-crash float16-cast-overflow healthy-baseline; do
+    "$cli" run "$h" --session "$seeds/session/$h.json" >/dev/null 2>&1 || true
+  done
+  "$cli" record --output "$seeds/recording/numpy.json" -- "$py" -c \
+    'import numpy as np; a = np.random.rand(40, 30); np.linalg.svd(a); a @ a.T; a[3, 2] = np.nan; np.linalg.lstsq(a, a[:, 0], rcond=None)' \
+    >/dev/null 2>&1 || true
+  rm -rf "$files"
+  for h in "${FUZZ_HARNESSES[@]}"; do
+    printf '  %-14s %3d seeds\n' "$h" "$(find "$seeds/$h" -type f | wc -l)"
+  done
+}
+
+# Builds the harnesses with clang (libFuzzer, ASan, UBSan) and runs each for $1 seconds. The
+# corpus grows across runs in build-fuzz/corpus; what crashed is kept in build-fuzz/crashes.
+run_fuzz() {
+  local seconds="${1:-60}" fuzz_build="${BLASSCOPE_FUZZ_DIR:-$ROOT/build-fuzz}" h status=0
+  [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "dev.sh: fuzz takes a number of seconds, not '$seconds'" >&2; exit 2; }
+  local args=(-S "$ROOT" -B "$fuzz_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLASSCOPE_FUZZ=ON
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
+  command -v ccache >/dev/null 2>&1 && args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  cmake "${args[@]}" >/dev/null
+  cmake --build "$fuzz_build" --parallel "$(nproc)"
+  echo "== seeds"
+  make_fuzz_seeds "$fuzz_build/seeds"
+  for h in "${FUZZ_HARNESSES[@]}"; do
+    local corpus="$fuzz_build/corpus/$h" crashes="$fuzz_build/crashes/$h" log="$fuzz_build/logs/$h.log"
+    mkdir -p "$corpus" "$crashes" "$(dirname "$log")"
+    echo "== fuzz_$h for ${seconds}s"
+    # A reader must refuse within 10 s and 2 GiB whatever the input; slower or bigger is a finding.
+    if "$fuzz_build/bin/fuzz_$h" "$corpus" "$fuzz_build/seeds/$h" -max_total_time="$seconds" \
+        -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -artifact_prefix="$crashes/" \
+        -print_final_stats=1 >"$log" 2>&1; then
+      echo "   clean: $(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}') runs," \
+        "$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1), corpus $(find "$corpus" -type f | wc -l) files"
+    else
+      status=1
+      echo "   FAILED: $(grep -m1 -E 'ERROR: |runtime error|==ERROR' "$log" || tail -1 "$log")"
+      echo "   input kept in $crashes/; log: $log"
+    fi
+  done
+  [ "$status" = 0 ] && echo "dev.sh: every harness ran ${seconds}s clean" || echo "dev.sh: fuzz FAILED (see above)" >&2
+  return "$status"
+}
+
 main() {
   local cmd="${1:-}"
   [ $# -gt 0 ] && shift
@@ -198,6 +276,7 @@ main() {
     run) build; run_demo "$@" ;;
     test) build; run_tests ;;
     build) build ;;
+    fuzz) EXTRA_PACKAGES=("${FUZZ_PACKAGES[@]}"); build; run_fuzz "$@" ;;
     gpu-test)
       # A prebuilt bundle (gpu-bundle) serves GPU machines that cannot install packages.
       if [ "${BLASSCOPE_PREBUILT:-0}" = 1 ] && [ -x "$BUILD/bin/blasscope-cli" ]; then

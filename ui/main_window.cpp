@@ -347,6 +347,13 @@ void MainWindow::open(const QString& source) {
   } catch (const core::InputError& error) {
     warn(tr("Cannot open"), tr("%1: %2").arg(source, QString::fromUtf8(error.what())));
     emit idle();
+  } catch (const std::bad_alloc&) {
+    warn(tr("Cannot open"), tr("%1: not enough memory to read it.").arg(source));
+    emit idle();
+  } catch (const std::exception& error) {
+    // Nothing a file holds may end the session: what no reader expected is still refused.
+    warn(tr("Cannot open"), tr("%1: %2").arg(source, QString::fromUtf8(error.what())));
+    emit idle();
   }
 }
 

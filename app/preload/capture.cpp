@@ -49,11 +49,18 @@ bool write_npy(const char* path, const void* data, std::int64_t rows, std::int64
                                       0,
                                       static_cast<unsigned char>(length & 0xff),
                                       static_cast<unsigned char>(length >> 8)};
-  const int fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Renamed into place when complete: a program killed mid-write leaves no truncated capture.
+  char temporary[4096];
+  if (std::snprintf(temporary, sizeof temporary, "%s.part", path) >= static_cast<int>(sizeof temporary)) return false;
+  const int fd = ::open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return false;
   const bool ok = write_all(fd, preamble, sizeof preamble) && write_all(fd, header, static_cast<std::size_t>(length)) &&
                   write_all(fd, data, static_cast<std::size_t>(rows * cols) * element_size);
-  return ::close(fd) == 0 && ok;
+  if (::close(fd) != 0 || !ok || std::rename(temporary, path) != 0) {
+    ::unlink(temporary);
+    return false;
+  }
+  return true;
 }
 
 bool write_text(const char* path, const char* text) {

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/detection.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

@@ -2,13 +2,13 @@
 
 #include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
 #include "exec/memory_budget.h"
 #include "results/event_sink.h"
 #include "tensor/host_tensor.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "results/event_codec.h"
 #include "text/format.h"
+#include "text/json.h"
 
 extern char** environ;
 
@@ -64,6 +64,8 @@ std::size_t WorkerStreamFramer::feed(const char* data, std::size_t size, RunColl
         collector.publish(decode_event(json));
         ++published;
       } catch (const nlohmann::json::exception&) {
+        collector.skipped_event();
+      } catch (const UnknownEvent&) {
         collector.skipped_event();
       }
     }

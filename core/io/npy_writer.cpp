@@ -1,6 +1,7 @@
 #include "io/npy_writer.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -30,7 +31,9 @@ std::string npy_descr(DType dtype) {
   }
 }
 
-void write_npy(const std::string& path, const HostTensor& tensor) {
+namespace {
+
+void write_npy_stream(std::ofstream& out, const std::string& path, const HostTensor& tensor) {
   const bool widen = npy_descr(tensor.dtype()) == "<f4" && tensor.dtype() != DType::Float32;
   std::string shape = "(";
   for (std::size_t i = 0; i < tensor.shape().size(); ++i) shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
@@ -41,8 +44,6 @@ void write_npy(const std::string& path, const HostTensor& tensor) {
                        "', 'fortran_order': " + (fortran ? "True" : "False") + ", 'shape': " + shape + ", }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(errno));
   out.write("\x93NUMPY\x01\x00", 8);
   const char length[2] = {static_cast<char>(header.size() & 0xFF), static_cast<char>(header.size() >> 8)};
   out.write(length, 2);
@@ -82,6 +83,29 @@ void write_npy(const std::string& path, const HostTensor& tensor) {
     }
   }
   if (!out) throw InputError(InputError::Kind::Unreadable, "writing " + path + " failed");
+}
+
+}  // namespace
+
+void write_npy(const std::string& path, const HostTensor& tensor) {
+  // Written beside its name and renamed when complete: a run killed mid-write leaves no
+  // truncated .npy that a later inspect would take for the op's result.
+  const std::string temporary = path + ".part";
+  try {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(errno));
+    write_npy_stream(out, path, tensor);
+    out.close();
+    if (!out) throw InputError(InputError::Kind::Unreadable, "writing " + path + " failed");
+  } catch (...) {
+    std::remove(temporary.c_str());
+    throw;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(error));
+  }
 }
 
 }  // namespace blasscope::core

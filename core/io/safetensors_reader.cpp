@@ -1,12 +1,12 @@
 #include "io/safetensors_reader.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "io/input_error.h"
 #include "io/little_endian.h"
 #include "io/strict_json.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 namespace {

@@ -1,9 +1,9 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "record/recording.h"
+#include "text/json.h"
 
 namespace blasscope::record {
 

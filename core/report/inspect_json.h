@@ -1,9 +1,8 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
-
-#include "io/input_error.h"
 #include "analysis/inspect_report.h"
+#include "io/input_error.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

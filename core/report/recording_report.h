@@ -1,11 +1,11 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "diagnose/diagnosis.h"
 #include "record/recording.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

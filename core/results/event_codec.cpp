@@ -1,8 +1,7 @@
 #include "results/event_codec.h"
 
-#include <nlohmann/json.hpp>
-
 #include "results/run_findings.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 
@@ -172,7 +171,7 @@ RunEventBody decode_body(const std::string& name, const json& j) {
   if (name == "done") return Done{bytes_of(j, "peak_host_bytes")};
   if (name == "rejected") return Rejected{j.value("message", "the worker refused the workload")};
   if (name == "crashed") return Crashed{j.value("signal", "unknown signal"), j.value("stderr", "")};
-  throw json::other_error::create(501, "unknown event '" + name + "'", &j);
+  throw UnknownEvent("unknown event '" + name + "'");
 }
 
 }  // namespace
@@ -191,7 +190,8 @@ RunEvent decode_event(const json& j) {
   const json& name = j.contains("event") ? j["event"] : json();
   if (!name.is_string()) throw json::type_error::create(302, "an event needs an \"event\" name", &j);
   const json& t = j.contains("t") ? j["t"] : json(0.0);
-  return RunEvent{t.is_number() ? t.get<double>() : 0.0, decode_body(name.get<std::string>(), j)};
+  if (!t.is_number()) throw json::type_error::create(302, "an event's time \"t\" must be a number", &j);
+  return RunEvent{t.get<double>(), decode_body(name.get<std::string>(), j)};
 }
 
 std::string event_name(const RunEvent& event) {

@@ -1,7 +1,8 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
+
+#include "text/json.h"
 
 // std::optional as JSON: null when empty. Lets record structs use nlohmann's field macros.
 namespace nlohmann {

@@ -1,13 +1,13 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "results/json_optional.h"
 #include "results/record_enums.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

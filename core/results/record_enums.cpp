@@ -1,8 +1,9 @@
 #include "results/record_enums.h"
 
 #include <array>
-#include <nlohmann/json.hpp>
 #include <utility>
+
+#include "text/json.h"
 
 namespace blasscope::core {
 

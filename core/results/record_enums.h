@@ -1,11 +1,11 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "tensor/dtype.h"
+#include "text/json.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {

@@ -1,6 +1,6 @@
 #include "results/run_environment.h"
 
-#include <nlohmann/json.hpp>
+#include "text/json.h"
 
 namespace blasscope::core {
 
@@ -12,8 +12,17 @@ json string_or_null(const std::string& s) {
   return s.empty() ? json() : json(s);
 }
 
+// A field that may be null (not known) or a string; anything else is a damaged file.
 std::string string_or_empty(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  if (!j.contains(key) || j[key].is_null()) return std::string();
+  return j[key].get<std::string>();
+}
+
+const json& object_field(const json& j, const char* key) {
+  static const json empty = json::object();
+  if (!j.contains(key) || j[key].is_null()) return empty;
+  if (!j[key].is_object()) throw json::type_error::create(302, std::string("\"") + key + "\" must be an object", &j);
+  return j[key];
 }
 
 }  // namespace
@@ -83,14 +92,15 @@ void to_json(json& j, const RunEnvironment& env) {
 
 void from_json(const json& j, RunEnvironment& env) {
   env = RunEnvironment{};
-  if (!j.is_object()) return;
-  if (j.contains("cpu") && j["cpu"].is_object()) env.cpu = j["cpu"].get<CpuEnvironment>();
-  const json gpu = j.value("gpu", json::object());
-  if (!gpu.is_object()) return;
+  if (j.is_null()) return;
+  if (!j.is_object()) throw json::type_error::create(302, "an environment must be an object", &j);
+  if (j.contains("cpu") && !j["cpu"].is_null()) env.cpu = object_field(j, "cpu").get<CpuEnvironment>();
+  const json& gpu = object_field(j, "gpu");
   env.gpu.available = gpu.value("available", false);
   env.gpu.plugin = string_or_empty(gpu, "plugin");
   env.gpu.reason = string_or_empty(gpu, "reason");
-  if (gpu.contains("device") && gpu["device"].is_object()) env.gpu.device = gpu["device"].get<GpuDeviceInfo>();
+  if (gpu.contains("device") && !gpu["device"].is_null())
+    env.gpu.device = object_field(gpu, "device").get<GpuDeviceInfo>();
 }
 
 std::optional<RunEnvironment> parse_environment(const std::string& line) {

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "results/kernel_record.h"
 #include "results/run_result.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

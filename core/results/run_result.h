@@ -1,6 +1,5 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +9,7 @@
 #include "results/event_sink.h"
 #include "results/kernel_record.h"
 #include "results/run_event.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "io/input_error.h"
+#include "io/strict_json.h"
 #include "io/text_file.h"
 #include "results/event_codec.h"
 
@@ -44,41 +45,71 @@ SessionFile read_session_file(const std::string& path) {
   return parse_session(text.str(), path);
 }
 
-SessionFile parse_session(const std::string& text, const std::string& path) {
-  json session;
-  try {
-    session = json::parse(text);
-  } catch (const json::exception& error) {
-    fail_malformed(std::string("not a session file: ") + error.what());
+namespace {
+
+// A session nests five levels deep (events, a record, its operands, an index list); anything
+// far deeper is not one, and refusing it while parsing keeps a hostile file from building a
+// deep tree.
+constexpr int kMaxSessionDepth = 32;
+// Far above any run's session (one op writes a few KiB, a GPU op's CUPTI records some MiB):
+// a bigger file is refused before its JSON tree (about ten times its size) is built.
+constexpr std::size_t kMaxSessionBytes = std::size_t{1} << 30;
+
+// nlohmann's "[json.exception.type_error.302] " prefix tells a user nothing.
+std::string json_reason(const json::exception& error) {
+  const std::string what = error.what();
+  const auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+std::string event_label(const json& event, std::size_t index) {
+  std::string label = "event " + std::to_string(index + 1);
+  if (event.is_object() && event.contains("event") && event["event"].is_string()) {
+    label += " (\"" + event["event"].get<std::string>() + "\")";
   }
+  return label;
+}
+
+}  // namespace
+
+SessionFile parse_session(const std::string& text, const std::string& path) {
+  if (text.size() > kMaxSessionBytes) {
+    fail_malformed("a session of " + std::to_string(text.size() >> 20) + " MiB is larger than any run writes (" +
+                   std::to_string(kMaxSessionBytes >> 20) + " MiB limit)");
+  }
+  const json session = parse_strict_json(text, "not a session file", kMaxSessionDepth);
   const auto field = [&session](const char* key) { return session.contains(key) ? session[key] : json(); };
   if (!session.is_object() || field("format") != json("blasscope-session")) {
     fail_malformed("not a BLAScope session file (no \"format\": \"blasscope-session\")");
   }
-  if (!field("version").is_number_integer()) fail_malformed("a session's \"version\" must be an integer");
-  const int version = field("version").get<int>();
-  if (version < 1 || version > kSessionFormatVersion) {
-    fail_unsupported("session format version " + std::to_string(version) + " is newer than this BLAScope reads (" +
+  const json version = field("version");
+  if (!version.is_number_integer()) fail_malformed("a session's \"version\" must be an integer, not " + version.dump());
+  if (version.get<std::int64_t>() < 1 || version.get<std::int64_t>() > kSessionFormatVersion) {
+    fail_unsupported("session format version " + version.dump() + " is not one this BLAScope reads (1 to " +
                      std::to_string(kSessionFormatVersion) + ")");
   }
+  const json workload_file = field("workload_file");
+  if (!workload_file.is_null() && !workload_file.is_string()) {
+    fail_malformed("a session's \"workload_file\" must be a string, not " + std::string(workload_file.type_name()));
+  }
+  if (!session.contains("events") || !session["events"].is_array())
+    fail_malformed("a session needs an \"events\" array");
   SessionFile file;
   RunCollector collector;
-  try {
-    if (!session.contains("events") || !session["events"].is_array())
-      fail_malformed("a session needs an \"events\" array");
-    for (const json& event : session["events"]) {
-      // An unreadable event is left out (and counted) so the rest of the session still opens.
-      try {
-        collector.publish(decode_event(event));
-      } catch (const json::exception&) {
-        collector.skipped_event();
-      }
+  const json& events = session["events"];
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    RunEvent event;
+    try {
+      event = decode_event(events[i]);
+    } catch (const UnknownEvent&) {
+      collector.skipped_event();  // written by a newer BLAScope: the rest still opens
+      continue;
+    } catch (const json::exception& error) {
+      fail_malformed(event_label(events[i], i) + ": " + json_reason(error));
     }
-    const json& workload_file = session.contains("workload_file") ? session["workload_file"] : json();
-    if (workload_file.is_string()) file.workload_file = workload_file.get<std::string>();
-  } catch (const json::exception& error) {
-    fail_malformed(std::string("damaged session events: ") + error.what());
+    collector.publish(event);
   }
+  if (workload_file.is_string()) file.workload_file = workload_file.get<std::string>();
   file.run = collector.finish();
   // Sessions written before paths were stored absolute: relative to the session's folder.
   if (!file.workload_file.empty() && !file.workload_file.starts_with("scenario:") &&

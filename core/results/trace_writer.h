@@ -1,8 +1,7 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "results/run_result.h"
+#include "text/json.h"
 
 namespace blasscope::core {
 

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "tensor/dtype_promotion.h"
 #include "test_files.h"
+#include "text/json.h"
 
 using namespace blasscope::core;
 

@@ -2,13 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "analysis/inspect_report.h"
 #include "io/input_error.h"
 #include "io/tensor_file_reader.h"
 #include "report/inspect_json.h"
 #include "test_files.h"
+#include "text/json.h"
 #include "workload/tensor_factory.h"
 
 using namespace blasscope::core;

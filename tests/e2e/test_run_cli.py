@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import numpy as np
@@ -286,6 +287,45 @@ class Rejections(unittest.TestCase):
         self.assertEqual(run_cli("report", session).returncode, 0)
         with open(session) as f:
             self.assertEqual(json.load(f)["workload_file"], os.path.abspath(workload))
+
+    def test_a_killed_cli_leaves_no_worker_and_no_partial_files(self):
+        # A GEMM that runs for seconds; the CLI is killed while the worker computes it.
+        workload = write_workload("killed-mid-run.json", {
+            "name": "killed-mid-run",
+            "tensors": {"a": {"shape": [6000, 6000], "dtype": "float64", "fill": "uniform", "seed": 1},
+                        "b": {"shape": [6000, 6000], "dtype": "float64", "fill": "uniform", "seed": 2}},
+            "ops": [{"op": "gemm", "a": "a", "b": "b", "out": "c"}]})
+        session = os.path.join(WORK, "killed.session.json")
+        outputs = os.path.join(WORK, "killed-outputs")
+        proc = subprocess.Popen([CLI, "run", workload, "--session", session, "--save-outputs", outputs],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def workers():
+            found = []
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        cmdline = f.read()
+                except OSError:
+                    continue
+                if b"blasscope-worker" in cmdline and workload.encode() in cmdline:
+                    found.append(pid)
+            return found
+
+        deadline = time.time() + 30
+        while not workers() and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        self.assertTrue(workers(), "the worker never started")
+        time.sleep(1.0)
+        proc.kill()
+        proc.wait()
+        deadline = time.time() + 10
+        while workers() and time.time() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(workers(), [], "the worker outlived the CLI that started it")
+        left = os.listdir(outputs) if os.path.isdir(outputs) else []
+        self.assertFalse(os.path.exists(session) or os.path.exists(session + ".part"))
+        self.assertEqual([f for f in left if not f.endswith(".npy") or f.endswith(".part")], [])
 
     def test_usage_errors_exit_2(self):
         for args in (("run",), ("run", "w.json", "--device", "tpu"), ("run", "w.json", "--trace"),
