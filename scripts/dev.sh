@@ -232,6 +232,33 @@ PY
     'import numpy as np; a = np.random.rand(40, 30); np.linalg.svd(a); a @ a.T; a[3, 2] = np.nan; np.linalg.lstsq(a, a[:, 0], rcond=None)' \
     >/dev/null 2>&1 || true
   rm -rf "$files"
+  # The JSON harnesses mutate faster from the keys and names their seeds use (libFuzzer -dict).
+  "$py" - "$seeds" workload session recording <<'PY'
+import json, os, sys
+root = sys.argv[1]
+for harness in sys.argv[2:]:
+    tokens = set()
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                tokens.add(key)
+                walk(item)
+        elif isinstance(value, list):
+            for item in value[:50]:
+                walk(item)
+        elif isinstance(value, str) and len(value) < 40:
+            tokens.add(value)
+    for name in os.listdir(os.path.join(root, harness)):
+        try:
+            walk(json.load(open(os.path.join(root, harness, name))))
+        except (ValueError, OSError):
+            pass
+    with open(os.path.join(root, harness + ".dict"), "w") as out:
+        for token in sorted(tokens):
+            # libFuzzer's dictionary syntax knows only \\, \" and \xNN escapes.
+            if token.isascii() and token.isprintable() and "\\" not in token:
+                out.write('"\\"' + token.replace('"', '\\"') + '\\""\n')
+PY
   for h in "${FUZZ_HARNESSES[@]}"; do
     printf '  %-14s %3d seeds\n' "$h" "$(find "$seeds/$h" -type f | wc -l)"
   done
@@ -254,7 +281,9 @@ run_fuzz() {
     mkdir -p "$corpus" "$crashes" "$(dirname "$log")"
     echo "== fuzz_$h for ${seconds}s"
     # A reader must refuse within 10 s and 2 GiB whatever the input; slower or bigger is a finding.
-    if "$fuzz_build/bin/fuzz_$h" "$corpus" "$fuzz_build/seeds/$h" -max_total_time="$seconds" \
+    local dict=()
+    [ -f "$fuzz_build/seeds/$h.dict" ] && dict=(-dict="$fuzz_build/seeds/$h.dict")
+    if "$fuzz_build/bin/fuzz_$h" "$corpus" "$fuzz_build/seeds/$h" "${dict[@]}" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -artifact_prefix="$crashes/" \
         -print_final_stats=1 >"$log" 2>&1; then
       echo "   clean: $(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}') runs," \

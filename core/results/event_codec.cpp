@@ -116,7 +116,7 @@ RunEventBody decode_body(const std::string& name, const json& j) {
   if (name == "run_started") {
     return RunStarted{j.value("workload", ""),        j.value("description", ""),
                       bytes_of(j, "memory_limit"),    bytes_of(j, "predicted_peak_bytes"),
-                      j.value("ops", std::size_t{0}), j.value("environment", json::object()).get<RunEnvironment>()};
+                      j.value("ops", std::size_t{0}), j.contains("environment") ? j["environment"].get<RunEnvironment>() : RunEnvironment{}};
   }
   if (name == "kernel_started") {
     return KernelStarted{j.value("op", std::size_t{0}),

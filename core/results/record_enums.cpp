@@ -51,10 +51,12 @@ std::optional<Enum> value_in(const std::array<std::pair<Enum, std::string_view>,
 
 template <typename Enum>
 Enum parse_or_throw(const json& j, std::optional<Enum> (*parse)(std::string_view), const char* what) {
+  json_detail::t_refused_value = &j;  // names the field if this throws
   if (!j.is_string()) throw json::type_error::create(302, std::string(what) + " must be a string", &j);
   const auto value = parse(j.get_ref<const std::string&>());
   if (!value)
     throw json::other_error::create(501, "unknown " + std::string(what) + " '" + j.get<std::string>() + "'", &j);
+  json_detail::t_refused_value = nullptr;
   return *value;
 }
 

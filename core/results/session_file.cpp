@@ -99,13 +99,16 @@ SessionFile parse_session(const std::string& text, const std::string& path) {
   const json& events = session["events"];
   for (std::size_t i = 0; i < events.size(); ++i) {
     RunEvent event;
+    json_detail::t_refused_value = nullptr;
     try {
       event = decode_event(events[i]);
     } catch (const UnknownEvent&) {
       collector.skipped_event();  // written by a newer BLAScope: the rest still opens
       continue;
     } catch (const json::exception& error) {
-      fail_malformed(event_label(events[i], i) + ": " + json_reason(error));
+      const std::string field = refused_json_path(events[i]);
+      fail_malformed(event_label(events[i], i) + (field.empty() ? "" : ", field \"" + field + "\"") + ": " +
+                     json_reason(error));
     }
     collector.publish(event);
   }

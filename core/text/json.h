@@ -15,8 +15,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace blasscope::core::json_detail {
+
+// The value the last refused conversion on this thread was asked to read: json_path() finds
+// it in the document, so an error can name the field ("record.m") and not only the type.
+inline thread_local const void* t_refused_value = nullptr;
 
 template <typename Int>
 inline constexpr bool kCheckedInteger =
@@ -31,6 +36,7 @@ std::string integer_range() {
 
 template <typename BasicJson, typename Int>
 [[noreturn]] void fail_integer(const BasicJson& j, const std::string& why) {
+  t_refused_value = &j;
   throw BasicJson::type_error::create(302, "expected an integer in " + integer_range<Int>() + ", got " + why, &j);
 }
 
@@ -62,7 +68,51 @@ void checked_integer(const BasicJson& j, Int& out) {
   }
 }
 
+template <typename BasicJson, typename Value>
+void checked_leaf(const BasicJson& j, Value& out) {
+  // nlohmann reads a bool as a number and the reverse; a field of one kind holding the other
+  // is a damaged file.
+  using nlohmann::detail::value_t;
+  const bool fits = std::is_same_v<Value, bool>       ? j.is_boolean()
+                    : std::is_floating_point_v<Value> ? j.is_number()
+                                                      : j.is_string();
+  if (!fits) {
+    t_refused_value = &j;
+    const char* expected = std::is_same_v<Value, bool>       ? "true or false"
+                           : std::is_floating_point_v<Value> ? "a number"
+                                                             : "a string";
+    throw BasicJson::type_error::create(
+        302, std::string("expected ") + expected + ", got " + (j.is_string() ? j.dump() : std::string(j.type_name())),
+        &j);
+  }
+  if constexpr (std::is_same_v<Value, bool>) {
+    out = j.template get_ref<const typename BasicJson::boolean_t&>();
+  } else if constexpr (std::is_floating_point_v<Value>) {
+    out = j.is_number_float() ? static_cast<Value>(j.template get_ref<const typename BasicJson::number_float_t&>())
+          : j.is_number_unsigned()
+              ? static_cast<Value>(j.template get_ref<const typename BasicJson::number_unsigned_t&>())
+              : static_cast<Value>(j.template get_ref<const typename BasicJson::number_integer_t&>());
+  } else {
+    out = j.template get_ref<const typename BasicJson::string_t&>();
+  }
+}
+
 }  // namespace blasscope::core::json_detail
+
+namespace blasscope::core {
+
+// Where `target` (an element of `root`) sits, as "record.operands[0].shape[1]"; "" for the
+// root itself or when it is not inside `root`. For error messages: it walks the document.
+std::string json_path(const nlohmann::json& root, const void* target);
+
+// The path of the value the last refused conversion on this thread read, if it is in `root`.
+// Clears it: the next error starts afresh.
+inline std::string refused_json_path(const nlohmann::json& root) {
+  const void* refused = std::exchange(json_detail::t_refused_value, nullptr);
+  return refused ? json_path(root, refused) : std::string();
+}
+
+}  // namespace blasscope::core
 
 namespace nlohmann {
 
@@ -75,6 +125,19 @@ struct adl_serializer<Int, std::enable_if_t<blasscope::core::json_detail::kCheck
   template <typename BasicJson>
   static void from_json(const BasicJson& j, Int& value) {
     blasscope::core::json_detail::checked_integer(j, value);
+  }
+};
+
+template <typename Value>
+struct adl_serializer<Value, std::enable_if_t<std::is_same_v<Value, bool> || std::is_same_v<Value, double> ||
+                                              std::is_same_v<Value, float> || std::is_same_v<Value, std::string>>> {
+  template <typename BasicJson>
+  static void to_json(BasicJson& j, const Value& value) {
+    ::nlohmann::to_json(j, value);
+  }
+  template <typename BasicJson>
+  static void from_json(const BasicJson& j, Value& value) {
+    blasscope::core::json_detail::checked_leaf(j, value);
   }
 };
 

@@ -90,6 +90,15 @@ TEST(SessionFile, HostileEventsAreRefusedNamingTheEvent) {
       session_with(R"({"event":"memory","host_bytes":1},{"event":"kernel_finished","record":{"op":0,"m":1e300}})"));
   EXPECT_NE(m_huge.find("event 2 (\"kernel_finished\")"), std::string::npos) << m_huge;
   EXPECT_NE(m_huge.find("1e+300"), std::string::npos) << m_huge;
+  EXPECT_NE(m_huge.find("field \"record.m\""), std::string::npos) << m_huge;
+  const std::string peak =
+      refusal(session_with(R"({"event":"run_started","environment":{"cpu":{"peak_gflops_fp64":"fast"}}})"));
+  EXPECT_NE(peak.find("field \"environment.cpu.peak_gflops_fp64\": expected a number, got \"fast\""),
+            std::string::npos)
+      << peak;
+  const std::string shape = refusal(session_with(
+      R"({"event":"kernel_finished","record":{"op":0,"operands":[{"role":"a","shape":[2,true]}]}})"));
+  EXPECT_NE(shape.find("field \"record.operands[0].shape[1]\""), std::string::npos) << shape;
   for (const char* event : {R"({"event":"run_started","environment":"x86"})",
                             R"({"event":"run_started","environment":{"cpu":{"peak_gflops_fp64":"fast"}}})",
                             R"({"event":"memory","host_bytes":-5})", R"({"event":"kernel_started","op":2.5})",

@@ -410,6 +410,24 @@ class UiTests : public QObject {
     QCOMPARE(QString::fromStdString(window.document().run->crash->signal), QString::fromUtf8(core::kTimeLimitEnd));
   }
 
+  // Every session that once crashed the readers is refused with a warning naming what is wrong.
+  void hostileSessionsAreRefusedWithTheirReason() {
+    ui::MainWindow window;
+    window.setInteractive(false);  // the warning goes to the log, not a modal box
+    window.show();
+    const QDir folder(QStringLiteral(BLASSCOPE_FUZZ_REGRESSIONS "/session"));
+    const QStringList files = folder.entryList(QDir::Files);
+    QVERIFY(!files.isEmpty());
+    for (const QString& name : files) {
+      QSignalSpy idle(&window, &ui::MainWindow::idle);
+      window.open(folder.filePath(name));
+      QVERIFY2(idle.count() > 0 || idle.wait(10000), qPrintable(name));
+      QVERIFY2(window.lastWarning().contains(name + QStringLiteral(": ")), qPrintable(window.lastWarning()));
+      QVERIFY(window.isVisible());
+      QVERIFY(!window.document().run);
+    }
+  }
+
   void aCrashingWorkloadLeavesTheWindowAlive() {
     ui::MainWindow window;
     window.show();
