@@ -38,14 +38,20 @@ std::optional<std::string> recognise_zip_format(const std::vector<ZipMember>& me
     return "a TorchScript module (torch.jit.save zip format: code and weights) — not readable yet; " +
            torch_conversion_hint("torch.jit.load(PATH, map_location='cpu').state_dict()");
   }
-  return "a PyTorch checkpoint (torch.save zip format) — not readable yet; " + torch_conversion_hint(kTorchLoad);
+  // open_tensor_file reads torch.save archives (io/pytorch_reader.h); one reaching here has its
+  // data.pkl outside a single top folder, or was handed to the .npz reader directly.
+  return "a PyTorch checkpoint (torch.save zip format) whose layout is not ARCHIVE/data.pkl + ARCHIVE/data/KEY, "
+         "or read as .npz; " +
+         torch_conversion_hint(kTorchLoad);
 }
 
 std::optional<std::string> recognise_pickle(std::span<const std::byte> bytes) {
   if (has_prefix(bytes, kLegacyTorchPrefix, sizeof kLegacyTorchPrefix - 1)) {
-    return "a PyTorch checkpoint (legacy torch.save format, before PyTorch 1.6: pickles, not a zip) — not "
-           "readable yet; " +
-           torch_conversion_hint(kTorchLoad);
+    return "a PyTorch checkpoint in the legacy torch.save format (before PyTorch 1.6, or "
+           "_use_new_zipfile_serialization=False: a series of pickles, not a zip) — not read: BLAScope reads "
+           "torch.save's zip format; convert it by loading and re-saving it with a current PyTorch: "
+           "torch.save(" +
+           std::string(kTorchLoad) + ", 'model.pt')";
   }
   if (bytes.size() < 2 || std::to_integer<unsigned>(bytes[0]) != 0x80) return std::nullopt;
   const unsigned protocol = std::to_integer<unsigned>(bytes[1]);
