@@ -119,6 +119,14 @@ def write_good(m):
     deflate(os.path.join(m.outdir, "sequential.pt"), os.path.join(m.outdir, "deflated.pt"))
     entry = dict(m.files[0], file="deflated.pt")
     m.files.append(entry)
+    # PyTorch 2.1+ records the byte order; a big-endian machine's checkpoint, made by hand.
+    values = sample("float64", (2, 3)).astype(">f8")
+    write_archive(os.path.join(m.outdir, "big_endian.pt"),
+                  tensor_pickle("w", "DoubleStorage", "0", 6, 0, (2, 3), (3, 1)), {"0": values.tobytes()},
+                  byteorder="big")
+    m.files.append({"file": "big_endian.pt", "metadata": {}, "strided": [], "tensors": [
+        {"name": "w", "dtype": "float64", "shape": [2, 3], "order": "C", "byte_order": "big", "nbytes": 48,
+         "stats": expected_stats(values, False)}]})
 
 
 def deflate(src, dst):
@@ -127,9 +135,11 @@ def deflate(src, dst):
             zout.writestr(info.filename, zin.read(info.filename))
 
 
-def write_archive(path, pickle_bytes, storages=None):
+def write_archive(path, pickle_bytes, storages=None, byteorder=None):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
         z.writestr("archive/data.pkl", pickle_bytes)
+        if byteorder:
+            z.writestr("archive/byteorder", byteorder)
         for key, data in (storages or {}).items():
             z.writestr(f"archive/data/{key}", data)
         z.writestr("archive/version", "3\n")
@@ -189,6 +199,8 @@ def write_hostile(m):
     offset = tensor_pickle("w", "FloatStorage", "0", 6, 5, (2,), (1,))
     write_archive(os.path.join(out, "offset_past_storage.pt"), offset, {"0": bytes(24)})
     m.refuse("offset_past_storage.pt", "tensor 'w': its view")
+    write_archive(os.path.join(out, "bad_byteorder.pt"), good, {"0": bytes(24)}, byteorder="middle")
+    m.refuse("bad_byteorder.pt", "must be 'little' or 'big'")
     write_archive(os.path.join(out, "cycle.pt"), b"\x80\x02]q\x00h\x00a.")
     m.refuse("cycle.pt", "nest deeper")
     write_archive(os.path.join(out, "unknown_storage.pt"),
