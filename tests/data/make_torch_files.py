@@ -208,6 +208,9 @@ def write_hostile(m):
     m.refuse("unknown_storage.pt", "torch.QInt8Storage")
     torch.save({"w": torch.ones(2)}, os.path.join(out, "legacy.pth"), _use_new_zipfile_serialization=False)
     m.refuse("legacy.pth", "legacy torch.save format")
+    torch.save({"w": torch.ones(2)}, os.path.join(out, "legacy4.pth"), _use_new_zipfile_serialization=False,
+               pickle_protocol=4)
+    m.refuse("legacy4.pth", "legacy torch.save format")
 
 
 def main():
