@@ -31,7 +31,7 @@ PACKAGES=(
 
 # Only `fuzz` needs these: clang and its libFuzzer/sanitizer runtimes.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
-FUZZ_HARNESSES=(npy npz safetensors tensor_file python_literal workload session recording triage)
+FUZZ_HARNESSES=(npy npz safetensors tensor_file python_literal workload session recording triage pytorch pickle)
 
 usage() {
   sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -212,7 +212,19 @@ make_fuzz_seeds() {
   find "$files" -type f -size -1024k -name '*.npy' -exec cp -t "$seeds/npy" {} +
   find "$files" -type f -size -1024k -name '*.npz' -exec cp -t "$seeds/npz" {} +
   find "$files" -type f -size -1024k -name '*.safetensors' -exec cp -t "$seeds/safetensors" {} +
+  "$py" "$ROOT/tests/data/make_torch_files.py" "$files/torch" >/dev/null
   find "$files" -type f -size -1024k ! -name '*.json' -exec cp -t "$seeds/tensor_file" {} +
+  find "$files/torch" -type f \( -name '*.pt' -o -name '*.pth' \) -exec cp -t "$seeds/pytorch" {} +
+  "$py" - "$files/torch" "$seeds/pickle" <<'PY'
+import os, sys, zipfile
+src, dst = sys.argv[1:]
+for name in sorted(os.listdir(src)):
+    if zipfile.is_zipfile(os.path.join(src, name)):
+        with zipfile.ZipFile(os.path.join(src, name)) as z:
+            for member in z.namelist():
+                if member.endswith("/data.pkl"):
+                    open(os.path.join(dst, name + ".pkl"), "wb").write(z.read(member))
+PY
   "$py" - "$seeds/npy" "$seeds/python_literal" <<'PY'
 import os, sys
 src, dst = sys.argv[1:]

@@ -116,6 +116,8 @@ TensorStats scan_deflated(const TensorFile& file, const TensorInfo& tensor, cons
     done += got;
     report(options, done, tensor.nbytes);
   }
+  // A PyTorch view may end before its storage does; the rest is inflated to check the CRC-32.
+  reader.skip(storage.member_size - tensor.data_offset - tensor.nbytes);
   reader.finish();
   return total;
 }

@@ -19,8 +19,15 @@ std::string torch_conversion_hint(const std::string& load) {
 constexpr char kTorchLoad[] = "torch.load(PATH, map_location='cpu', weights_only=True)";
 
 // torch.save's legacy format pickles this number first (torch/serialization.py MAGIC_NUMBER,
-// 0x1950a86a20f9469cfc6c) with protocol 2: PROTO 2, LONG1 of 10 little-endian bytes.
-constexpr char kLegacyTorchPrefix[] = "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";
+// 0x1950a86a20f9469cfc6c): PROTO N, a FRAME from protocol 4 on, then LONG1 of 10 little-endian bytes.
+constexpr char kLegacyTorchMagic[] = "\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";
+
+bool is_legacy_torch(std::span<const std::byte> bytes) {
+  if (bytes.size() < 2 || std::to_integer<unsigned>(bytes[0]) != 0x80) return false;
+  std::size_t magic = 2;
+  if (bytes.size() > 2 && std::to_integer<unsigned>(bytes[2]) == 0x95) magic += 9;  // FRAME and its 8-byte size
+  return magic <= bytes.size() && has_prefix(bytes.subspan(magic), kLegacyTorchMagic, sizeof kLegacyTorchMagic - 1);
+}
 
 bool has_member(const std::vector<ZipMember>& members, std::string_view file_name) {
   return std::any_of(members.begin(), members.end(), [&](const ZipMember& m) {
@@ -38,14 +45,20 @@ std::optional<std::string> recognise_zip_format(const std::vector<ZipMember>& me
     return "a TorchScript module (torch.jit.save zip format: code and weights) — not readable yet; " +
            torch_conversion_hint("torch.jit.load(PATH, map_location='cpu').state_dict()");
   }
-  return "a PyTorch checkpoint (torch.save zip format) — not readable yet; " + torch_conversion_hint(kTorchLoad);
+  // open_tensor_file reads torch.save archives (io/pytorch_reader.h); one reaching here has its
+  // data.pkl outside a single top folder, or was handed to the .npz reader directly.
+  return "a PyTorch checkpoint (torch.save zip format) whose layout is not ARCHIVE/data.pkl + ARCHIVE/data/KEY, "
+         "or read as .npz; " +
+         torch_conversion_hint(kTorchLoad);
 }
 
 std::optional<std::string> recognise_pickle(std::span<const std::byte> bytes) {
-  if (has_prefix(bytes, kLegacyTorchPrefix, sizeof kLegacyTorchPrefix - 1)) {
-    return "a PyTorch checkpoint (legacy torch.save format, before PyTorch 1.6: pickles, not a zip) — not "
-           "readable yet; " +
-           torch_conversion_hint(kTorchLoad);
+  if (is_legacy_torch(bytes)) {
+    return "a PyTorch checkpoint in the legacy torch.save format (before PyTorch 1.6, or "
+           "_use_new_zipfile_serialization=False: a series of pickles, not a zip) — not read: BLAScope reads "
+           "torch.save's zip format; convert it by loading and re-saving it with a current PyTorch: "
+           "torch.save(" +
+           std::string(kTorchLoad) + ", 'model.pt')";
   }
   if (bytes.size() < 2 || std::to_integer<unsigned>(bytes[0]) != 0x80) return std::nullopt;
   const unsigned protocol = std::to_integer<unsigned>(bytes[1]);

@@ -16,6 +16,8 @@ void read_tensor_bytes(const TensorFile& file, const TensorInfo& tensor, std::by
                        storage.crc32, tensor.name);
   reader.skip(tensor.data_offset);
   reader.read(std::span(dst, tensor.nbytes));  // throws if the member ends early
+  // A PyTorch view may end before its storage does; the rest is inflated to check the CRC-32.
+  reader.skip(storage.member_size - tensor.data_offset - tensor.nbytes);
   reader.finish();
 }
 

@@ -20,9 +20,10 @@ std::string_view name(FileFormat format) {
   switch (format) {
     case FileFormat::Npy: return "npy";
     case FileFormat::Npz: return "npz";
-    case FileFormat::Safetensors: break;
+    case FileFormat::Safetensors: return "safetensors";
+    case FileFormat::PyTorch: break;
   }
-  return "safetensors";
+  return "pytorch";
 }
 
 }  // namespace blasscope::core

@@ -46,7 +46,7 @@ struct TensorInfo {
   std::string dtype_name() const;
 };
 
-enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors };
+enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors, PyTorch };
 std::string_view name(FileFormat format);
 
 struct TensorFile {
@@ -54,7 +54,8 @@ struct TensorFile {
   FileFormat format = FileFormat::Npy;
   std::uint64_t file_size = 0;
   std::vector<TensorInfo> tensors;
-  std::vector<std::pair<std::string, std::string>> metadata;  // safetensors __metadata__
+  // safetensors __metadata__; a PyTorch checkpoint's non-tensor values ("epoch" -> "3")
+  std::vector<std::pair<std::string, std::string>> metadata;
   std::shared_ptr<const MappedFile> mapping;
 };
 

@@ -6,6 +6,7 @@
 #include "io/little_endian.h"
 #include "io/npy_reader.h"
 #include "io/npz_reader.h"
+#include "io/pytorch_reader.h"
 #include "io/recognised_formats.h"
 #include "io/safetensors_reader.h"
 
@@ -27,6 +28,9 @@ TensorFile open_tensor_file(const std::string& path) {
     return read_npy(std::move(mapping), std::filesystem::path(path).stem().string());
   }
   if (has_prefix(bytes, "PK\x03\x04", 4) || has_prefix(bytes, "PK\x05\x06", 4)) {
+    // .npz and torch.save's zip format are both zips: data.pkl in a top folder says PyTorch.
+    const std::vector<ZipMember> members = read_zip_directory(bytes);
+    if (is_pytorch_archive(members)) return read_pytorch(std::move(mapping), members);
     return read_npz(std::move(mapping));
   }
   if (has_prefix(bytes, "\x89HDF\r\n\x1a\n", 8)) {

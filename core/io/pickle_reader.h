@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blasscope::core {
+
+// One value of a pickle, as data: nothing in a pickle is ever imported or called. A REDUCE
+// becomes a Call node (callable and argument tuple) for the caller to interpret.
+struct PickleNode {
+  enum class Kind : std::uint8_t {
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    Bytes,
+    Tuple,
+    List,
+    Dict,
+    Global,
+    Call,
+    PersistentId
+  };
+  Kind kind = Kind::None;
+  bool boolean = false;
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string text;  // String, Bytes; Global: "module.name"
+  // Tuple, List: the elements. Dict: key, value, key, value... Call: callable, argument tuple.
+  // PersistentId: the id.
+  std::vector<std::uint32_t> items;
+};
+
+// A whole pickle: an arena of nodes (a memo may share one node many times, and a list may even
+// hold itself, so nodes refer to each other by index and whoever walks them bounds the depth).
+struct Pickle {
+  std::vector<PickleNode> nodes;
+  std::uint32_t root = 0;
+  const PickleNode& at(std::uint32_t index) const { return nodes[index]; }
+};
+
+std::string_view name(PickleNode::Kind kind);
+
+// The globals a torch.save checkpoint may name, as torch.load(weights_only=True) allows
+// them: collections.OrderedDict, torch._utils._rebuild_tensor_v2 / _rebuild_parameter and
+// the torch.*Storage types. REDUCE of collections.OrderedDict() gives an empty Dict.
+bool is_allowed_torch_global(std::string_view qualified_name);
+
+// Reads a pickle of protocol 2 to 5 without running anything: a GLOBAL outside `allowed`
+// (posix.system, builtins.eval...) is refused by name before anything else happens. Only the
+// opcodes torch.save writes are understood. Throws InputError (prefixed with `what`) naming
+// the opcode and its byte offset. Memory is bounded by the input size.
+Pickle read_pickle(std::span<const std::byte> bytes, const std::string& what,
+                   bool (*allowed)(std::string_view) = &is_allowed_torch_global);
+
+}  // namespace blasscope::core
