@@ -12,7 +12,8 @@ inline constexpr const char* kCliUsage = R"(usage: blasscope-cli COMMAND [OPTION
 Inspects BLAS/LAPACK workloads and the tensors they read, headless.
 
 commands:
-  inspect FILE [--json]   list the tensors in FILE (.npy, .npz, .safetensors; the format is
+  inspect FILE [--json]   list the tensors in FILE (.npy, .npz, .safetensors, a torch.save
+                          checkpoint .pt/.pth read without running its pickle; the format is
                           recognised by its magic bytes) with dtype, shape, memory order,
                           alignment and a count of NaN, +/-Inf, zero and subnormal values;
                           tensors of strings, structured, object (pickled) or long double dtypes

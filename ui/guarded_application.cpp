@@ -27,9 +27,18 @@ void GuardedApplication::report(const QString& message) {
   m_last = message;
   std::fprintf(stderr, "blasscope: %s\n", message.toLocal8Bit().constData());
   if (platformName() == QStringLiteral("offscreen")) return;  // nobody to click the box away
-  // Shown from the event loop, not from inside the handler that failed.
-  QTimer::singleShot(0, this,
-                     [message] { QMessageBox::critical(QApplication::activeWindow(), tr("BLAScope"), message); });
+  // Shown from the event loop, not from inside the handler that failed, and one box at a time:
+  // a handler that fails on every call (a paint event) must not stack up boxes.
+  if (m_box_open) return;
+  m_box_open = true;
+  QTimer::singleShot(0, this, [this] {
+    const int before = m_caught;
+    QMessageBox::critical(QApplication::activeWindow(), tr("BLAScope"), m_last);
+    if (m_caught > before) {
+      std::fprintf(stderr, "blasscope: %d more failures while the message was shown\n", m_caught - before);
+    }
+    m_box_open = false;
+  });
 }
 
 }  // namespace blasscope::ui

@@ -24,6 +24,7 @@ class GuardedApplication : public QApplication {
 
   int m_caught = 0;
   QString m_last;
+  bool m_box_open = false;  // a message box is showing (or queued)
 };
 
 }  // namespace blasscope::ui

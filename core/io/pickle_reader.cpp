@@ -163,6 +163,13 @@ class PickleParser {
 
   void global(const std::string& module, const std::string& qualname) {
     const std::string full = module + "." + qualname;
+    if (!m_allowed(full) && full.starts_with("torch.")) {
+      // Newer PyTorch names more of its own (_rebuild_tensor_v3 and torch.float8_e4m3fn for
+      // the dtypes that have no typed storage): not hostile, just not read here yet.
+      fail_unsupported(m_what + ": uses '" + full +
+                       "', a part of PyTorch's format this reader does not support yet (nothing was loaded or "
+                       "called); re-save the tensors in a dtype such as float32 or bfloat16, or as safetensors");
+    }
     if (!m_allowed(full)) {
       fail_unsupported(m_what + ": refers to the global '" + full +
                        "', which a checkpoint of tensors never needs: refused, nothing was loaded or called "
@@ -185,7 +192,12 @@ class PickleParser {
     push(sequence(PickleNode::Kind::Call, {callable, args}));
   }
 
-  void memo_put(std::uint32_t key) { m_memo[key] = top(); }
+  void memo_put(std::uint32_t key) {
+    // A pickle memoizes each value it builds once; MEMOIZE repeated on one value would grow
+    // the table by a few bytes of input each.
+    if (m_memo.size() > m_nodes.size() + 1024 && !m_memo.contains(key)) fail("more memo entries than values");
+    m_memo[key] = top();
+  }
   void memo_get(std::uint32_t key) {
     const auto it = m_memo.find(key);
     if (it == m_memo.end()) fail("memo entry " + std::to_string(key) + " was never stored");
@@ -311,7 +323,9 @@ class PickleParser {
         if (m_nodes[module].kind != K::String || m_nodes[qualname].kind != K::String) {
           fail("module and name must be strings");
         }
-        global(m_nodes[module].text, m_nodes[qualname].text);
+        // Copies: global() pushes a node, which may move m_nodes.
+        const std::string module_name = m_nodes[module].text, qualified = m_nodes[qualname].text;
+        global(module_name, qualified);
         return;
       }
       case 'R': reduce(); return;

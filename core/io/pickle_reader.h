@@ -54,7 +54,9 @@ bool is_allowed_torch_global(std::string_view qualified_name);
 // Reads a pickle of protocol 2 to 5 without running anything: a GLOBAL outside `allowed`
 // (posix.system, builtins.eval...) is refused by name before anything else happens. Only the
 // opcodes torch.save writes are understood. Throws InputError (prefixed with `what`) naming
-// the opcode and its byte offset. Memory is bounded by the input size.
+// the opcode and its byte offset. Memory is bounded whatever the input claims: at most 4 Mi
+// values (about as many memo entries and stack slots), 1000 nested MARKs, strings no longer
+// than the input.
 Pickle read_pickle(std::span<const std::byte> bytes, const std::string& what,
                    bool (*allowed)(std::string_view) = &is_allowed_torch_global);
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <filesystem>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "io/inflate_reader.h"
 #include "io/input_error.h"
@@ -42,6 +43,9 @@ constexpr int kMaxDepth = 64;
 constexpr std::size_t kMaxDims = 64;
 // Metadata values are shown, not stored: a long list is cut here.
 constexpr std::size_t kMaxMetadataText = 200;
+// A state_dict's keys are attribute names; a dotted name is a few of them.
+constexpr std::size_t kMaxKeyBytes = 1024;
+constexpr std::size_t kMaxNameBytes = 4096;
 
 bool top_folder_pickle(const std::string& name) {
   constexpr std::string_view pickle = "/data.pkl";
@@ -83,10 +87,23 @@ class CheckpointReader {
     const std::vector<std::byte> bytes = member_bytes(m_prefix + "data.pkl", kMaxPickleBytes);
     m_pickle = read_pickle(bytes, m_prefix + "data.pkl");
     m_visit_budget = 4 * m_pickle.nodes.size() + 1024;
+    m_text_budget = 64 * bytes.size() + (std::size_t{1} << 20);
     walk(m_pickle.root, "", 0);
+    make_names_unique();
   }
 
  private:
+  // {"a.b": t1, "a": {"b": t2}} gives two tensors named a.b: the later ones get "#2", "#3", so
+  // a workload's "key" names exactly one tensor.
+  void make_names_unique() {
+    std::unordered_set<std::string> taken;
+    for (TensorInfo& tensor : m_file.tensors) {
+      std::string unique = tensor.name;
+      for (int n = 2; !taken.insert(unique).second; ++n) unique = tensor.name + "#" + std::to_string(n);
+      tensor.name = std::move(unique);
+    }
+  }
+
   const ZipMember* find(const std::string& name) const {
     const auto it = m_members.find(name);
     return it == m_members.end() ? nullptr : it->second;
@@ -124,8 +141,22 @@ class CheckpointReader {
 
   const PickleNode& node(std::uint32_t index) const { return m_pickle.at(index); }
 
-  static std::string join(const std::string& prefix, const std::string& key) {
-    return prefix.empty() ? key : prefix + "." + key;
+  // Names are built from keys a pickle can reuse any number of times (BINGET), so their total
+  // length is paid for from a budget proportional to data.pkl, like the walk's steps.
+  std::string join(const std::string& prefix, const std::string& key) {
+    std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (name.size() > kMaxNameBytes) {
+      fail_malformed("'" + name.substr(0, 80) + "...': a tensor name longer than " + std::to_string(kMaxNameBytes) +
+                     " bytes");
+    }
+    charge_text(name.size(), name);
+    return name;
+  }
+  void charge_text(std::size_t bytes, const std::string& name) {
+    if (bytes > m_text_budget) {
+      fail_malformed("'" + name.substr(0, 80) + "': names and values repeat more text than the checkpoint holds");
+    }
+    m_text_budget -= bytes;
   }
   static bool is_structured(K kind) {
     return kind == K::Dict || kind == K::List || kind == K::Tuple || kind == K::Call || kind == K::PersistentId;
@@ -133,7 +164,13 @@ class CheckpointReader {
 
   std::string key_text(std::uint32_t key, const std::string& where) {
     const PickleNode& k = node(key);
-    if (k.kind == K::String) return k.text;
+    if (k.kind == K::String) {
+      if (k.text.size() > kMaxKeyBytes) {
+        fail_malformed("'" + where.substr(0, 80) + "': a dict key of " + std::to_string(k.text.size()) +
+                       " bytes (a checkpoint's keys are names, at most " + std::to_string(kMaxKeyBytes) + ")");
+      }
+      return k.text;
+    }
     if (is_structured(k.kind)) fail_malformed("'" + where + "': a dict key is a " + std::string(name(k.kind)));
     m_render_budget = 1;
     return render(key, 0);
@@ -155,7 +192,12 @@ class CheckpointReader {
         if (text.find_first_of(".eni") == std::string::npos) text += ".0";  // Python's 1.0, not 1
         return text;
       }
-      case K::String: return depth == 0 ? n.text : enclosed('\'', n.text, "'");
+      case K::String: {
+        const std::string_view text = std::string_view(n.text).substr(0, kMaxMetadataText);
+        const std::string_view more = n.text.size() > kMaxMetadataText ? "..." : "";
+        return depth == 0 ? std::string(text) + std::string(more)
+                          : enclosed('\'', text, std::string("'") + std::string(more));
+      }
       case K::Bytes: return enclosed('<', std::to_string(n.text.size()), " bytes>");
       case K::Global: return enclosed('<', n.text, ">");
       case K::Call:
@@ -213,7 +255,9 @@ class CheckpointReader {
       default: break;
     }
     m_render_budget = 4 * kMaxMetadataText;
-    m_file.metadata.emplace_back(name.empty() ? "value" : name, render(index, 0));
+    std::string value = render(index, 0);
+    charge_text(value.size(), name);
+    m_file.metadata.emplace_back(name.empty() ? "value" : name, std::move(value));
   }
 
   void call(const PickleNode& n, const std::string& name, int depth) {
@@ -358,6 +402,7 @@ class CheckpointReader {
   Pickle m_pickle;
   std::size_t m_visit_budget = 0;   // see spend()
   std::size_t m_render_budget = 0;  // nodes one metadata value may render
+  std::size_t m_text_budget = 0;    // bytes of names and metadata text still allowed
 };
 
 }  // namespace

@@ -84,7 +84,7 @@ SessionFile parse_session(const std::string& text, const std::string& path) {
   }
   const json version = field("version");
   if (!version.is_number_integer()) fail_malformed("a session's \"version\" must be an integer, not " + version.dump());
-  if (version.get<std::int64_t>() < 1 || version.get<std::int64_t>() > kSessionFormatVersion) {
+  if (version < json(1) || version > json(kSessionFormatVersion)) {  // 2^64 - 1 compares too
     fail_unsupported("session format version " + version.dump() + " is not one this BLAScope reads (1 to " +
                      std::to_string(kSessionFormatVersion) + ")");
   }

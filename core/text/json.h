@@ -72,7 +72,14 @@ template <typename BasicJson, typename Value>
 void checked_leaf(const BasicJson& j, Value& out) {
   // nlohmann reads a bool as a number and the reverse; a field of one kind holding the other
   // is a damaged file.
-  using nlohmann::detail::value_t;
+  // A non-finite double is written as null (JSON has no Inf or NaN: nlohmann's dump), so null
+  // reads back as NaN: a file BLAScope wrote must open again.
+  if constexpr (std::is_floating_point_v<Value>) {
+    if (j.is_null()) {
+      out = std::numeric_limits<Value>::quiet_NaN();
+      return;
+    }
+  }
   const bool fits = std::is_same_v<Value, bool>       ? j.is_boolean()
                     : std::is_floating_point_v<Value> ? j.is_number()
                                                       : j.is_string();

@@ -2,6 +2,7 @@
 // with an InputError naming what was wrong (never an uncaught exception, a crash or UB).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -93,11 +94,10 @@ TEST(SessionFile, HostileEventsAreRefusedNamingTheEvent) {
   EXPECT_NE(m_huge.find("field \"record.m\""), std::string::npos) << m_huge;
   const std::string peak =
       refusal(session_with(R"({"event":"run_started","environment":{"cpu":{"peak_gflops_fp64":"fast"}}})"));
-  EXPECT_NE(peak.find("field \"environment.cpu.peak_gflops_fp64\": expected a number, got \"fast\""),
-            std::string::npos)
+  EXPECT_NE(peak.find("field \"environment.cpu.peak_gflops_fp64\": expected a number, got \"fast\""), std::string::npos)
       << peak;
-  const std::string shape = refusal(session_with(
-      R"({"event":"kernel_finished","record":{"op":0,"operands":[{"role":"a","shape":[2,true]}]}})"));
+  const std::string shape = refusal(
+      session_with(R"({"event":"kernel_finished","record":{"op":0,"operands":[{"role":"a","shape":[2,true]}]}})"));
   EXPECT_NE(shape.find("field \"record.operands[0].shape[1]\""), std::string::npos) << shape;
   for (const char* event : {R"({"event":"run_started","environment":"x86"})",
                             R"({"event":"run_started","environment":{"cpu":{"peak_gflops_fp64":"fast"}}})",
@@ -107,6 +107,18 @@ TEST(SessionFile, HostileEventsAreRefusedNamingTheEvent) {
     const std::string why = refusal(session_with(event));
     EXPECT_NE(why.find("event 1"), std::string::npos) << event << " -> " << why;
   }
+}
+
+TEST(SessionFile, ANonFiniteNumberWrittenAsNullReadsBackAsNaN) {
+  // nlohmann writes Inf and NaN as null: a comparison of a NaN mismatch (max_abs_diff = inf).
+  const SessionFile file = parse_session(
+      session_with(R"({"event":"comparison","op":0,"max_abs_diff":null,"max_rel_diff":null,"agree":false})"), "s.json");
+  ASSERT_EQ(file.run.comparisons.size(), 1u);
+  EXPECT_TRUE(std::isnan(file.run.comparisons[0].max_abs_diff));
+  EXPECT_FALSE(file.run.comparisons[0].agree);
+  EXPECT_NE(refusal(R"({"format":"blasscope-session","version":18446744073709551615,"events":[]})")
+                .find("version 18446744073709551615"),
+            std::string::npos);
 }
 
 TEST(SessionFile, AnUnknownEventKindIsSkippedAndCounted) {

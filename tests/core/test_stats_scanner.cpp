@@ -110,6 +110,17 @@ TEST(StatsScanner, StopRequestCancelsTheScan) {
   std::stop_source stop;
   ScanOptions options;
   options.stop = stop.get_token();
+  // One thread: the caller scans every unit, so its first progress report (and the stop it
+  // asks for) comes before the last unit. With helpers, a loaded machine could let them
+  // finish everything before the caller reports once.
+  options.threads = 1;
   options.progress = [&](std::uint64_t, std::uint64_t) { stop.request_stop(); };
   EXPECT_THROW(scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), options), ScanCancelled);
+  // With helpers, a stop asked for before the scan cancels it too.
+  std::stop_source early;
+  early.request_stop();
+  ScanOptions parallel;
+  parallel.stop = early.get_token();
+  parallel.threads = 4;
+  EXPECT_THROW(scan_bytes(DType::Float64, ByteOrder::Little, bytes_of(v), parallel), ScanCancelled);
 }

@@ -289,12 +289,14 @@ class Rejections(unittest.TestCase):
             self.assertEqual(json.load(f)["workload_file"], os.path.abspath(workload))
 
     def test_a_killed_cli_leaves_no_worker_and_no_partial_files(self):
-        # A GEMM that runs for seconds; the CLI is killed while the worker computes it.
+        # A GEMM, then an SVD that never returns (an Inf makes dgesdd spin in dbdsqr): the CLI is
+        # killed while the worker is inside it, however fast the machine.
         workload = write_workload("killed-mid-run.json", {
-            "name": "killed-mid-run",
-            "tensors": {"a": {"shape": [6000, 6000], "dtype": "float64", "fill": "uniform", "seed": 1},
-                        "b": {"shape": [6000, 6000], "dtype": "float64", "fill": "uniform", "seed": 2}},
-            "ops": [{"op": "gemm", "a": "a", "b": "b", "out": "c"}]})
+            "name": "killed-mid-run", "timeout": 120,
+            "tensors": {"a": {"shape": [6, 4], "dtype": "float64", "seed": 6, "inf": 1},
+                        "b": {"shape": [4, 6], "dtype": "float64", "seed": 2}},
+            "ops": [{"op": "gemm", "a": "a", "b": "b", "out": "c"},
+                    {"op": "svd", "a": "a", "driver": "gesdd", "compute_uv": True, "out": "s"}]})
         session = os.path.join(WORK, "killed.session.json")
         outputs = os.path.join(WORK, "killed-outputs")
         proc = subprocess.Popen([CLI, "run", workload, "--session", session, "--save-outputs", outputs],
@@ -326,6 +328,8 @@ class Rejections(unittest.TestCase):
         left = os.listdir(outputs) if os.path.isdir(outputs) else []
         self.assertFalse(os.path.exists(session) or os.path.exists(session + ".part"))
         self.assertEqual([f for f in left if not f.endswith(".npy") or f.endswith(".part")], [])
+        for name in left:  # the GEMM's result, written before the SVD began, is whole
+            self.assertEqual(np.load(os.path.join(outputs, name)).shape, (6, 6))
 
     def test_usage_errors_exit_2(self):
         for args in (("run",), ("run", "w.json", "--device", "tpu"), ("run", "w.json", "--trace"),
