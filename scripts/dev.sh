@@ -6,6 +6,9 @@
 #   scripts/dev.sh fuzz [SECONDS]     build the libFuzzer harnesses (clang) and run each one for
 #                                     SECONDS (default 60) from seeds the test generators make;
 #                                     crashes land in build-fuzz/crashes/NAME/
+#   scripts/dev.sh sanitize [--ci]    ASan + UBSan build in build-sanitize/ (BLASSCOPE_SANITIZE_BUILD_DIR)
+#                                     and every test under it; --ci: the core and e2e tests only,
+#                                     which `test` also runs when CI=true
 #   scripts/dev.sh gpu-test           on a machine with a GPU: build, run the GPU tests, the GPU
 #                                     benchmark and the scenarios on CPU and GPU side by side
 #   scripts/dev.sh gpu-bundle [DIR]   build here and pack what gpu-test needs (binaries, their
@@ -34,7 +37,7 @@ FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 FUZZ_HARNESSES=(npy npz safetensors tensor_file python_literal workload session recording triage pytorch pickle)
 
 usage() {
-  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed -n 's/^# \{0,1\}//p'
 }
 
 missing_packages() {
@@ -118,6 +121,67 @@ run_demo() {
 run_tests() {
   export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
   ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "$(nproc)"
+}
+
+SANITIZE_BUILD="${BLASSCOPE_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
+# What CI runs under the sanitizers (`sanitize --ci`): the core and end-to-end suites, which
+# drive the CLI and worker through every reader, op and crash path. The GUI's build and tests
+# are left to a run by hand: on two cores they take it from about 12 to 18 minutes.
+SANITIZE_CI_LABELS='^(core|e2e)$'
+
+# Options for every instrumented process the tests start, the worker under the CLI under Python
+# included. Reports go to files rather than stderr, so one in a grandchild whose exit status a
+# test accepts still fails the run.
+export_sanitizer_options() {
+  local logs="$1"
+  export BLASSCOPE_SANITIZED=1  # tests that set RLIMIT_AS use ASan's own cap instead
+  # handle_segv=0: a worker killed by SIGSEGV (a guard page, a bad pointer handed to OpenBLAS)
+  # is something BLAScope reports, so the signal must reach its default action.
+  export ASAN_OPTIONS="handle_segv=0:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$logs/asan"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
+}
+
+run_sanitize() {
+  local ci=0
+  case "${1:-}" in
+    --ci) ci=1 ;;
+    "") ;;
+    *) usage >&2; return 2 ;;
+  esac
+  local logs="$SANITIZE_BUILD/sanitizer-logs" started=$SECONDS
+  local args=(-S "$ROOT" -B "$SANITIZE_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DBLASSCOPE_SANITIZE=ON)
+  command -v ccache >/dev/null 2>&1 && args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  local ctest_args=(--test-dir "$SANITIZE_BUILD" --output-on-failure --timeout 900 -j "$(nproc)")
+  local scope="everything"
+  if [ "$ci" = 1 ]; then
+    args+=(-DBLASSCOPE_BUILD_GUI=OFF)
+    ctest_args+=(-L "$SANITIZE_CI_LABELS")
+    scope="CI subset: no GUI, core and e2e tests"
+  else
+    args+=(-DBLASSCOPE_BUILD_GUI=ON)
+  fi
+  echo "==== sanitize: ASan + UBSan build in $SANITIZE_BUILD ($scope)"
+  install_packages
+  rm -rf "$logs" && mkdir -p "$logs"
+  export_sanitizer_options "$logs"  # the build runs test_core to list its tests
+  local build="ok" tests="not run"
+  cmake "${args[@]}" && cmake --build "$SANITIZE_BUILD" --parallel "$(nproc)" || build="FAILED"
+  local built=$SECONDS
+  if [ "$build" = ok ]; then
+    echo "==== sanitize: tests ($scope)"
+    tests="passed"
+    QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}" ctest "${ctest_args[@]}" || tests="FAILED"
+  fi
+  local reports=("$logs"/*)
+  [ -e "${reports[0]}" ] || reports=()
+  local report
+  for report in "${reports[@]}"; do
+    echo "==== sanitize: report $report"
+    head -n 60 "$report"
+  done
+  echo "==== sanitize summary ($scope): build $build ($((built - started)) s), tests $tests" \
+       "($((SECONDS - built)) s), ${#reports[@]} sanitizer report(s)"
+  [ "$build" = ok ] && [ "$tests" = passed ] && [ "${#reports[@]}" -eq 0 ]
 }
 
 # The shared libraries an ELF file needs beyond the C runtime and CUDA (which the GPU machine has).
@@ -315,9 +379,19 @@ main() {
   [ $# -gt 0 ] && shift
   case "$cmd" in
     run) build; run_demo "$@" ;;
-    test) build; run_tests ;;
+    test)
+      build
+      local status=0
+      run_tests || status=1
+      # CI also runs the sanitizer subset, whether or not the normal suite passed.
+      if [ "${CI:-}" = true ]; then
+        run_sanitize --ci || status=1
+      fi
+      return "$status"
+      ;;
     build) build ;;
     fuzz) EXTRA_PACKAGES=("${FUZZ_PACKAGES[@]}"); build; run_fuzz "$@" ;;
+    sanitize) run_sanitize "$@" ;;
     gpu-test)
       # A prebuilt bundle (gpu-bundle) serves GPU machines that cannot install packages.
       if [ "${BLASSCOPE_PREBUILT:-0}" = 1 ] && [ -x "$BUILD/bin/blasscope-cli" ]; then

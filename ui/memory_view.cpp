@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "bar_chart_axes.h"
+#include "replace_chart.h"
 #include "report/inspect_text.h"
 
 namespace blasscope::ui {
@@ -164,7 +165,7 @@ void MemoryView::setDocument(const RunDocument* doc) {
   }
   useRoundTicks(x, span, false);
   useRoundTicks(y, y_top, false);
-  m_timeline->setChart(timeline);
+  replaceChart(m_timeline, timeline);
 
   std::sort(tensors.begin(), tensors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   if (tensors.size() > 12) tensors.resize(12);
@@ -184,7 +185,7 @@ void MemoryView::setDocument(const RunDocument* doc) {
   tensorChart->legend()->hide();
   auto* size_axis = attachBarAxes(tensorChart, bars, names, Qt::AlignLeft, Qt::AlignBottom, QStringLiteral("%.3g"));
   useRoundTicks(size_axis, static_cast<double>(largest_tensor) / tensor_scale, false);
-  m_tensors->setChart(tensorChart);
+  replaceChart(m_tensors, tensorChart);
 
   const auto& cpu = run.environment.cpu;
   QString summary = tr("Peak: <b>%1</b> · predicted for the whole workload: %2 · budget: %3 · host available: %4")

@@ -16,6 +16,7 @@
 #include "analysis/tensor_layout.h"
 #include "analysis/value_histogram.h"
 #include "bar_chart_axes.h"
+#include "replace_chart.h"
 #include "report/inspect_text.h"
 #include "tensor_table_model.h"
 
@@ -134,20 +135,20 @@ void TensorsView::showHistogram(int row) {
   chart->legend()->hide();
   m_positions->clear();
   if (!t || !m_doc) {
-    m_chart->setChart(chart);
+    replaceChart(m_chart, chart);
     return;
   }
   // The values were read off the GUI thread (TensorValuesJob); until they arrive, say so.
   if (!m_doc->values) {
     chart->setTitle(tr("Reading the values of '%1'…").arg(QString::fromStdString(t->info.name)));
-    m_chart->setChart(chart);
+    replaceChart(m_chart, chart);
     return;
   }
   const auto found = m_doc->values->histograms.find(t->info.name);
   if (found == m_doc->values->histograms.end()) {
     const auto why = m_doc->values->why_not.find(t->info.name);
     chart->setTitle(why != m_doc->values->why_not.end() ? why->second : tr("No values to show."));
-    m_chart->setChart(chart);
+    replaceChart(m_chart, chart);
     return;
   }
   core::ValueHistogram h = found->second;
@@ -186,7 +187,7 @@ void TensorsView::showHistogram(int row) {
                           .arg(h.sampled)
                           .arg(h.low, 0, 'g', 4)
                           .arg(h.high, 0, 'g', 4));
-  m_chart->setChart(chart);
+  replaceChart(m_chart, chart);
   // The full scan, when there was one, counts every value; the histogram only samples.
   if (t->stats && t->stats->nonfinite() > 0 && h.nonfinite == 0) {
     m_positions->setText(tr("%1 NaN/Inf values in the whole tensor, the first at %2; none among the %3 values "
