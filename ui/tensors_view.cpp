@@ -62,18 +62,21 @@ QString shardsSummary(const core::InspectReport& report) {
                              : QObject::tr("<b>Sharded checkpoint</b>: %1 shards, index: %2"))
                      .arg(count)
                      .arg(index.toHtmlEscaped());
-  html += QStringLiteral("<table cellspacing='0' cellpadding='1'><tr><th align='left'>%1</th><th align='left'>&nbsp;&nbsp;%2</th>"
-                         "<th align='right'>&nbsp;&nbsp;%3</th><th align='right'>&nbsp;&nbsp;%4</th><th align='right'>&nbsp;&nbsp;%5</th></tr>")
+  html += QStringLiteral(
+              "<table cellspacing='0' cellpadding='1'><tr><th align='left'>%1</th><th align='left'>&nbsp;&nbsp;%2</th>"
+              "<th align='right'>&nbsp;&nbsp;%3</th><th align='right'>&nbsp;&nbsp;%4</th><th "
+              "align='right'>&nbsp;&nbsp;%5</th></tr>")
               .arg(QObject::tr("Shard"), QObject::tr("Format"), QObject::tr("Size"), QObject::tr("Tensors"),
                    QObject::tr("Tensor bytes"));
   for (const core::ShardSummary& shard : report.shards) {
-    html += QStringLiteral("<tr><td>%1</td><td>&nbsp;&nbsp;%2</td><td align='right'>%3</td><td align='right'>%4</td>"
-                           "<td align='right'>%5</td></tr>")
-                .arg(QString::fromStdString(shard.name).toHtmlEscaped(),
-                     QString::fromUtf8(core::name(shard.format).data()),
-                     QString::fromStdString(core::format_bytes(shard.file_size)))
-                .arg(shard.tensor_count)
-                .arg(QString::fromStdString(core::format_bytes(shard.tensor_bytes)));
+    html +=
+        QStringLiteral(
+            "<tr><td>%1</td><td>&nbsp;&nbsp;%2</td><td align='right'>%3</td><td align='right'>%4</td>"
+            "<td align='right'>%5</td></tr>")
+            .arg(QString::fromStdString(shard.name).toHtmlEscaped(), QString::fromUtf8(core::name(shard.format).data()),
+                 QString::fromStdString(core::format_bytes(shard.file_size)))
+            .arg(shard.tensor_count)
+            .arg(QString::fromStdString(core::format_bytes(shard.tensor_bytes)));
   }
   return html + QStringLiteral("</table>");
 }
@@ -128,7 +131,8 @@ void TensorsView::setDocument(const RunDocument* doc) {
   if (doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect) rows = doc->inspect->tensors;
   if (doc && doc->kind == RunDocument::Kind::Workload) rows = workload_rows(*doc);
   m_model->setTensors(std::move(rows));
-  const bool sharded = doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect && !doc->inspect->shards.empty();
+  const bool sharded =
+      doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect && !doc->inspect->shards.empty();
   m_table->setColumnHidden(TensorTableModel::Shard, !sharded);
   m_shards->setVisible(sharded);
   if (sharded) m_shards->setText(shardsSummary(*doc->inspect));

@@ -96,7 +96,7 @@ void add_ieee(const IeeeAccumulator<U>& acc, std::uint64_t count, TensorStats& o
 // cache lines ahead; without explicit prefetch it stalls on memory at a quarter of the
 // bandwidth a plain read gets. So: scan in strips, prefetching a few strips ahead.
 constexpr std::uint64_t kStripWideBytes = 1024;
-constexpr std::uint64_t kStrip16Bytes = 4096;  // 16-bit lanes: a longer strip pays the reduction less often
+constexpr std::uint64_t kStrip16Bytes = 4096;   // 16-bit lanes: a longer strip pays the reduction less often
 constexpr std::uint64_t kPrefetchBytes = 2048;  // measured best of 256..64K
 
 template <typename U, U kExpMask, U kMinNormal>

@@ -97,8 +97,8 @@ TensorStats scan_in_parallel(DType dtype, ByteOrder order, std::span<const std::
 
 TensorStats scan_deflated(const TensorFile& file, const TensorInfo& tensor, const ScanOptions& options) {
   const auto& storage = tensor.storage;
-  InflateReader reader(mapping_of(file, tensor).bytes().subspan(storage.stream_offset, storage.stream_size), storage.member_size,
-                       storage.crc32, tensor.name);
+  InflateReader reader(mapping_of(file, tensor).bytes().subspan(storage.stream_offset, storage.stream_size),
+                       storage.member_size, storage.crc32, tensor.name);
   reader.skip(tensor.data_offset);
   const std::size_t size = item_size(tensor.dtype);
   std::vector<std::byte> buffer(std::max<std::uint64_t>(kInflateBytes / size, 1) * size);

@@ -14,7 +14,9 @@ using nlohmann::json;
 constexpr int kMaxIndexDepth = 16;
 constexpr std::size_t kMaxShardNameBytes = 4096;
 
-std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
+std::string in_quotes(const std::string& text) {
+  return "'" + text + "'";
+}
 
 std::string describe(const json& value) {
   if (value.is_string()) return value.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -18,12 +18,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr unsigned kOpenThreads = 4;        // shards are opened a few at a time: headers are small
+constexpr unsigned kOpenThreads = 4;         // shards are opened a few at a time: headers are small
 constexpr std::size_t kListedWarnings = 20;  // tensors missing from the weight_map named one by one
 
-std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
+std::string in_quotes(const std::string& text) {
+  return "'" + text + "'";
+}
 
-[[noreturn]] void fail(InputError::Kind kind, const std::string& message) { throw InputError(kind, message); }
+[[noreturn]] void fail(InputError::Kind kind, const std::string& message) {
+  throw InputError(kind, message);
+}
 
 // Missing or not a regular file: named before any shard is opened (a FIFO would block open()).
 void check_shard_files(const std::string& folder, const ShardIndex& index) {
@@ -39,8 +43,8 @@ void check_shard_files(const std::string& folder, const ShardIndex& index) {
     }
     const std::string why = !fs::exists(status) ? " is missing" : " is not a regular file";
     fail(InputError::Kind::Malformed, "shard " + in_quotes(shard) + why + ": the index maps " + std::to_string(listed) +
-                                          (listed == 1 ? " tensor" : " tensors") + " to it (e.g. " + in_quotes(example) +
-                                          ")");
+                                          (listed == 1 ? " tensor" : " tensors") + " to it (e.g. " +
+                                          in_quotes(example) + ")");
   }
 }
 
@@ -56,7 +60,8 @@ std::vector<TensorFile> open_shards(const std::string& folder, const std::vector
       try {
         opened[i] = open_single_tensor_file((fs::path(folder) / names[i]).string());
       } catch (const InputError& error) {
-        errors[i] = std::make_exception_ptr(InputError(error.kind(), "shard " + in_quotes(names[i]) + ": " + error.what()));
+        errors[i] =
+            std::make_exception_ptr(InputError(error.kind(), "shard " + in_quotes(names[i]) + ": " + error.what()));
         failed = true;
       } catch (...) {
         errors[i] = std::current_exception();
@@ -106,11 +111,11 @@ void check_against_index(TensorFile& out, const ShardIndex& index,
                             {{"shard", tensor.shard}}});
   }
   if (unlisted > kListedWarnings) {
-    out.warnings.push_back({"shard-tensor-not-indexed",
-                            std::to_string(unlisted - kListedWarnings) +
-                                " more tensors in the shards are not in the index's weight_map",
-                            "",
-                            {{"count", std::to_string(unlisted)}}});
+    out.warnings.push_back(
+        {"shard-tensor-not-indexed",
+         std::to_string(unlisted - kListedWarnings) + " more tensors in the shards are not in the index's weight_map",
+         "",
+         {{"count", std::to_string(unlisted)}}});
   }
   if (!index.total_size) return;
   std::uint64_t tensor_bytes = 0;
@@ -169,8 +174,8 @@ TensorFile read_shards(const std::string& folder, const std::vector<std::string>
     for (TensorInfo& tensor : shard.tensors) {
       const auto [it, fresh] = owner.emplace(tensor.name, name);
       if (!fresh) {
-        fail(InputError::Kind::Malformed,
-             "tensor " + in_quotes(tensor.name) + " is in two shards: " + in_quotes(it->second) + " and " + in_quotes(name));
+        fail(InputError::Kind::Malformed, "tensor " + in_quotes(tensor.name) + " is in two shards: " +
+                                              in_quotes(it->second) + " and " + in_quotes(name));
       }
       summary.tensor_bytes += tensor.nbytes;
       if (!tensor.storage.mapping) tensor.storage.mapping = shard.mapping;

@@ -32,7 +32,6 @@ TensorFile read_sharded_directory(const std::string& path);
 // Reads the named shard files (relative to `folder`) in parallel and joins them into one
 // TensorFile; `index` (may be null) is checked against what the shards hold.
 struct ShardIndex;
-TensorFile read_shards(const std::string& folder, const std::vector<std::string>& shard_names,
-                       const ShardIndex* index);
+TensorFile read_shards(const std::string& folder, const std::vector<std::string>& shard_names, const ShardIndex* index);
 
 }  // namespace blasscope::core

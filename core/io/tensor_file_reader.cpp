@@ -49,8 +49,7 @@ TensorFile open_mapped(std::shared_ptr<const MappedFile> mapping, bool allow_ind
   if (auto pickle = recognise_pickle(bytes)) fail_unsupported(*pickle);
   fail_unsupported(
       "unrecognised format: not .npy (\\x93NUMPY), .npz (a zip archive) or safetensors "
-      "(8-byte header length, then '{'), nor a sharded checkpoint (a folder, or an index JSON with a "
-      "weight_map)");
+      "(8-byte header length, then '{')");
 }
 
 }  // namespace

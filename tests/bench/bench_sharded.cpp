@@ -81,9 +81,8 @@ std::vector<std::string> write_checkpoint(const fs::path& folder, std::uint64_t 
     for (const std::string& tensor : write_shard(folder / name, s, shard_bytes)) weight_map[tensor] = name;
     files.push_back((folder / name).string());
   }
-  std::ofstream(folder / "model.safetensors.index.json") << nlohmann::json{{"metadata", nlohmann::json::object()},
-                                                                           {"weight_map", weight_map}}
-                                                                .dump(2);
+  std::ofstream(folder / "model.safetensors.index.json")
+      << nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", weight_map}}.dump(2);
   return files;
 }
 
@@ -167,7 +166,8 @@ void run_sharded_case(std::uint64_t gib) {
   std::printf("plain read (sharded): median %.3f s  %.2f GB/s\n", plain_s, bytes / plain_s / 1e9);
   std::printf("inspect    (sharded): median %.3f s  %.2f GB/s\n", scan_s, bytes / scan_s / 1e9);
   const double ratio = plain_s / scan_s;
-  std::printf("ratio inspect/plain speed (sharded): %.2f (goal >= 0.90) %s\n", ratio, ratio >= 0.90 ? "MET" : "NOT MET");
+  std::printf("ratio inspect/plain speed (sharded): %.2f (goal >= 0.90) %s\n", ratio,
+              ratio >= 0.90 ? "MET" : "NOT MET");
 }
 
 }  // namespace blasscope::bench

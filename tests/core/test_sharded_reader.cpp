@@ -141,8 +141,7 @@ TEST_F(ShardedFiles, EachTensorReadsItsOwnShardsBytes) {
 TEST_F(ShardedFiles, AWorkloadNamesATensorInACheckpointFolderOrIndex) {
   for (const std::string path : {"st", "st/model.safetensors.index.json"}) {
     const TensorFile file = open_tensor_file(s_dir->file(path));
-    const TensorInfo& t =
-        find_file_tensor(file, {s_dir->file(path), "model.layers.1.mlp.down_proj.weight"}, "A");
+    const TensorInfo& t = find_file_tensor(file, {s_dir->file(path), "model.layers.1.mlp.down_proj.weight"}, "A");
     EXPECT_EQ(t.shard, "model-00002-of-00003.safetensors");
     EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{16, 24}));
   }
@@ -189,7 +188,8 @@ TEST_F(ShardedFiles, BothIndexesInAFolderPreferSafetensorsAndSaySo) {
   fs::create_directory(two);
   blasscope::test::write_file((two / "a.index.json").string(), "{}");
   blasscope::test::write_file((two / "b.index.json").string(), "{}");
-  EXPECT_TRUE(says(refusal([&] { open_tensor_file(two.string()); }), "several index files (a.index.json, b.index.json)"));
+  EXPECT_TRUE(
+      says(refusal([&] { open_tensor_file(two.string()); }), "several index files (a.index.json, b.index.json)"));
 }
 
 TEST(ShardIndex, NamesTheFieldOfEveryMistake) {

@@ -48,8 +48,8 @@ struct ShardFolder {
                       12);
     write_safetensors(path / "sub" / "model.safetensors", R"({"e":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})",
                       8);
-    write_safetensors(path / "truncated.safetensors", R"({"f":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
-                      16, 40);
+    write_safetensors(path / "truncated.safetensors", R"({"f":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 16,
+                      40);
     std::ofstream(path / "model.safetensors.index.json") << R"({"weight_map": {"a": "model.safetensors.index.json"}})";
   }
   ~ShardFolder() {
