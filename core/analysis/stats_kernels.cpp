@@ -48,7 +48,10 @@ struct IeeeAccumulator {
 
 // Branch-free classification over the raw bits, written so the compiler vectorizes it.
 // kExpMask is +Inf's bit pattern, kMinNormal the smallest normal's.
-template <typename U, U kExpMask, U kMinNormal>
+// With kSplit false, `nan` counts every non-finite value (NaN and both infinities) and the
+// caller splits them in a second pass where there are any: they are rare, and the 16-bit scan
+// is bound by its instruction count.
+template <typename U, U kExpMask, U kMinNormal, bool kSplit = true>
 [[gnu::always_inline]] inline void accumulate_bits(const std::byte* data, std::uint64_t count,
                                                    IeeeAccumulator<U>& acc) {
   using S = std::make_signed_t<U>;
@@ -60,10 +63,15 @@ template <typename U, U kExpMask, U kMinNormal>
     const U u = load<U>(data + i * sizeof(U));
     const U a = u & kAbsMask;
     const U negative = u >> (kBits - 1);
-    const U inf = a == kExpMask;
-    nan += a > kExpMask;
-    posinf += inf & (negative ^ 1);
-    neginf += inf & negative;
+    if constexpr (kSplit) {
+      const U inf = a == kExpMask;
+      nan += a > kExpMask;
+      posinf += inf & (negative ^ 1);
+      neginf += inf & negative;
+    } else {
+      nan += a >= kExpMask;
+      (void)negative;
+    }
     zero += a == 0;
     subnormal += static_cast<U>(a - 1) < static_cast<U>(kMinNormal - 1);
     // Non-finite values are masked to the neutral element with bit operations, not a
@@ -99,7 +107,7 @@ constexpr std::uint64_t kStripWideBytes = 1024;
 constexpr std::uint64_t kStrip16Bytes = 4096;   // 16-bit lanes: a longer strip pays the reduction less often
 constexpr std::uint64_t kPrefetchBytes = 2048;  // measured best of 256..64K
 
-template <typename U, U kExpMask, U kMinNormal>
+template <typename U, U kExpMask, U kMinNormal, bool kSplit = true>
 [[gnu::always_inline]] inline void scan_strips(const std::byte* data, std::uint64_t count, IeeeAccumulator<U>& acc) {
   constexpr std::uint64_t kStripBytes = sizeof(U) == 2 ? kStrip16Bytes : kStripWideBytes;
   const std::uint64_t per_strip = kStripBytes / sizeof(U);
@@ -110,9 +118,9 @@ template <typename U, U kExpMask, U kMinNormal>
     for (std::uint64_t line = 0; line < kStripBytes && ahead + line < bytes; line += 64) {
       __builtin_prefetch(data + ahead + line);
     }
-    accumulate_bits<U, kExpMask, kMinNormal>(data + done * sizeof(U), per_strip, acc);
+    accumulate_bits<U, kExpMask, kMinNormal, kSplit>(data + done * sizeof(U), per_strip, acc);
   }
-  accumulate_bits<U, kExpMask, kMinNormal>(data + done * sizeof(U), count - done, acc);
+  accumulate_bits<U, kExpMask, kMinNormal, kSplit>(data + done * sizeof(U), count - done, acc);
 }
 
 template <typename F, typename U>
@@ -133,7 +141,17 @@ template <std::uint16_t kExpMask, std::uint16_t kMinNormal, float (*ToFloat)(std
   for (std::uint64_t start = 0; start < count; start += kChunk) {
     const std::uint64_t n = std::min(kChunk, count - start);
     IeeeAccumulator<U> acc;
-    scan_strips<U, kExpMask, kMinNormal>(data + start * sizeof(U), n, acc);
+    scan_strips<U, kExpMask, kMinNormal, false>(data + start * sizeof(U), n, acc);
+    if (acc.nan > 0) {  // non-finite values in this chunk: which ones
+      acc.nan = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const U u = load<U>(data + (start + i) * sizeof(U));
+        const U a = u & 0x7FFF;
+        acc.nan += a > kExpMask;
+        acc.posinf += a == kExpMask && u == a;
+        acc.neginf += a == kExpMask && u != a;
+      }
+    }
     out.nan += acc.nan;
     out.posinf += acc.posinf;
     out.neginf += acc.neginf;
@@ -157,14 +175,39 @@ float float16_value(std::uint16_t bits) {
   return decode_float16(bits).value;
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void scan_bfloat16(const std::byte* data, std::uint64_t count,
-                                                                        TensorStats& out) {
+// 16-bit lanes fill a 512-bit register only with AVX-512BW, which target_clones cannot name
+// (GCC 12): that variant is chosen by hand.
+[[gnu::target("avx512f,avx512bw")]] void scan_bfloat16_avx512bw(const std::byte* data, std::uint64_t count,
+                                                                TensorStats& out) {
   scan_ieee16<0x7F80, 0x0080, bfloat16_value>(data, count, out);
 }
 
-[[gnu::target_clones("avx512f", "avx2", "default")]] void scan_float16(const std::byte* data, std::uint64_t count,
-                                                                       TensorStats& out) {
+[[gnu::target_clones("avx2", "default")]] void scan_bfloat16_generic(const std::byte* data, std::uint64_t count,
+                                                                     TensorStats& out) {
+  scan_ieee16<0x7F80, 0x0080, bfloat16_value>(data, count, out);
+}
+
+[[gnu::target("avx512f,avx512bw")]] void scan_float16_avx512bw(const std::byte* data, std::uint64_t count,
+                                                               TensorStats& out) {
   scan_ieee16<0x7C00, 0x0400, float16_value>(data, count, out);
+}
+
+[[gnu::target_clones("avx2", "default")]] void scan_float16_generic(const std::byte* data, std::uint64_t count,
+                                                                    TensorStats& out) {
+  scan_ieee16<0x7C00, 0x0400, float16_value>(data, count, out);
+}
+
+bool has_avx512bw() {
+  static const bool has = __builtin_cpu_supports("avx512bw");
+  return has;
+}
+
+void scan_bfloat16(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  has_avx512bw() ? scan_bfloat16_avx512bw(data, count, out) : scan_bfloat16_generic(data, count, out);
+}
+
+void scan_float16(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  has_avx512bw() ? scan_float16_avx512bw(data, count, out) : scan_float16_generic(data, count, out);
 }
 
 // One dispatch per CPU family: AVX-512 or AVX2 where present, the baseline elsewhere.
