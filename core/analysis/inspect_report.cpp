@@ -40,6 +40,8 @@ InspectReport describe_file(const TensorFile& file) {
   for (const ReaderWarning& warning : file.warnings) report.findings.push_back(reader_finding(warning));
   for (const TensorInfo& tensor : file.tensors) {
     report.tensors.push_back({tensor, describe_layout(file, tensor), std::nullopt, false});
+    // A report describes; it does not keep a shard's file mapped (the TensorFile does).
+    report.tensors.back().info.storage.mapping.reset();
     if (tensor.unread) report.findings.push_back(not_scanned_finding(tensor));
   }
   return report;
