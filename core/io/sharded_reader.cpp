@@ -235,7 +235,13 @@ TensorFile read_sharded_directory(const std::string& path) {
          "folder holds several index files (" + joined(indexes) + "): pass the one to read as the file");
   }
   if (!index_name.empty()) {
-    TensorFile out = open_tensor_file((fs::path(path) / index_name).string());
+    TensorFile out;
+    try {
+      out = open_tensor_file((fs::path(path) / index_name).string());
+    } catch (const InputError& error) {
+      // The user named the folder: say which index the message is about.
+      fail(error.kind(), index_name + ": " + error.what());
+    }
     if (out.format != FileFormat::Sharded) fail_malformed(index_name + ": not a checkpoint index");
     if (!note.empty()) out.metadata.insert(out.metadata.begin() + 1, {"note", note});
     out.path = path;
