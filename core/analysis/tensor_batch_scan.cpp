@@ -30,9 +30,33 @@ void scan_batch(const TensorFile& file, std::size_t first, std::size_t last, con
   std::condition_variable finished_one;
   std::deque<std::size_t> finished;  // indices scanned, not yet handed to `done`
   std::vector<std::exception_ptr> errors(count);
-  unsigned running = threads;
+  unsigned running = threads;  // scanning threads, the caller included
+  std::uint64_t bytes_done = 0;
 
-  auto work = [&] {
+  // Hands the finished tensors to the callbacks, on the calling thread only, in the order
+  // they finished. Returns whether every scanning thread has stopped.
+  auto deliver = [&](bool wait) {
+    std::deque<std::size_t> ready;
+    bool all_stopped = false;
+    {
+      std::unique_lock lock(mutex);
+      if (wait) {
+        finished_one.wait_for(lock, std::chrono::milliseconds(50), [&] { return !finished.empty() || running == 0; });
+      }
+      ready.swap(finished);
+      all_stopped = running == 0;
+    }
+    for (const std::size_t i : ready) {
+      if (pool_stop.stop_requested()) break;
+      bytes_done += file.tensors[i].nbytes;
+      if (progress) progress(bytes_done);
+      if (done) done(i);
+    }
+    return all_stopped;
+  };
+  // The caller scans too (a third thread on two cores would only take turns with them), and
+  // between its tensors delivers what everyone has finished.
+  auto work = [&](bool caller) {
     ScanOptions single;
     single.threads = 1;
     single.stop = pool_stop.get_token();
@@ -46,35 +70,21 @@ void scan_batch(const TensorFile& file, std::size_t first, std::size_t last, con
         pool_stop.request_stop();
         break;
       }
-      std::lock_guard lock(mutex);
-      finished.push_back(i);
-      finished_one.notify_one();
+      {
+        std::lock_guard lock(mutex);
+        finished.push_back(i);
+        finished_one.notify_one();
+      }
+      if (caller) deliver(false);
     }
     std::lock_guard lock(mutex);
     --running;
     finished_one.notify_one();
   };
   std::vector<std::jthread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
-
-  std::uint64_t bytes_done = 0;
-  for (;;) {
-    std::deque<std::size_t> ready;
-    bool all_stopped = false;
-    {
-      std::unique_lock lock(mutex);
-      finished_one.wait_for(lock, std::chrono::milliseconds(50), [&] { return !finished.empty() || running == 0; });
-      ready.swap(finished);
-      all_stopped = running == 0;
-    }
-    // Callbacks run on this thread, outside the lock, in the order the tensors finished.
-    for (const std::size_t i : ready) {
-      if (pool_stop.stop_requested()) break;
-      bytes_done += file.tensors[i].nbytes;
-      if (progress) progress(bytes_done);
-      if (done) done(i);
-    }
-    if (all_stopped) break;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, false);
+  work(true);
+  while (!deliver(true)) {
   }
   pool.clear();  // joins
   if (options.stop.stop_requested()) throw ScanCancelled();
