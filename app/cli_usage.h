@@ -17,7 +17,12 @@ commands:
                           recognised by its magic bytes) with dtype, shape, memory order,
                           alignment and a count of NaN, +/-Inf, zero and subnormal values;
                           tensors of strings, structured, object (pickled) or long double dtypes
-                          are listed with a "not-scanned" finding, their values never read
+                          are listed with a "not-scanned" finding, their values never read.
+                          A sharded checkpoint is read whole: FILE is its index
+                          (model.safetensors.index.json, pytorch_model.bin.index.json) or its
+                          folder; a folder is read through model.safetensors.index.json, else
+                          pytorch_model.bin.index.json, else its one *.index.json, else every
+                          *.safetensors file (else every *.bin/*.pt/*.pth) as a shard
       --json              print one JSON object on stdout instead of the table
       --quiet             no progress on stderr
 

@@ -34,7 +34,7 @@ PACKAGES=(
 
 # Only `fuzz` needs these: clang and its libFuzzer/sanitizer runtimes.
 FUZZ_PACKAGES=(clang libclang-rt-14-dev)
-FUZZ_HARNESSES=(npy npz safetensors tensor_file python_literal workload session recording triage pytorch pickle)
+FUZZ_HARNESSES=(npy npz safetensors tensor_file python_literal workload session recording triage pytorch pickle shard_index)
 
 usage() {
   sed -n '2,/^set -euo pipefail/p' "${BASH_SOURCE[0]}" | sed -n 's/^# \{0,1\}//p'
@@ -299,6 +299,26 @@ for name in sorted(os.listdir(src)):
         start = 10 if data[6] == 1 else 12
         open(os.path.join(dst, name + ".txt"), "wb").write(data[start:start + size])
 PY
+  # shard_index: the generator's indexes, and indexes naming the harness's own shard files.
+  "$py" "$ROOT/tests/data/make_sharded_files.py" "$files/sharded" >/dev/null
+  find "$files/sharded" -type f -size -1024k -name '*.index.json' | while read -r f; do
+    cp "$f" "$seeds/shard_index/$(echo "${f#"$files"/sharded/}" | tr / _)"
+  done
+  "$py" - "$seeds/shard_index" <<'PY'
+import json, os, sys
+one, two = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
+good = {"a": one, "b": one, "c": two, "d": two}
+seeds = {
+    "harness_good.json": {"metadata": {"total_size": 34}, "weight_map": good},
+    "harness_sub.json": {"weight_map": dict(good, e="sub/model.safetensors")},
+    "harness_truncated.json": {"weight_map": dict(good, f="truncated.safetensors")},
+    "harness_self.json": {"weight_map": {"a": "model.safetensors.index.json"}},
+    "harness_unlisted.json": {"metadata": {"total_size": 7, "format": "pt"}, "weight_map": {"a": one, "c": two}},
+}
+for name, index in seeds.items():
+    with open(os.path.join(sys.argv[1], name), "w") as out:
+        json.dump(index, out)
+PY
   cp "$ROOT"/resources/scenarios/*.json "$ROOT"/resources/workloads/*.json "$seeds/workload/"
   cp "$ROOT"/tests/data/error_texts/*.txt "$seeds/triage/"
   for h in nan-svd rowmajor-lda buffer-overrun-crash float16-cast-overflow healthy-baseline; do
@@ -309,7 +329,7 @@ PY
     >/dev/null 2>&1 || true
   rm -rf "$files"
   # The JSON harnesses mutate faster from the keys and names their seeds use (libFuzzer -dict).
-  "$py" - "$seeds" workload session recording <<'PY'
+  "$py" - "$seeds" workload session recording shard_index <<'PY'
 import json, os, sys
 root = sys.argv[1]
 for harness in sys.argv[2:]:

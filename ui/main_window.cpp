@@ -88,23 +88,20 @@ MainWindow::MainWindow(QWidget* parent)
     RunDocument doc;
     doc.kind = RunDocument::Kind::TensorFile;
     doc.source = path;
-    doc.title = QFileInfo(path).fileName();
+    doc.title = QFileInfo(QDir::cleanPath(path)).fileName();  // a checkpoint folder given as "ckpt/" too
     doc.inspect = report;
     setDocument(std::move(doc));
   });
   connect(m_loader, &FileLoader::tensorScanned, this, [this](int row, const core::TensorReport& tensor) {
     if (!m_doc.inspect || row < 0 || row >= static_cast<int>(m_doc.inspect->tensors.size())) return;
     m_doc.inspect->tensors[static_cast<std::size_t>(row)] = tensor;
-    auto* tensors = findChild<TensorsView*>();
-    const QString current = tensors->currentTensorName();
-    tensors->setDocument(&m_doc);
-    if (!current.isEmpty()) tensors->selectTensorNamed(current);
+    findChild<TensorsView*>()->updateTensor(row, tensor);
   });
   connect(m_loader, &FileLoader::finished, this, [this](const core::InspectReport& report) {
     RunDocument doc;
     doc.kind = RunDocument::Kind::TensorFile;
     doc.source = QString::fromStdString(report.file);
-    doc.title = QFileInfo(doc.source).fileName();
+    doc.title = QFileInfo(QDir::cleanPath(doc.source)).fileName();
     doc.inspect = report;
     // The values read in the background since the file was described are still good.
     if (m_doc.kind == RunDocument::Kind::TensorFile && m_doc.source == doc.source) doc.values = m_doc.values;
@@ -231,6 +228,7 @@ void MainWindow::createActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseFile);
   open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open &Folder…"), this, &MainWindow::chooseFolder)->setShortcut(tr("Ctrl+Shift+O"));
   m_recent = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
   file->addAction(tr("&Record Program…"), this, &MainWindow::recordProgram)->setShortcut(tr("Ctrl+Shift+R"));
@@ -465,8 +463,14 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::chooseFile() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open"), QString(),
-      tr("BLAScope inputs (*.npy *.npz *.safetensors *.pt *.pth *.json);;Tensor files (*.npy *.npz *.safetensors "
-         "*.pt *.pth);;Workloads and sessions (*.json);;All files (*)"));
+      tr("BLAScope inputs (*.npy *.npz *.safetensors *.pt *.pth *.bin *.json);;Tensor files (*.npy *.npz "
+         "*.safetensors *.pt *.pth *.bin *.index.json);;Workloads and sessions (*.json);;All files (*)"));
+  if (!path.isEmpty()) open(path);
+}
+
+void MainWindow::chooseFolder() {
+  // A sharded checkpoint's folder (save_pretrained's output): its index, or its tensor files.
+  const QString path = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));
   if (!path.isEmpty()) open(path);
 }
 

@@ -75,6 +75,7 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void setBusy(bool busy, const QString& what = {});
   void chooseFile();
+  void chooseFolder();
   void saveSession();
   void exportReport();
   void exportTrace();

@@ -68,6 +68,7 @@ QVariant TensorTableModel::displayText(const core::TensorReport& t, int column) 
     case Bytes: return toQString(core::format_bytes(t.info.nbytes));
     case Offset: return QString::number(t.info.data_offset);
     case Alignment: return QString::number(t.layout.file_alignment);
+    case Shard: return toQString(t.info.shard);
     default: break;
   }
   if (!t.scanned) return tr("scanning…");
@@ -100,7 +101,8 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole: return displayText(t, column);
     case Qt::UserRole: return sortValue(t, column);
     case Qt::TextAlignmentRole:
-      return column >= Bytes ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+      return column >= Bytes && column != Shard ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::BackgroundRole:
       if (t.stats && t.stats->nonfinite() > 0) return QBrush(QColor(255, 228, 225));
       if (t.stats && t.stats->subnormal > 0) return QBrush(QColor(255, 248, 220));
@@ -124,9 +126,9 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
     return QAbstractTableModel::headerData(section, orientation, role);
   static const char* const kTitles[ColumnCount] = {
-      QT_TR_NOOP("Name"),   QT_TR_NOOP("DType"),     QT_TR_NOOP("Shape"), QT_TR_NOOP("Order"), QT_TR_NOOP("Bytes"),
-      QT_TR_NOOP("Offset"), QT_TR_NOOP("Align"),     QT_TR_NOOP("NaN"),   QT_TR_NOOP("+Inf"),  QT_TR_NOOP("−Inf"),
-      QT_TR_NOOP("Zero"),   QT_TR_NOOP("Subnormal"), QT_TR_NOOP("Min"),   QT_TR_NOOP("Max")};
+      QT_TR_NOOP("Name"),   QT_TR_NOOP("DType"), QT_TR_NOOP("Shape"),     QT_TR_NOOP("Order"), QT_TR_NOOP("Bytes"),
+      QT_TR_NOOP("Offset"), QT_TR_NOOP("Align"), QT_TR_NOOP("Shard"),     QT_TR_NOOP("NaN"),   QT_TR_NOOP("+Inf"),
+      QT_TR_NOOP("−Inf"),   QT_TR_NOOP("Zero"),  QT_TR_NOOP("Subnormal"), QT_TR_NOOP("Min"),   QT_TR_NOOP("Max")};
   if (section < 0 || section >= ColumnCount) return {};
   return tr(kTitles[section]);
 }

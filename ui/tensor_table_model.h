@@ -20,6 +20,7 @@ class TensorTableModel : public QAbstractTableModel {
     Bytes,
     Offset,
     Alignment,
+    Shard,  // the shard file of a sharded checkpoint (empty otherwise)
     NaN,
     PosInf,
     NegInf,

@@ -27,8 +27,9 @@ void add_tensor_file(const RunDocument& doc, const std::stop_token& stop, Tensor
     // A little-endian tensor stored as is is sampled where it is mapped, however large.
     if (info.storage.kind == core::TensorStorage::Kind::Mapped && info.byte_order != core::ByteOrder::Big &&
         info.values_readable()) {
-      out.histograms[info.name] = core::value_histogram(info.dtype, file.mapping->bytes().data() + info.data_offset,
-                                                        info.element_count(), info.shape, info.order);
+      out.histograms[info.name] =
+          core::value_histogram(info.dtype, core::mapping_of(file, info).bytes().data() + info.data_offset,
+                                info.element_count(), info.shape, info.order);
       continue;
     }
     QString why;

@@ -51,6 +51,36 @@ std::vector<core::TensorReport> workload_rows(const RunDocument& doc) {
   return rows;
 }
 
+// "3 shards (model.safetensors.index.json)" and one line per shard file.
+QString shardsSummary(const core::InspectReport& report) {
+  QString index;
+  for (const auto& [key, value] : report.metadata) {
+    if (key == "index") index = QString::fromStdString(value);
+  }
+  const auto count = static_cast<int>(report.shards.size());
+  QString html = (count == 1 ? QObject::tr("<b>Sharded checkpoint</b>: 1 shard, index: %2")
+                             : QObject::tr("<b>Sharded checkpoint</b>: %1 shards, index: %2"))
+                     .arg(count)
+                     .arg(index.toHtmlEscaped());
+  html += QStringLiteral(
+              "<table cellspacing='0' cellpadding='1'><tr><th align='left'>%1</th><th align='left'>&nbsp;&nbsp;%2</th>"
+              "<th align='right'>&nbsp;&nbsp;%3</th><th align='right'>&nbsp;&nbsp;%4</th><th "
+              "align='right'>&nbsp;&nbsp;%5</th></tr>")
+              .arg(QObject::tr("Shard"), QObject::tr("Format"), QObject::tr("Size"), QObject::tr("Tensors"),
+                   QObject::tr("Tensor bytes"));
+  for (const core::ShardSummary& shard : report.shards) {
+    html +=
+        QStringLiteral(
+            "<tr><td>%1</td><td>&nbsp;&nbsp;%2</td><td align='right'>%3</td><td align='right'>%4</td>"
+            "<td align='right'>%5</td></tr>")
+            .arg(QString::fromStdString(shard.name).toHtmlEscaped(), QString::fromUtf8(core::name(shard.format).data()),
+                 QString::fromStdString(core::format_bytes(shard.file_size)))
+            .arg(shard.tensor_count)
+            .arg(QString::fromStdString(core::format_bytes(shard.tensor_bytes)));
+  }
+  return html + QStringLiteral("</table>");
+}
+
 }  // namespace
 
 TensorsView::TensorsView(QWidget* parent)
@@ -58,6 +88,7 @@ TensorsView::TensorsView(QWidget* parent)
       m_model(new TensorTableModel(this)),
       m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView),
+      m_shards(new QLabel),
       m_chart(new QChartView),
       m_positions(new QLabel) {
   m_proxy->setSourceModel(m_model);
@@ -77,8 +108,15 @@ TensorsView::TensorsView(QWidget* parent)
   lowerLayout->setContentsMargins(0, 0, 0, 0);
   lowerLayout->addWidget(m_chart, 1);
   lowerLayout->addWidget(m_positions);
+  m_shards->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_shards->hide();
+  auto* upper = new QWidget;
+  auto* upperLayout = new QVBoxLayout(upper);
+  upperLayout->setContentsMargins(0, 0, 0, 0);
+  upperLayout->addWidget(m_shards);
+  upperLayout->addWidget(m_table, 1);
   auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(m_table);
+  split->addWidget(upper);
   split->addWidget(lower);
   split->setStretchFactor(1, 1);
   setContent(split);
@@ -93,6 +131,11 @@ void TensorsView::setDocument(const RunDocument* doc) {
   if (doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect) rows = doc->inspect->tensors;
   if (doc && doc->kind == RunDocument::Kind::Workload) rows = workload_rows(*doc);
   m_model->setTensors(std::move(rows));
+  const bool sharded =
+      doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect && !doc->inspect->shards.empty();
+  m_table->setColumnHidden(TensorTableModel::Shard, !sharded);
+  m_shards->setVisible(sharded);
+  if (sharded) m_shards->setText(shardsSummary(*doc->inspect));
   if (m_model->rowCount() == 0) {
     showEmpty(doc && doc->kind != RunDocument::Kind::Empty
                   ? tr("This document has no tensors BLAScope can read.")
@@ -101,6 +144,11 @@ void TensorsView::setDocument(const RunDocument* doc) {
   }
   showContent();
   selectTensor(0);
+}
+
+void TensorsView::updateTensor(int row, const core::TensorReport& tensor) {
+  m_model->updateTensor(row, tensor);
+  if (m_proxy->mapToSource(m_table->currentIndex()).row() == row) showHistogram(row);
 }
 
 void TensorsView::selectTensor(int row) {

@@ -26,6 +26,8 @@ class TensorsView : public DocumentView {
   TensorTableModel* model() const { return m_model; }
   int histogramBins() const;
   void selectTensor(int row);
+  // One row's scan ended: the row is updated in place (a checkpoint has hundreds).
+  void updateTensor(int row, const core::TensorReport& tensor);
   void selectTensorNamed(const QString& name) override;
   QString currentTensorName() const;
 
@@ -36,6 +38,7 @@ class TensorsView : public DocumentView {
   TensorTableModel* m_model;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;
+  QLabel* m_shards;  // a sharded checkpoint's files; hidden for other documents
   QChartView* m_chart;
   QLabel* m_positions;
 };

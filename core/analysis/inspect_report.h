@@ -27,6 +27,7 @@ struct InspectReport {
   FileFormat format = FileFormat::Npy;
   std::uint64_t file_size = 0;
   std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<ShardSummary> shards;  // a sharded checkpoint's files, in name order
   std::vector<TensorReport> tensors;
   std::vector<Detection> findings;
 };

@@ -47,32 +47,39 @@ struct IeeeAccumulator {
 };
 
 // Branch-free classification over the raw bits, written so the compiler vectorizes it.
-template <typename F, typename U>
-[[gnu::always_inline]] inline void accumulate_ieee(const std::byte* data, std::uint64_t count,
+// kExpMask is +Inf's bit pattern, kMinNormal the smallest normal's.
+// With kSplit false, `nan` counts every non-finite value (NaN and both infinities) and the
+// caller splits them in a second pass where there are any: they are rare, and the 16-bit scan
+// is bound by its instruction count.
+template <typename U, U kExpMask, U kMinNormal, bool kSplit = true>
+[[gnu::always_inline]] inline void accumulate_bits(const std::byte* data, std::uint64_t count,
                                                    IeeeAccumulator<U>& acc) {
   using S = std::make_signed_t<U>;
   constexpr int kBits = sizeof(U) * 8;
   constexpr U kAbsMask = std::numeric_limits<U>::max() >> 1;
-  constexpr U kExpMask = std::bit_cast<U>(std::numeric_limits<F>::infinity());
-  constexpr U kMinNormal = std::bit_cast<U>(std::numeric_limits<F>::min());
   U nan = acc.nan, posinf = acc.posinf, neginf = acc.neginf, zero = acc.zero, subnormal = acc.subnormal;
   S lo = acc.lo, hi = acc.hi;
   for (std::uint64_t i = 0; i < count; ++i) {
     const U u = load<U>(data + i * sizeof(U));
     const U a = u & kAbsMask;
     const U negative = u >> (kBits - 1);
-    const U inf = a == kExpMask;
-    nan += a > kExpMask;
-    posinf += inf & (negative ^ 1);
-    neginf += inf & negative;
+    if constexpr (kSplit) {
+      const U inf = a == kExpMask;
+      nan += a > kExpMask;
+      posinf += inf & (negative ^ 1);
+      neginf += inf & negative;
+    } else {
+      nan += a >= kExpMask;
+      (void)negative;
+    }
     zero += a == 0;
     subnormal += static_cast<U>(a - 1) < static_cast<U>(kMinNormal - 1);
     // Non-finite values are masked to the neutral element with bit operations, not a
     // select: GCC cannot vectorize a reduction whose update is conditional.
     const S nonfinite = -static_cast<S>(a >= kExpMask);
     const S kept = ordered_key(u) & ~nonfinite;
-    lo = std::min(lo, kept | (nonfinite & std::numeric_limits<S>::max()));
-    hi = std::max(hi, kept | (nonfinite & std::numeric_limits<S>::min()));
+    lo = std::min(lo, static_cast<S>(kept | (nonfinite & std::numeric_limits<S>::max())));
+    hi = std::max(hi, static_cast<S>(kept | (nonfinite & std::numeric_limits<S>::min())));
   }
   acc = {nan, posinf, neginf, zero, subnormal, lo, hi};
 }
@@ -96,24 +103,111 @@ void add_ieee(const IeeeAccumulator<U>& acc, std::uint64_t count, TensorStats& o
 // The classification loop is long enough that out-of-order execution runs only a few
 // cache lines ahead; without explicit prefetch it stalls on memory at a quarter of the
 // bandwidth a plain read gets. So: scan in strips, prefetching a few strips ahead.
-constexpr std::uint64_t kStripBytes = 1024;
+constexpr std::uint64_t kStripWideBytes = 1024;
+constexpr std::uint64_t kStrip16Bytes = 4096;   // 16-bit lanes: a longer strip pays the reduction less often
 constexpr std::uint64_t kPrefetchBytes = 2048;  // measured best of 256..64K
 
-template <typename F, typename U>
-[[gnu::always_inline]] inline void scan_ieee(const std::byte* data, std::uint64_t count, TensorStats& out) {
+template <typename U, U kExpMask, U kMinNormal, bool kSplit = true>
+[[gnu::always_inline]] inline void scan_strips(const std::byte* data, std::uint64_t count, IeeeAccumulator<U>& acc) {
+  constexpr std::uint64_t kStripBytes = sizeof(U) == 2 ? kStrip16Bytes : kStripWideBytes;
   const std::uint64_t per_strip = kStripBytes / sizeof(U);
   const std::uint64_t bytes = count * sizeof(U);
-  IeeeAccumulator<U> acc;
   std::uint64_t done = 0;
   for (; done + per_strip <= count; done += per_strip) {
     const std::uint64_t ahead = done * sizeof(U) + kPrefetchBytes;
     for (std::uint64_t line = 0; line < kStripBytes && ahead + line < bytes; line += 64) {
       __builtin_prefetch(data + ahead + line);
     }
-    accumulate_ieee<F, U>(data + done * sizeof(U), per_strip, acc);
+    accumulate_bits<U, kExpMask, kMinNormal, kSplit>(data + done * sizeof(U), per_strip, acc);
   }
-  accumulate_ieee<F, U>(data + done * sizeof(U), count - done, acc);
+  accumulate_bits<U, kExpMask, kMinNormal, kSplit>(data + done * sizeof(U), count - done, acc);
+}
+
+template <typename F, typename U>
+[[gnu::always_inline]] inline void scan_ieee(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  IeeeAccumulator<U> acc;
+  scan_strips<U, std::bit_cast<U>(std::numeric_limits<F>::infinity()), std::bit_cast<U>(std::numeric_limits<F>::min())>(
+      data, count, acc);
   add_ieee<F, U>(acc, count, out);
+}
+
+// bfloat16 and float16 are IEEE layouts too (sign, exponent, fraction): the same branch-free
+// classification on 16-bit lanes, about three times faster than a table lookup per value (a
+// checkpoint is mostly bfloat16). The lane counters are 16-bit, so chunks stay below 2^16.
+template <std::uint16_t kExpMask, std::uint16_t kMinNormal, float (*ToFloat)(std::uint16_t)>
+[[gnu::always_inline]] inline void scan_ieee16(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  using U = std::uint16_t;
+  constexpr std::uint64_t kChunk = 1 << 15;
+  for (std::uint64_t start = 0; start < count; start += kChunk) {
+    const std::uint64_t n = std::min(kChunk, count - start);
+    IeeeAccumulator<U> acc;
+    scan_strips<U, kExpMask, kMinNormal, false>(data + start * sizeof(U), n, acc);
+    if (acc.nan > 0) {  // non-finite values in this chunk: which ones
+      acc.nan = 0;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const U u = load<U>(data + (start + i) * sizeof(U));
+        const U a = u & 0x7FFF;
+        acc.nan += a > kExpMask;
+        acc.posinf += a == kExpMask && u == a;
+        acc.neginf += a == kExpMask && u != a;
+      }
+    }
+    out.nan += acc.nan;
+    out.posinf += acc.posinf;
+    out.neginf += acc.neginf;
+    out.zero += acc.zero;
+    out.subnormal += acc.subnormal;
+    const std::uint64_t finite = n - acc.nan - acc.posinf - acc.neginf;
+    out.finite += finite;
+    if (finite == 0) continue;
+    TensorStats part;
+    part.min = Scalar::from_float(ToFloat(float_from_key<U, U>(acc.lo)));
+    part.max = Scalar::from_float(ToFloat(float_from_key<U, U>(acc.hi)));
+    merge_stats(out, part);
+  }
+}
+
+float bfloat16_value(std::uint16_t bits) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
+
+float float16_value(std::uint16_t bits) {
+  return decode_float16(bits).value;
+}
+
+// 16-bit lanes fill a 512-bit register only with AVX-512BW, which target_clones cannot name
+// (GCC 12): that variant is chosen by hand.
+[[gnu::target("avx512f,avx512bw")]] void scan_bfloat16_avx512bw(const std::byte* data, std::uint64_t count,
+                                                                TensorStats& out) {
+  scan_ieee16<0x7F80, 0x0080, bfloat16_value>(data, count, out);
+}
+
+[[gnu::target_clones("avx2", "default")]] void scan_bfloat16_generic(const std::byte* data, std::uint64_t count,
+                                                                     TensorStats& out) {
+  scan_ieee16<0x7F80, 0x0080, bfloat16_value>(data, count, out);
+}
+
+[[gnu::target("avx512f,avx512bw")]] void scan_float16_avx512bw(const std::byte* data, std::uint64_t count,
+                                                               TensorStats& out) {
+  scan_ieee16<0x7C00, 0x0400, float16_value>(data, count, out);
+}
+
+[[gnu::target_clones("avx2", "default")]] void scan_float16_generic(const std::byte* data, std::uint64_t count,
+                                                                    TensorStats& out) {
+  scan_ieee16<0x7C00, 0x0400, float16_value>(data, count, out);
+}
+
+bool has_avx512bw() {
+  static const bool has = __builtin_cpu_supports("avx512bw");
+  return has;
+}
+
+void scan_bfloat16(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  has_avx512bw() ? scan_bfloat16_avx512bw(data, count, out) : scan_bfloat16_generic(data, count, out);
+}
+
+void scan_float16(const std::byte* data, std::uint64_t count, TensorStats& out) {
+  has_avx512bw() ? scan_float16_avx512bw(data, count, out) : scan_float16_generic(data, count, out);
 }
 
 // One dispatch per CPU family: AVX-512 or AVX2 where present, the baseline elsewhere.
@@ -227,8 +321,8 @@ void scan_block(DType dtype, const std::byte* data, std::uint64_t count, TensorS
     case DType::Int16: return scan_integers<std::int16_t>(data, count, out);
     case DType::Int32: return scan_integers<std::int32_t>(data, count, out);
     case DType::Int64: return scan_integers<std::int64_t>(data, count, out);
-    case DType::Float16: return scan_with_table(decode_table<std::uint16_t, decode_float16>(), data, count, out);
-    case DType::BFloat16: return scan_with_table(decode_table<std::uint16_t, decode_bfloat16>(), data, count, out);
+    case DType::Float16: return scan_float16(data, count, out);
+    case DType::BFloat16: return scan_bfloat16(data, count, out);
     case DType::Float8E4M3FN:
       return scan_with_table(decode_table<std::uint8_t, decode_float8_e4m3fn>(), data, count, out);
     case DType::Float8E5M2: return scan_with_table(decode_table<std::uint8_t, decode_float8_e5m2>(), data, count, out);
@@ -336,7 +430,14 @@ TensorStats scan_values_reference(DType dtype, const std::byte* data, std::uint6
       if (is_finite_class(cls)) one.min = one.max = Scalar::from_float(v);
       if (!is_finite_class(cls)) one.first_nonfinite = first_index * per_element + i;
     } else {
-      scan_block(component, p, 1, one);
+      // float16 and bfloat16 through the decode table, not the lane kernel under test.
+      if (component == DType::Float16) {
+        scan_with_table(decode_table<std::uint16_t, decode_float16>(), p, 1, one);
+      } else if (component == DType::BFloat16) {
+        scan_with_table(decode_table<std::uint16_t, decode_bfloat16>(), p, 1, one);
+      } else {
+        scan_block(component, p, 1, one);
+      }
       if (one.nonfinite() > 0) one.first_nonfinite = first_index * per_element + i;
     }
     merge_stats(total, one);

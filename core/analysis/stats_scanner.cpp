@@ -97,8 +97,8 @@ TensorStats scan_in_parallel(DType dtype, ByteOrder order, std::span<const std::
 
 TensorStats scan_deflated(const TensorFile& file, const TensorInfo& tensor, const ScanOptions& options) {
   const auto& storage = tensor.storage;
-  InflateReader reader(file.mapping->bytes().subspan(storage.stream_offset, storage.stream_size), storage.member_size,
-                       storage.crc32, tensor.name);
+  InflateReader reader(mapping_of(file, tensor).bytes().subspan(storage.stream_offset, storage.stream_size),
+                       storage.member_size, storage.crc32, tensor.name);
   reader.skip(tensor.data_offset);
   const std::size_t size = item_size(tensor.dtype);
   std::vector<std::byte> buffer(std::max<std::uint64_t>(kInflateBytes / size, 1) * size);
@@ -131,9 +131,9 @@ TensorStats scan_bytes(DType dtype, ByteOrder order, std::span<const std::byte> 
 std::optional<TensorStats> scan_tensor(const TensorFile& file, const TensorInfo& tensor, const ScanOptions& options) {
   if (!tensor.values_readable()) return std::nullopt;
   if (tensor.storage.kind == TensorStorage::Kind::Deflated) return scan_deflated(file, tensor, options);
-  file.mapping->advise_sequential(tensor.data_offset, tensor.nbytes);
+  mapping_of(file, tensor).advise_sequential(tensor.data_offset, tensor.nbytes);
   return scan_in_parallel(tensor.dtype, tensor.byte_order,
-                          file.mapping->bytes().subspan(tensor.data_offset, tensor.nbytes), options);
+                          mapping_of(file, tensor).bytes().subspan(tensor.data_offset, tensor.nbytes), options);
 }
 
 }  // namespace blasscope::core

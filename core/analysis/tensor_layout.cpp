@@ -26,8 +26,9 @@ TensorLayout describe_layout(const TensorFile& file, const TensorInfo& tensor) {
   TensorLayout layout;
   layout.order = tensor.order;
   layout.file_alignment = alignment_of(tensor.data_offset);
-  if (tensor.storage.kind == TensorStorage::Kind::Mapped && file.mapping && file.mapping->size() > 0) {
-    const auto base = reinterpret_cast<std::uintptr_t>(file.mapping->bytes().data());
+  const MappedFile* mapping = tensor.storage.mapping ? tensor.storage.mapping.get() : file.mapping.get();
+  if (tensor.storage.kind == TensorStorage::Kind::Mapped && mapping && mapping->size() > 0) {
+    const auto base = reinterpret_cast<std::uintptr_t>(mapping->bytes().data());
     layout.memory_alignment = alignment_of(base + tensor.data_offset);
   }
   return layout;

@@ -32,6 +32,7 @@ std::string read_all(const std::string& path) {
 class SessionHeaderSax : public nlohmann::json_sax<nlohmann::json> {
  public:
   std::string format, kind;
+  bool weight_map = false;  // a sharded checkpoint's index (model.safetensors.index.json)
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
   bool number_integer(number_integer_t) override { return value(); }
@@ -46,6 +47,7 @@ class SessionHeaderSax : public nlohmann::json_sax<nlohmann::json> {
   bool start_object(std::size_t) override { return ++m_depth, true; }
   bool key(string_t& k) override {
     if (m_depth == 1) m_key = k;
+    if (m_depth == 1 && k == "weight_map") weight_map = true;
     return true;
   }
   bool end_object() override { return --m_depth, true; }
@@ -64,11 +66,12 @@ class SessionHeaderSax : public nlohmann::json_sax<nlohmann::json> {
   std::string m_key;
 };
 
-// "run" for a session of a run, "recording" for one of a recorded program, "" for neither.
+// "run" for a session of a run, "recording" for one of a recorded program, "index" for a
+// sharded checkpoint's index (a top-level "weight_map"), "" for none of them.
 std::string session_kind(const std::string& text) {
   SessionHeaderSax header;
   nlohmann::json::sax_parse(text, &header, nlohmann::json::input_format_t::json, false);
-  if (header.format != "blasscope-session") return "";
+  if (header.format != "blasscope-session") return header.weight_map ? "index" : "";
   return header.kind == "recording" ? "recording" : "run";
 }
 
@@ -119,6 +122,10 @@ Document open_document(const std::string& source) {
   Document doc;
   doc.source = source;
   std::error_code error;
+  if (std::filesystem::is_directory(source, error)) {
+    doc.kind = DocumentKind::TensorFile;  // a sharded checkpoint's folder (io/sharded_reader.h)
+    return doc;
+  }
   if (!std::filesystem::exists(source, error)) {
     doc.workload = load_workload(source);  // a scenario id, or a clear error
     doc.rerun_source = source.starts_with("scenario:") ? source : "scenario:" + source;
@@ -140,6 +147,10 @@ Document open_document(const std::string& source) {
   }
   const std::string text = read_all(source);
   const std::string kind = session_kind(text);
+  if (kind == "index") {
+    doc.kind = DocumentKind::TensorFile;
+    return doc;
+  }
   if (kind == "recording") {
     doc.kind = DocumentKind::Recording;
     doc.recording = parse_recording(text);

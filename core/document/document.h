@@ -10,8 +10,8 @@
 
 namespace blasscope::core {
 
-// What a path holds: a tensor file (.npy, .npz, safetensors: binary headers) or JSON (a
-// workload, or a saved session).
+// What a path holds: a tensor file (.npy, .npz, safetensors: binary headers; a sharded
+// checkpoint's folder or index JSON) or JSON (a workload, or a saved session).
 enum class DocumentKind { TensorFile, Workload, Session, Recording };
 
 // A document opened for the CLI and the GUI alike. A tensor file is only recognised (kind

@@ -8,12 +8,13 @@ namespace blasscope::core {
 
 void read_tensor_bytes(const TensorFile& file, const TensorInfo& tensor, std::byte* dst) {
   if (tensor.storage.kind == TensorStorage::Kind::Mapped) {
-    if (tensor.nbytes > 0) std::memcpy(dst, file.mapping->bytes().data() + tensor.data_offset, tensor.nbytes);
+    if (tensor.nbytes > 0)
+      std::memcpy(dst, mapping_of(file, tensor).bytes().data() + tensor.data_offset, tensor.nbytes);
     return;
   }
   const auto& storage = tensor.storage;
-  InflateReader reader(file.mapping->bytes().subspan(storage.stream_offset, storage.stream_size), storage.member_size,
-                       storage.crc32, tensor.name);
+  InflateReader reader(mapping_of(file, tensor).bytes().subspan(storage.stream_offset, storage.stream_size),
+                       storage.member_size, storage.crc32, tensor.name);
   reader.skip(tensor.data_offset);
   reader.read(std::span(dst, tensor.nbytes));  // throws if the member ends early
   // A PyTorch view may end before its storage does; the rest is inflated to check the CRC-32.

@@ -21,9 +21,14 @@ std::string_view name(FileFormat format) {
     case FileFormat::Npy: return "npy";
     case FileFormat::Npz: return "npz";
     case FileFormat::Safetensors: return "safetensors";
-    case FileFormat::PyTorch: break;
+    case FileFormat::PyTorch: return "pytorch";
+    case FileFormat::Sharded: break;
   }
-  return "pytorch";
+  return "sharded";
+}
+
+const MappedFile& mapping_of(const TensorFile& file, const TensorInfo& tensor) {
+  return tensor.storage.mapping ? *tensor.storage.mapping : *file.mapping;
 }
 
 }  // namespace blasscope::core

@@ -22,6 +22,9 @@ struct TensorStorage {
   std::uint64_t stream_size = 0;    // Deflated: compressed size
   std::uint32_t crc32 = 0;          // Deflated: CRC-32 of the whole uncompressed member
   std::uint64_t member_size = 0;    // Deflated: uncompressed size of the whole member
+  // The file holding the bytes when it is not the TensorFile's own (a shard of a sharded
+  // checkpoint); null means TensorFile::mapping. Read it through mapping_of().
+  std::shared_ptr<const MappedFile> mapping;
 };
 
 struct TensorInfo {
@@ -38,6 +41,8 @@ struct TensorInfo {
   // Set for a tensor that is listed but whose values are never read (strings, structured,
   // object, long double...). `dtype` is then a placeholder and `nbytes` is what the file stores.
   std::optional<UnreadDType> unread;
+  // The shard file holding it (its name relative to the checkpoint), empty if not sharded.
+  std::string shard;
 
   std::uint64_t element_count() const;
   // The values can be read as `dtype` (false for unread tensors and packed sub-byte floats).
@@ -46,8 +51,26 @@ struct TensorInfo {
   std::string dtype_name() const;
 };
 
-enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors, PyTorch };
+enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors, PyTorch, Sharded };
 std::string_view name(FileFormat format);
+
+// One file of a sharded checkpoint, as the reader found it.
+struct ShardSummary {
+  std::string name;  // relative to the checkpoint's directory, as the index names it
+  FileFormat format = FileFormat::Safetensors;
+  std::uint64_t file_size = 0;
+  std::size_t tensor_count = 0;
+  std::uint64_t tensor_bytes = 0;
+};
+
+// Something a reader noticed that does not stop the file from being read (a tensor the
+// index does not list); inspect turns it into a finding.
+struct ReaderWarning {
+  std::string id;
+  std::string message;
+  std::string tensor;  // empty when it is about the whole file
+  std::vector<std::pair<std::string, std::string>> facts;
+};
 
 struct TensorFile {
   std::string path;
@@ -56,7 +79,15 @@ struct TensorFile {
   std::vector<TensorInfo> tensors;
   // safetensors __metadata__; a PyTorch checkpoint's non-tensor values ("epoch" -> "3")
   std::vector<std::pair<std::string, std::string>> metadata;
+  // The file's own bytes; for a sharded checkpoint the index (null for a folder without
+  // one), each tensor's shard being in TensorStorage::mapping.
   std::shared_ptr<const MappedFile> mapping;
+  std::vector<ShardSummary> shards;  // sharded checkpoints only
+  std::vector<ReaderWarning> warnings;
 };
+
+// The mapping holding `tensor`'s bytes: its shard's, or the file's own. Every reader of
+// tensor bytes goes through this.
+const MappedFile& mapping_of(const TensorFile& file, const TensorInfo& tensor);
 
 }  // namespace blasscope::core

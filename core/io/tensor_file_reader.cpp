@@ -9,6 +9,7 @@
 #include "io/pytorch_reader.h"
 #include "io/recognised_formats.h"
 #include "io/safetensors_reader.h"
+#include "io/sharded_reader.h"
 
 namespace blasscope::core {
 namespace {
@@ -18,12 +19,16 @@ bool looks_like_safetensors(std::span<const std::byte> bytes) {
   return bytes.size() >= 9 && std::to_integer<char>(bytes[8]) == '{';
 }
 
-}  // namespace
+// A safetensors header length that fits in the file: a JSON text starting `{"a":   {` has a
+// '{' at byte 8 too, but its first 8 bytes read as a length far beyond the file.
+bool plausible_safetensors(std::span<const std::byte> bytes) {
+  return looks_like_safetensors(bytes) && read_le<std::uint64_t>(bytes, 0) <= bytes.size() - 8;
+}
 
-TensorFile open_tensor_file(const std::string& path) {
-  auto mapping = std::make_shared<const MappedFile>(path);
+TensorFile open_mapped(std::shared_ptr<const MappedFile> mapping, bool allow_index) {
   const auto bytes = mapping->bytes();
   if (bytes.empty()) fail_malformed("file is empty");
+  const std::string path = mapping->path();
   if (has_prefix(bytes, "\x93NUMPY", 6)) {
     return read_npy(std::move(mapping), std::filesystem::path(path).stem().string());
   }
@@ -36,11 +41,37 @@ TensorFile open_tensor_file(const std::string& path) {
   if (has_prefix(bytes, "\x89HDF\r\n\x1a\n", 8)) {
     fail_unsupported("HDF5/Keras files are recognised but not readable yet (coming in a later release)");
   }
+  if (looks_like_json_object(bytes)) {
+    if (!allow_index) fail_unsupported("a JSON file (an index?) where a file holding tensors was expected");
+    return read_sharded_index(std::move(mapping));
+  }
   if (looks_like_safetensors(bytes)) return read_safetensors(std::move(mapping));
   if (auto pickle = recognise_pickle(bytes)) fail_unsupported(*pickle);
   fail_unsupported(
       "unrecognised format: not .npy (\\x93NUMPY), .npz (a zip archive) or safetensors "
       "(8-byte header length, then '{')");
+}
+
+}  // namespace
+
+bool looks_like_json_object(std::span<const std::byte> bytes) {
+  if (plausible_safetensors(bytes)) return false;
+  for (const std::byte b : bytes) {
+    const char c = std::to_integer<char>(b);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+TensorFile open_tensor_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return read_sharded_directory(path);
+  return open_mapped(std::make_shared<const MappedFile>(path), true);
+}
+
+TensorFile open_single_tensor_file(const std::string& path) {
+  return open_mapped(std::make_shared<const MappedFile>(path), false);
 }
 
 }  // namespace blasscope::core

@@ -47,6 +47,7 @@ json to_json(const InspectReport& report) {
     if (t.layout.memory_alignment) entry["memory_alignment"] = *t.layout.memory_alignment;
     if (t.stats) entry["stats"] = to_json(*t.stats);
     if (t.info.unread) entry["not_scanned"] = t.info.unread->category;
+    if (!report.shards.empty()) entry["shard"] = t.info.shard;
     tensors.push_back(std::move(entry));
   }
   json findings = json::array();
@@ -58,12 +59,24 @@ json to_json(const InspectReport& report) {
   }
   json metadata = json::object();
   for (const auto& [key, value] : report.metadata) metadata[key] = value;
-  return {{"file", report.file},
-          {"format", std::string(name(report.format))},
-          {"file_size", report.file_size},
-          {"metadata", metadata},
-          {"tensors", tensors},
-          {"findings", findings}};
+  json out = {{"file", report.file},
+              {"format", std::string(name(report.format))},
+              {"file_size", report.file_size},
+              {"metadata", metadata},
+              {"tensors", tensors},
+              {"findings", findings}};
+  if (!report.shards.empty()) {
+    json shards = json::array();
+    for (const ShardSummary& shard : report.shards) {
+      shards.push_back({{"name", shard.name},
+                        {"format", std::string(name(shard.format))},
+                        {"file_size", shard.file_size},
+                        {"tensor_count", shard.tensor_count},
+                        {"tensor_bytes", shard.tensor_bytes}});
+    }
+    out["shards"] = std::move(shards);
+  }
+  return out;
 }
 
 json error_json(const InputError& error) {

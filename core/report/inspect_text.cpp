@@ -13,13 +13,14 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-Row tensor_row(const TensorReport& t) {
+Row tensor_row(const TensorReport& t, bool sharded) {
   Row row{t.info.name,
           t.info.dtype_name(),
           format_shape(t.info.shape),
           std::string(name(t.info.order)),
           format_bytes(t.info.nbytes),
           std::to_string(t.layout.file_alignment)};
+  if (sharded) row.push_back(t.info.shard);
   if (!t.stats) {
     row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "-"});
     return row;
@@ -38,10 +39,22 @@ std::string to_text(const InspectReport& report) {
   out << report.file << ": " << name(report.format) << ", " << report.tensors.size()
       << (report.tensors.size() == 1 ? " tensor, " : " tensors, ") << format_bytes(report.file_size) << '\n';
   for (const auto& [key, value] : report.metadata) out << "  metadata " << key << " = " << value << '\n';
+  const bool sharded = !report.shards.empty();
+  if (sharded) {
+    std::vector<Row> rows{{"SHARD", "FORMAT", "SIZE", "TENSORS", "TENSOR BYTES"}};
+    for (const ShardSummary& shard : report.shards) {
+      rows.push_back({shard.name, std::string(name(shard.format)), format_bytes(shard.file_size),
+                      std::to_string(shard.tensor_count), format_bytes(shard.tensor_bytes)});
+    }
+    out << "shards:\n";
+    append_table(out, rows);
+  }
   if (!report.tensors.empty()) {
-    std::vector<Row> rows{{"NAME", "DTYPE", "SHAPE", "ORDER", "BYTES", "ALIGN", "NaN", "+Inf", "-Inf", "ZERO",
-                           "SUBNORMAL", "MIN", "MAX"}};
-    for (const TensorReport& t : report.tensors) rows.push_back(tensor_row(t));
+    Row header{"NAME", "DTYPE", "SHAPE", "ORDER", "BYTES", "ALIGN"};
+    if (sharded) header.push_back("SHARD");
+    header.insert(header.end(), {"NaN", "+Inf", "-Inf", "ZERO", "SUBNORMAL", "MIN", "MAX"});
+    std::vector<Row> rows{header};
+    for (const TensorReport& t : report.tensors) rows.push_back(tensor_row(t, sharded));
     append_table(out, rows);
   }
   if (report.findings.empty()) {
@@ -49,7 +62,9 @@ std::string to_text(const InspectReport& report) {
   } else {
     out << "findings:\n";
     for (const Detection& f : report.findings) {
-      out << "  " << name(f.severity) << " [" << f.id << "] " << f.tensor.value_or("") << ": " << f.message << '\n';
+      out << "  " << name(f.severity) << " [" << f.id << "] ";
+      if (f.tensor) out << *f.tensor << ": ";
+      out << f.message << '\n';
     }
   }
   return out.str();

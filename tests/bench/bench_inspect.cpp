@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/inspect_report.h"
+#include "bench_sharded.h"
 
 namespace {
 
@@ -106,5 +107,6 @@ int main(int argc, char** argv) {
   std::printf("inspect    : median %.3f s  %.2f GB/s\n", scan_s, bytes / scan_s / 1e9);
   const double ratio = plain_s / scan_s;
   std::printf("ratio inspect/plain speed: %.2f (goal >= 0.70) %s\n", ratio, ratio >= 0.70 ? "MET" : "NOT MET");
+  blasscope::bench::run_sharded_case(gib);
   return 0;
 }

@@ -111,3 +111,22 @@ TEST(StatsKernels, FirstNonFiniteAcrossBlocks) {
   EXPECT_EQ(s.nan, 1u);
   EXPECT_EQ(s.posinf, 1u);
 }
+
+TEST(StatsKernels, SixteenBitFloatsMatchTheDecodeTableForEveryBitPattern) {
+  // Every pattern three times over (past the 16-bit lane counters' 2^16), then a run of one
+  // value long enough to overflow a lane counter that were never flushed.
+  std::vector<std::uint16_t> values;
+  for (int round = 0; round < 3; ++round) {
+    for (std::uint32_t bits = 0; bits < (1u << 16); ++bits) values.push_back(static_cast<std::uint16_t>(bits));
+  }
+  for (DType dtype : {DType::BFloat16, DType::Float16}) {
+    const auto* data = reinterpret_cast<const std::byte*>(values.data());
+    expect_same(scan_values(dtype, data, values.size(), 0), scan_values_reference(dtype, data, values.size(), 0),
+                std::string(name(dtype)) + " every pattern");
+    const std::uint16_t nan = dtype == DType::BFloat16 ? 0x7FC0 : 0x7E00;
+    const std::vector<std::uint16_t> nans(200000, nan);
+    const TensorStats all_nan = scan_values(dtype, reinterpret_cast<const std::byte*>(nans.data()), nans.size(), 0);
+    EXPECT_EQ(all_nan.nan, nans.size());
+    EXPECT_FALSE(all_nan.min.has_value());
+  }
+}

@@ -357,9 +357,12 @@ class Usage(unittest.TestCase):
         proc = run_cli("inspect", os.path.join(WORK, "nope.npy"))
         self.assertEqual(proc.returncode, 3)
         self.assertIn("cannot open: No such file or directory", proc.err)
-        proc = run_cli("inspect", WORK, "--json")
+        # A folder is read as a sharded checkpoint (test_sharded_cli.py); one without tensor files is refused.
+        empty = os.path.join(WORK, "empty_folder")
+        os.makedirs(empty, exist_ok=True)
+        proc = run_cli("inspect", empty, "--json")
         self.assertEqual(proc.returncode, 3)
-        self.assertEqual(json.loads(proc.out)["error"]["kind"], "unreadable")
+        self.assertIn("folder holds no tensor files", json.loads(proc.out)["error"]["message"])
 
 
 if __name__ == "__main__":
