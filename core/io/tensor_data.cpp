@@ -3,12 +3,20 @@
 #include <cstring>
 
 #include "io/inflate_reader.h"
+#include "io/input_error.h"
 
 namespace blasscope::core {
 
 void read_tensor_bytes(const TensorFile& file, const TensorInfo& tensor, std::byte* dst) {
   if (tensor.storage.kind == TensorStorage::Kind::Mapped) {
     if (tensor.nbytes > 0) std::memcpy(dst, file.mapping->bytes().data() + tensor.data_offset, tensor.nbytes);
+    return;
+  }
+  if (tensor.storage.kind == TensorStorage::Kind::Streamed) {
+    const auto stream = tensor.storage.source->open(tensor);
+    if (stream->read(std::span(dst, tensor.nbytes)) != tensor.nbytes) {
+      fail_malformed("tensor '" + tensor.name + "': its data ends before " + std::to_string(tensor.nbytes) + " bytes");
+    }
     return;
   }
   const auto& storage = tensor.storage;

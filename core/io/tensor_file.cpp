@@ -21,9 +21,11 @@ std::string_view name(FileFormat format) {
     case FileFormat::Npy: return "npy";
     case FileFormat::Npz: return "npz";
     case FileFormat::Safetensors: return "safetensors";
-    case FileFormat::PyTorch: break;
+    case FileFormat::PyTorch: return "pytorch";
+    case FileFormat::Hdf5: return "hdf5";
+    case FileFormat::Keras: break;
   }
-  return "pytorch";
+  return "keras";
 }
 
 }  // namespace blasscope::core

@@ -1,0 +1,149 @@
+#include "io/hdf5_stream.h"
+
+#include <H5LTpublic.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "io/input_error.h"
+
+namespace blasscope::core {
+namespace {
+
+constexpr std::uint64_t kBlockBytes = 8 << 20;      // one hyperslab read, before rounding to chunks
+constexpr std::uint64_t kMaxBlockBytes = 64 << 20;  // after rounding up to whole chunks
+constexpr std::size_t kChunkCacheBytes = 32 << 20;  // libhdf5's per-dataset chunk cache
+
+class DatasetStream : public TensorByteStream {
+ public:
+  DatasetStream(std::shared_ptr<const Hdf5Image> image, const TensorInfo& tensor)
+      : m_image(std::move(image)), m_name(tensor.name), m_total(tensor.nbytes) {
+    hdf5_quiet();
+    Hid access = hdf5_check(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, "dataset '" + m_name + "': access list");
+    H5Pset_chunk_cache(access.get(), 521, kChunkCacheBytes, 1.0);
+    m_dataset = hdf5_check(H5Dopen2(m_image->file(), ("/" + m_name).c_str(), access.get()), H5Dclose,
+                           "dataset '" + m_name + "': cannot open it");
+    m_type = hdf5_check(H5Dget_type(m_dataset.get()), H5Tclose, "dataset '" + m_name + "': its datatype");
+    m_item = H5Tget_size(m_type.get());
+    m_dims = tensor.shape;
+    plan();
+  }
+
+  std::size_t read(std::span<std::byte> out) override {
+    std::size_t written = 0;
+    while (written < out.size() && m_done < m_total) {
+      if (m_at == m_block.size()) next_block();
+      const std::size_t n = std::min(out.size() - written, m_block.size() - m_at);
+      std::memcpy(out.data() + written, m_block.data() + m_at, n);
+      written += n;
+      m_at += n;
+      m_done += n;
+    }
+    return written;
+  }
+
+ private:
+  // Splits at the first axis whose inner rows fit a block; outer axes advance one index at a time.
+  void plan() {
+    const std::size_t rank = m_dims.size();
+    std::vector<hsize_t> chunk(rank, 0);
+    Hid create(H5Dget_create_plist(m_dataset.get()), H5Pclose);
+    if (rank > 0 && create.valid() && H5Pget_layout(create.get()) == H5D_CHUNKED) {
+      H5Pget_chunk(create.get(), static_cast<int>(rank), chunk.data());
+    }
+    m_axis = rank == 0 ? 0 : rank - 1;
+    m_inner = m_item;
+    std::uint64_t inner = m_item;  // bytes of one index along axis k, the later axes whole
+    for (std::size_t k = rank; k-- > 0;) {
+      if (inner > kBlockBytes) break;
+      m_axis = k;
+      m_inner = inner;
+      inner *= m_dims[k];  // the reader checked the whole product fits 64 bits
+    }
+    std::uint64_t rows = std::max<std::uint64_t>(1, kBlockBytes / std::max<std::uint64_t>(m_inner, 1));
+    if (rank > 0) {
+      const std::uint64_t c = chunk[m_axis];
+      if (c > 1 && rows > c)
+        rows -= rows % c;
+      else if (c > rows && c * m_inner <= kMaxBlockBytes)
+        rows = c;
+      rows = std::min<std::uint64_t>(rows, m_dims[m_axis]);
+    }
+    m_rows = std::max<std::uint64_t>(rows, 1);
+    m_outer.assign(m_axis, 0);
+  }
+
+  void next_block() {
+    const std::size_t rank = m_dims.size();
+    std::uint64_t rows = 1;
+    Hid file_space = hdf5_check(H5Dget_space(m_dataset.get()), H5Sclose, "dataset '" + m_name + "': its dataspace");
+    if (rank > 0) {
+      rows = std::min<std::uint64_t>(m_rows, m_dims[m_axis] - m_pos);
+      std::vector<hsize_t> start(rank, 0), count(m_dims.begin(), m_dims.end());
+      for (std::size_t k = 0; k < m_axis; ++k) {
+        start[k] = m_outer[k];
+        count[k] = 1;
+      }
+      start[m_axis] = m_pos;
+      count[m_axis] = rows;
+      hdf5_check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+                 "dataset '" + m_name + "': selecting a block");
+    }
+    const std::uint64_t bytes = rank > 0 ? rows * m_inner : m_item;
+    const hsize_t elements = bytes / m_item;
+    Hid memory_space = hdf5_check(H5Screate_simple(1, &elements, nullptr), H5Sclose, "dataset '" + m_name + "'");
+    m_block.resize(bytes);
+    hdf5_check(
+        H5Dread(m_dataset.get(), m_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, m_block.data()),
+        "dataset '" + m_name + "': reading its values failed");
+    m_at = 0;
+    advance(rows);
+  }
+
+  void advance(std::uint64_t rows) {
+    if (m_dims.empty()) return;
+    m_pos += rows;
+    if (m_pos < m_dims[m_axis]) return;
+    m_pos = 0;
+    for (std::size_t k = m_axis; k-- > 0;) {
+      if (++m_outer[k] < m_dims[k]) return;
+      m_outer[k] = 0;
+    }
+  }
+
+  std::shared_ptr<const Hdf5Image> m_image;
+  std::string m_name;
+  std::uint64_t m_total = 0;
+  std::uint64_t m_done = 0;
+  Hid m_dataset;
+  Hid m_type;
+  std::size_t m_item = 1;
+  std::vector<std::uint64_t> m_dims;
+  std::size_t m_axis = 0;              // the axis a block spans a range of
+  std::uint64_t m_inner = 1;           // bytes of one index along m_axis (all later axes whole)
+  std::uint64_t m_rows = 1;            // indices along m_axis per block
+  std::uint64_t m_pos = 0;             // next index along m_axis
+  std::vector<std::uint64_t> m_outer;  // current index on the axes before m_axis
+  std::vector<std::byte> m_block;
+  std::size_t m_at = 0;
+};
+
+}  // namespace
+
+Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
+    : m_owner(std::move(owner)), m_size(image.size()) {
+  hdf5_quiet();
+  // DONT_COPY + DONT_RELEASE: libhdf5 reads the mapped bytes in place and never frees them;
+  // without OPEN_RW the image is opened read-only.
+  void* bytes = const_cast<std::byte*>(image.data());
+  m_file =
+      hdf5_check(H5LTopen_file_image(bytes, image.size(), H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE),
+                 H5Fclose, "not a readable HDF5 file");
+}
+
+std::unique_ptr<TensorByteStream> Hdf5StreamSource::open(const TensorInfo& tensor) const {
+  return std::make_unique<DatasetStream>(m_image, tensor);
+}
+
+}  // namespace blasscope::core
