@@ -465,8 +465,8 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::chooseFile() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open"), QString(),
-      tr("BLAScope inputs (*.npy *.npz *.safetensors *.pt *.pth *.json);;Tensor files (*.npy *.npz *.safetensors "
-         "*.pt *.pth);;Workloads and sessions (*.json);;All files (*)"));
+      tr("BLAScope inputs (*.npy *.npz *.safetensors *.pt *.pth *.h5 *.hdf5 *.keras *.json);;Tensor files (*.npy "
+         "*.npz *.safetensors *.pt *.pth *.h5 *.hdf5 *.keras);;Workloads and sessions (*.json);;All files (*)"));
   if (!path.isEmpty()) open(path);
 }
 

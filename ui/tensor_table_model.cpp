@@ -109,6 +109,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const {
       if (t.info.storage.kind == core::TensorStorage::Kind::Deflated && column == Offset) {
         return tr("Offset inside the compressed .npz member (the data is deflated in the file).");
       }
+      if (t.info.storage.kind == core::TensorStorage::Kind::Streamed && column == Offset) {
+        return tr("Chunked or filtered HDF5 data: read through libhdf5, chunk by chunk, not at one offset.");
+      }
       if (t.stats && t.stats->nonfinite() > 0) {
         return tr("%1 NaN, %2 +Inf, %3 -Inf: BLAS spreads them; LAPACK SVD/least squares fail on them.")
             .arg(t.stats->nan)

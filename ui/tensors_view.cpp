@@ -84,7 +84,7 @@ TensorsView::TensorsView(QWidget* parent)
   setContent(split);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& index) { showHistogram(m_proxy->mapToSource(index).row()); });
-  showEmpty(tr("Open a tensor file (.npy, .npz, .safetensors) or a workload to see its tensors."));
+  showEmpty(tr("Open a tensor file (.npy, .npz, .safetensors, .pt, .h5, .keras) or a workload to see its tensors."));
 }
 
 void TensorsView::setDocument(const RunDocument* doc) {
@@ -96,7 +96,7 @@ void TensorsView::setDocument(const RunDocument* doc) {
   if (m_model->rowCount() == 0) {
     showEmpty(doc && doc->kind != RunDocument::Kind::Empty
                   ? tr("This document has no tensors BLAScope can read.")
-                  : tr("Open a tensor file (.npy, .npz, .safetensors) or a workload to see its tensors."));
+                  : tr("Open a tensor file (.npy, .npz, .safetensors, .pt, .h5, .keras) or a workload to see its tensors."));
     return;
   }
   showContent();

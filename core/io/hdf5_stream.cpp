@@ -129,11 +129,45 @@ class DatasetStream : public TensorByteStream {
   std::size_t m_at = 0;
 };
 
+std::uint64_t little_endian(std::span<const std::byte> bytes, std::size_t at, std::size_t size) {
+  std::uint64_t value = 0;
+  for (std::size_t i = size; i-- > 0;) value = value << 8 | std::to_integer<std::uint64_t>(bytes[at + i]);
+  return value;
+}
+
+// libhdf5 refuses a truncated file without saying so through its error stack when opened
+// from an image; the superblock's end-of-file address says it plainly (HDF5 spec, superblock
+// versions 0-3: the EOF address is the third address after the fixed fields).
+void check_superblock(std::span<const std::byte> image) {
+  std::uint64_t at = 0;
+  while (at < image.size() && !(image.size() - at >= 8 && std::memcmp(image.data() + at, "\x89HDF\r\n\x1a\n", 8) == 0)) {
+    at = at == 0 ? 512 : at * 2;
+  }
+  if (at >= image.size()) fail_malformed("not an HDF5 file: no superblock signature at 0, 512, 1024, ...");
+  const auto sb = image.subspan(at);
+  if (sb.size() < 16) fail_malformed("HDF5 superblock: truncated");
+  const unsigned version = std::to_integer<unsigned>(sb[8]);
+  const std::size_t offsets = std::to_integer<std::size_t>(version < 2 ? sb[13] : sb[9]);
+  const std::size_t fixed = version == 0 ? 24 : version == 1 ? 28 : 12;
+  if (version > 3) fail_unsupported("HDF5 superblock version " + std::to_string(version) + " (0-3 are read)");
+  if (offsets != 2 && offsets != 4 && offsets != 8) {
+    fail_malformed("HDF5 superblock: size of offsets is " + std::to_string(offsets) + " (2, 4 or 8)");
+  }
+  if (sb.size() < fixed + 3 * offsets) fail_malformed("HDF5 superblock: truncated");
+  // libhdf5 writes the end of file counting a user block too (h5py's userblock_size=512 files).
+  const std::uint64_t eof = little_endian(sb, fixed + 2 * offsets, offsets);
+  if (eof > image.size()) {
+    fail_malformed("HDF5 superblock: the end-of-file address is " + std::to_string(eof) + " but the file has " +
+                   std::to_string(image.size()) + " bytes: the file is truncated");
+  }
+}
+
 }  // namespace
 
 Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
     : m_owner(std::move(owner)), m_size(image.size()) {
   hdf5_quiet();
+  check_superblock(image);
   // DONT_COPY + DONT_RELEASE: libhdf5 reads the mapped bytes in place and never frees them;
   // without OPEN_RW the image is opened read-only.
   void* bytes = const_cast<std::byte*>(image.data());
