@@ -8,6 +8,10 @@
 namespace blasscope::ui {
 namespace {
 
+bool streamed(const core::TensorReport& t) {
+  return t.info.storage.kind == core::TensorStorage::Kind::Streamed;
+}
+
 QString toQString(const std::string& text) {
   return QString::fromStdString(text);
 }
@@ -66,8 +70,9 @@ QVariant TensorTableModel::displayText(const core::TensorReport& t, int column) 
     case Shape: return toQString(core::format_shape(t.info.shape));
     case Order: return toQString(core::name(t.info.order));
     case Bytes: return toQString(core::format_bytes(t.info.nbytes));
-    case Offset: return QString::number(t.info.data_offset);
-    case Alignment: return QString::number(t.layout.file_alignment);
+    // Chunked HDF5 data has no single offset in the file (the tooltip says so).
+    case Offset: return streamed(t) ? QStringLiteral("chunked") : QString::number(t.info.data_offset);
+    case Alignment: return streamed(t) ? QStringLiteral("—") : QString::number(t.layout.file_alignment);
     default: break;
   }
   if (!t.scanned) return tr("scanning…");
@@ -109,7 +114,7 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const {
       if (t.info.storage.kind == core::TensorStorage::Kind::Deflated && column == Offset) {
         return tr("Offset inside the compressed .npz member (the data is deflated in the file).");
       }
-      if (t.info.storage.kind == core::TensorStorage::Kind::Streamed && column == Offset) {
+      if (streamed(t) && (column == Offset || column == Alignment)) {
         return tr("Chunked or filtered HDF5 data: read through libhdf5, chunk by chunk, not at one offset.");
       }
       if (t.stats && t.stats->nonfinite() > 0) {

@@ -140,7 +140,8 @@ std::uint64_t little_endian(std::span<const std::byte> bytes, std::size_t at, st
 // versions 0-3: the EOF address is the third address after the fixed fields).
 void check_superblock(std::span<const std::byte> image) {
   std::uint64_t at = 0;
-  while (at < image.size() && !(image.size() - at >= 8 && std::memcmp(image.data() + at, "\x89HDF\r\n\x1a\n", 8) == 0)) {
+  while (at < image.size() &&
+         !(image.size() - at >= 8 && std::memcmp(image.data() + at, "\x89HDF\r\n\x1a\n", 8) == 0)) {
     at = at == 0 ? 512 : at * 2;
   }
   if (at >= image.size()) fail_malformed("not an HDF5 file: no superblock signature at 0, 512, 1024, ...");

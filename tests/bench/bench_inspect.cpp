@@ -4,6 +4,7 @@
 // float32 HDF5 dataset (scanned in place, goal >= 0.90), and the speed of a chunked+gzip one
 // (decoded by libhdf5) for reference.
 #include <fcntl.h>
+#include <hdf5.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,8 +18,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <hdf5.h>
 
 #include "analysis/inspect_report.h"
 
@@ -99,13 +98,14 @@ void write_hdf5(const std::string& path, std::uint64_t count, bool gzip) {
     H5Pset_shuffle(create);
     H5Pset_deflate(create, 1);
   }
-  const hid_t dataset = H5Dcreate2(file, "model_weights/dense/dense/kernel:0", H5T_IEEE_F32LE, space,
-                                   [] {
-                                     const hid_t links = H5Pcreate(H5P_LINK_CREATE);
-                                     H5Pset_create_intermediate_group(links, 1);
-                                     return links;
-                                   }(),
-                                   create, H5P_DEFAULT);
+  const hid_t dataset = H5Dcreate2(
+      file, "model_weights/dense/dense/kernel:0", H5T_IEEE_F32LE, space,
+      [] {
+        const hid_t links = H5Pcreate(H5P_LINK_CREATE);
+        H5Pset_create_intermediate_group(links, 1);
+        return links;
+      }(),
+      create, H5P_DEFAULT);
   for (std::uint64_t done = 0; done < count; done += chunk.size()) {
     const hsize_t n = std::min<std::uint64_t>(chunk.size(), count - done), start = done;
     for (std::size_t i = 0; i < n; ++i) chunk[i] = std::sin(static_cast<float>(done + i) * 1e-3f);
@@ -145,11 +145,12 @@ void bench_hdf5(std::uint64_t gib) {
   nan = 0;
   std::vector<double> gzip;
   for (int round = 0; round < 3; ++round) gzip.push_back(inspect_seconds(path, nan));
-  std::printf("hdf5 chunked shuffle+gzip (%.0f MiB of values, %.0f MiB on disk): inspect %.2f GB/s of values "
-              "(libhdf5 decodes on one thread)\n",
-              static_cast<double>(gzip_count * 4) / (1 << 20),
-              static_cast<double>(std::filesystem::file_size(path)) / (1 << 20),
-              static_cast<double>(gzip_count * 4) / median(gzip) / 1e9);
+  std::printf(
+      "hdf5 chunked shuffle+gzip (%.0f MiB of values, %.0f MiB on disk): inspect %.2f GB/s of values "
+      "(libhdf5 decodes on one thread)\n",
+      static_cast<double>(gzip_count * 4) / (1 << 20),
+      static_cast<double>(std::filesystem::file_size(path)) / (1 << 20),
+      static_cast<double>(gzip_count * 4) / median(gzip) / 1e9);
   std::filesystem::remove(path);
 }
 

@@ -164,8 +164,10 @@ TEST_F(Hdf5Files, AWorkloadReadsAnHdf5TensorByItsPath) {
   const auto* b = reinterpret_cast<const double*>(be.data());
   const auto* p = reinterpret_cast<const float*>(plain.data());
   for (std::uint64_t i = 0; i < be.element_count(); ++i) {
-    if (std::isnan(p[i])) EXPECT_TRUE(std::isnan(b[i]));
-    else EXPECT_EQ(b[i], static_cast<double>(p[i])) << i;
+    if (std::isnan(p[i]))
+      EXPECT_TRUE(std::isnan(b[i]));
+    else
+      EXPECT_EQ(b[i], static_cast<double>(p[i])) << i;
   }
 }
 
