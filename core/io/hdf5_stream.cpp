@@ -1,7 +1,5 @@
 #include "io/hdf5_stream.h"
 
-#include <H5LTpublic.h>
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -163,18 +161,44 @@ void check_superblock(std::span<const std::byte> image) {
   }
 }
 
+// File image callbacks that hand libhdf5 our mapped bytes wherever it would allocate and copy
+// an image (property list set/copy/get, file open) and never free them: a read-only, zero-copy
+// image. (H5LTopen_file_image does the same but leaks its bookkeeping when the open fails.)
+void* image_malloc(std::size_t size, H5FD_file_image_op_t, void* udata) {
+  auto* image = static_cast<std::span<const std::byte>*>(udata);
+  return size == image->size() ? const_cast<std::byte*>(image->data()) : nullptr;
+}
+void* image_memcpy(void* dest, const void* src, std::size_t, H5FD_file_image_op_t, void*) {
+  return dest == src ? dest : nullptr;
+}
+void* image_realloc(void*, std::size_t, H5FD_file_image_op_t, void*) {
+  return nullptr;  // read-only: the image never grows
+}
+herr_t image_free(void*, H5FD_file_image_op_t, void*) {
+  return 0;
+}
+void* udata_copy(void* udata) {
+  return udata;
+}
+herr_t udata_free(void*) {
+  return 0;
+}
+
 }  // namespace
 
 Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
     : m_owner(std::move(owner)), m_size(image.size()) {
   hdf5_quiet();
   check_superblock(image);
-  // DONT_COPY + DONT_RELEASE: libhdf5 reads the mapped bytes in place and never frees them;
-  // without OPEN_RW the image is opened read-only.
-  void* bytes = const_cast<std::byte*>(image.data());
+  m_image = std::make_unique<std::span<const std::byte>>(image);
+  Hid access = hdf5_check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "HDF5 file access list");
+  hdf5_check(H5Pset_fapl_core(access.get(), 1 << 16, false), "HDF5 core driver");
+  H5FD_file_image_callbacks_t callbacks = {image_malloc, image_memcpy, image_realloc, image_free,
+                                           udata_copy,   udata_free,   m_image.get()};
+  hdf5_check(H5Pset_file_image_callbacks(access.get(), &callbacks), "HDF5 file image callbacks");
+  hdf5_check(H5Pset_file_image(access.get(), const_cast<std::byte*>(image.data()), image.size()), "HDF5 file image");
   m_file =
-      hdf5_check(H5LTopen_file_image(bytes, image.size(), H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE),
-                 H5Fclose, "not a readable HDF5 file");
+      hdf5_check(H5Fopen("blasscope-image.h5", H5F_ACC_RDONLY, access.get()), H5Fclose, "not a readable HDF5 file");
 }
 
 std::unique_ptr<TensorByteStream> Hdf5StreamSource::open(const TensorInfo& tensor) const {

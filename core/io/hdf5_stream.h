@@ -22,6 +22,7 @@ class Hdf5Image {
  private:
   std::shared_ptr<const MappedFile> m_owner;
   std::uint64_t m_size = 0;
+  std::unique_ptr<std::span<const std::byte>> m_image;  // libhdf5's udata: outlives the file
   Hid m_file;
 };
 
