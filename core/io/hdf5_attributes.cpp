@@ -76,6 +76,11 @@ std::vector<std::string> strings(hid_t attribute, hid_t file_type, std::size_t c
 
 }  // namespace
 
+const std::optional<std::string>& Hdf5AttributeReader::vlen_problem() {
+  if (!m_vlen_checked) m_vlen_checked = m_vlen_problem ? m_vlen_problem() : std::nullopt;
+  return *m_vlen_checked;
+}
+
 std::string Hdf5AttributeReader::value_text(hid_t attribute) {
   Hid type(H5Aget_type(attribute), H5Tclose);
   Hid space(H5Aget_space(attribute), H5Sclose);
@@ -89,6 +94,9 @@ std::string Hdf5AttributeReader::value_text(hid_t attribute) {
   const H5T_class_t type_class = H5Tget_class(type.get());
   const std::uint64_t memory_item = type_class == H5T_STRING ? std::max<std::size_t>(item, sizeof(char*)) : 8;
   if (count > kMaxReadBytes / memory_item) return "(" + std::to_string(count) + " values, not shown)";
+  if (type_class == H5T_STRING && H5Tis_variable_str(type.get()) > 0 && vlen_problem()) {
+    return "(variable-length string, not read: " + *vlen_problem() + ")";
+  }
   std::vector<std::string> items;
   switch (type_class) {
     case H5T_STRING: items = strings(attribute, type.get(), count); break;

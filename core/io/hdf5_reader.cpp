@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "io/hdf5_attributes.h"
+#include "io/hdf5_global_heap.h"
 #include "io/hdf5_handle.h"
 #include "io/hdf5_stream.h"
 #include "io/hdf5_types.h"
@@ -81,18 +82,22 @@ class Hdf5Walker {
       : m_file(file),
         m_image(std::move(image)),
         m_source(std::make_shared<Hdf5StreamSource>(m_image)),
-        m_base(mapped_base) {}
+        m_base(mapped_base),
+        m_attributes([this] { return malformed_global_heap(m_image->bytes(), m_image->length_size(), m_raw_data); }) {}
 
   void walk() {
     hdf5_quiet();
-    Hid root = hdf5_check(H5Gopen2(m_image->file(), "/", H5P_DEFAULT), H5Gclose, "HDF5 root group");
-    m_attributes.read_all(root.get(), "", m_file.metadata);
     std::vector<Visited> objects;
     hdf5_check(H5Ovisit2(m_image->file(), H5_INDEX_NAME, H5_ITER_INC, collect_object, &objects, H5O_INFO_BASIC),
                "HDF5 object tree cannot be walked");
     if (objects.size() >= kMaxObjects) {
       fail_unsupported("HDF5 file holds more than " + std::to_string(kMaxObjects) + " objects");
     }
+    for (const Visited& object : objects) {
+      if (object.type == H5O_TYPE_DATASET) note_raw_data(object.name);
+    }
+    Hid root = hdf5_check(H5Gopen2(m_image->file(), "/", H5P_DEFAULT), H5Gclose, "HDF5 root group");
+    m_attributes.read_all(root.get(), "", m_file.metadata);
     for (const Visited& object : objects) {
       if (object.type == H5O_TYPE_DATASET) {
         add_dataset(object.name);
@@ -105,6 +110,21 @@ class Hdf5Walker {
   }
 
  private:
+  // Where contiguous raw data lies, so the global heap check (io/hdf5_global_heap.h) skips it.
+  void note_raw_data(const std::string& name) {
+    Hid dataset(H5Dopen2(m_image->file(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid()) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    const haddr_t offset = H5Dget_offset(dataset.get());
+    const hsize_t size = H5Dget_storage_size(dataset.get());
+    H5Eclear2(H5E_DEFAULT);
+    if (offset != HADDR_UNDEF && offset <= m_image->size() && size <= m_image->size() - offset) {
+      m_raw_data.emplace_back(offset, offset + size);
+    }
+  }
+
   void add_dataset(const std::string& name) {
     const std::string what = quoted(name);
     Hid dataset =
@@ -194,6 +214,7 @@ class Hdf5Walker {
   std::shared_ptr<const Hdf5Image> m_image;
   std::shared_ptr<const TensorStreamSource> m_source;
   std::optional<std::uint64_t> m_base;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> m_raw_data;  // [offset, end) of contiguous datasets
   Hdf5AttributeReader m_attributes;
 };
 

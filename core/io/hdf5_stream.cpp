@@ -136,7 +136,7 @@ std::uint64_t little_endian(std::span<const std::byte> bytes, std::size_t at, st
 // libhdf5 refuses a truncated file without saying so through its error stack when opened
 // from an image; the superblock's end-of-file address says it plainly (HDF5 spec, superblock
 // versions 0-3: the EOF address is the third address after the fixed fields).
-void check_superblock(std::span<const std::byte> image) {
+std::size_t check_superblock(std::span<const std::byte> image) {
   std::uint64_t at = 0;
   while (at < image.size() &&
          !(image.size() - at >= 8 && std::memcmp(image.data() + at, "\x89HDF\r\n\x1a\n", 8) == 0)) {
@@ -159,6 +159,7 @@ void check_superblock(std::span<const std::byte> image) {
     fail_malformed("HDF5 superblock: the end-of-file address is " + std::to_string(eof) + " but the file has " +
                    std::to_string(image.size()) + " bytes: the file is truncated");
   }
+  return std::to_integer<std::size_t>(version < 2 ? sb[14] : sb[10]);
 }
 
 // File image callbacks that hand libhdf5 our mapped bytes wherever it would allocate and copy
@@ -189,7 +190,7 @@ herr_t udata_free(void*) {
 Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
     : m_owner(std::move(owner)), m_size(image.size()) {
   hdf5_quiet();
-  check_superblock(image);
+  m_length_size = check_superblock(image);
   m_image = std::make_unique<std::span<const std::byte>>(image);
   Hid access = hdf5_check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "HDF5 file access list");
   hdf5_check(H5Pset_fapl_core(access.get(), 1 << 16, false), "HDF5 core driver");

@@ -18,10 +18,13 @@ class Hdf5Image {
   Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image);
   hid_t file() const { return m_file.get(); }
   std::uint64_t size() const { return m_size; }
+  std::span<const std::byte> bytes() const { return *m_image; }
+  std::size_t length_size() const { return m_length_size; }  // the superblock's "size of lengths"
 
  private:
   std::shared_ptr<const MappedFile> m_owner;
   std::uint64_t m_size = 0;
+  std::size_t m_length_size = 8;
   std::unique_ptr<std::span<const std::byte>> m_image;  // libhdf5's udata: outlives the file
   Hid m_file;
 };

@@ -55,7 +55,7 @@ def attribute_expectation(value):
 class Manifest:
     def __init__(self, outdir):
         self.outdir = outdir
-        self.files, self.hostile = [], []
+        self.files, self.hostile, self.degraded = [], [], []
 
     def path(self, name):
         return os.path.join(self.outdir, name)
@@ -101,7 +101,7 @@ class Manifest:
 
     def write(self, extra):
         with open(self.path("manifest.json"), "w") as out:
-            json.dump({"files": self.files, "hostile": self.hostile, **extra}, out, indent=1)
+            json.dump({"files": self.files, "hostile": self.hostile, "degraded": self.degraded, **extra}, out, indent=1)
 
 
 def floats_with_specials(dtype, shape):
@@ -304,6 +304,21 @@ def write_hostile(m):
     m.refuse("size_lie.keras", "model.weights.h5")
 
 
+def write_degraded(m):
+    """A global heap whose first entry is a zero-size free-space entry: libhdf5 1.10 would loop
+    forever decoding it, so its variable-length strings are not read; the tensors still are."""
+    with open(m.path("keras2.h5"), "rb") as f:
+        data = bytearray(f.read())
+    at = data.find(b"GCOL")
+    assert at > 0
+    first = at + 16  # 8-byte header + 8-byte collection size
+    struct.pack_into("<HHIQ", data, first, 0, 0, 0, 0)
+    with open(m.path("heap_loop.h5"), "wb") as f:
+        f.write(data)
+    m.degraded.append({"file": "heap_loop.h5", "key": "keras_version",
+                       "says": f"HDF5 global heap collection at offset {at}: a free-space entry of size 0"})
+
+
 def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
@@ -320,6 +335,7 @@ def main():
     write_keras3(m, "weights.keras", zipfile.ZIP_STORED)
     write_keras3(m, "weights_deflated.keras", zipfile.ZIP_DEFLATED)
     write_hostile(m)
+    write_degraded(m)
     m.write({})
 
 
