@@ -361,6 +361,8 @@ run_fuzz() {
     # A reader must refuse within 10 s and 2 GiB whatever the input; slower or bigger is a finding.
     local dict=()
     [ -f "$fuzz_build/seeds/$h.dict" ] && dict=(-dict="$fuzz_build/seeds/$h.dict")
+    # libhdf5 (not instrumented) leaks in its own error paths on malformed files: not ours to find.
+    [ "$h" = hdf5 ] && dict+=(-detect_leaks=0)
     if "$fuzz_build/bin/fuzz_$h" "$corpus" "$fuzz_build/seeds/$h" "${dict[@]}" -max_total_time="$seconds" \
         -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -artifact_prefix="$crashes/" \
         -print_final_stats=1 >"$log" 2>&1; then

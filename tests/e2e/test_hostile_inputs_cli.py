@@ -16,7 +16,7 @@ REGRESSIONS = sys.argv[2]
 # The command that reads each harness's inputs, as a user would run it.
 COMMANDS = {
     "npy": ["inspect"], "npz": ["inspect"], "safetensors": ["inspect"], "tensor_file": ["inspect"],
-    "pytorch": ["inspect"], "pickle": ["inspect"],
+    "pytorch": ["inspect"], "pickle": ["inspect"], "hdf5": ["inspect"],
     "session": ["report"], "recording": ["report"], "workload": ["run"],
 }
 
