@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <set>
 
 #include "io/hdf5_attributes.h"
 #include "io/hdf5_global_heap.h"
@@ -29,11 +30,36 @@ struct Visited {
   H5O_type_t type;
 };
 
-herr_t collect_object(hid_t, const char* name, const H5O_info_t* info, void* data) {
-  auto& objects = *static_cast<std::vector<Visited>*>(data);
-  if (std::strcmp(name, ".") == 0) return 0;  // the root group itself
-  objects.push_back({name, info->type});
-  return objects.size() >= kMaxObjects ? 1 : 0;  // 1 stops the walk
+herr_t collect_link(hid_t, const char* name, const H5L_info_t* info, void* data) {
+  auto& links = *static_cast<std::vector<std::string>*>(data);
+  if (info->type == H5L_TYPE_HARD) links.emplace_back(name);  // soft and external links: not followed
+  return links.size() >= kMaxObjects ? 1 : 0;
+}
+
+// Every object once, depth first along hard links in name order (what H5Ovisit does). Links are
+// listed in native order and sorted here: libhdf5 1.10 builds a table for any other order of a
+// dense group, and on a corrupt group frees that table's uninitialised entries (a crash found by
+// fuzz_hdf5; tests/fuzz/regressions/hdf5-known).
+void visit_group(hid_t file, const std::string& path, int depth, std::set<haddr_t>& seen,
+                 std::vector<Visited>& objects) {
+  if (depth > 64) fail_unsupported("HDF5 groups nested more than 64 deep (at '" + path + "')");
+  Hid group = hdf5_check(H5Gopen2(file, path.empty() ? "/" : path.c_str(), H5P_DEFAULT), H5Gclose,
+                         "group '" + path + "' cannot be opened");
+  std::vector<std::string> links;
+  hsize_t index = 0;
+  hdf5_check(H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_NATIVE, &index, collect_link, &links),
+             "group '" + path + "': its links cannot be listed");
+  std::sort(links.begin(), links.end());
+  for (const std::string& link : links) {
+    if (objects.size() >= kMaxObjects) return;
+    const std::string name = path.empty() ? link : path + "/" + link;
+    H5O_info_t info;
+    hdf5_check(H5Oget_info_by_name2(group.get(), link.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT),
+               "object '" + name + "' cannot be read");
+    if (!seen.insert(info.addr).second) continue;  // a second hard link to an object already listed
+    objects.push_back({name, info.type});
+    if (info.type == H5O_TYPE_GROUP) visit_group(file, name, depth + 1, seen, objects);
+  }
 }
 
 std::string quoted(const std::string& name) {
@@ -88,8 +114,11 @@ class Hdf5Walker {
   void walk() {
     hdf5_quiet();
     std::vector<Visited> objects;
-    hdf5_check(H5Ovisit2(m_image->file(), H5_INDEX_NAME, H5_ITER_INC, collect_object, &objects, H5O_INFO_BASIC),
-               "HDF5 object tree cannot be walked");
+    std::set<haddr_t> seen;
+    H5O_info_t root_info;
+    hdf5_check(H5Oget_info_by_name2(m_image->file(), "/", &root_info, H5O_INFO_BASIC, H5P_DEFAULT), "HDF5 root group");
+    seen.insert(root_info.addr);
+    visit_group(m_image->file(), "", 0, seen, objects);
     if (objects.size() >= kMaxObjects) {
       fail_unsupported("HDF5 file holds more than " + std::to_string(kMaxObjects) + " objects");
     }
