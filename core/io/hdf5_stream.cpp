@@ -73,6 +73,7 @@ class DatasetStream : public TensorByteStream {
   }
 
   void next_block() {
+    hdf5_quiet();  // the stream may be read on another thread than the one that opened it
     const std::size_t rank = m_dims.size();
     std::uint64_t rows = 1;
     Hid file_space = hdf5_check(H5Dget_space(m_dataset.get()), H5Sclose, "dataset '" + m_name + "': its dataspace");
