@@ -70,8 +70,8 @@ QVariant TensorTableModel::displayText(const core::TensorReport& t, int column) 
     case Shape: return toQString(core::format_shape(t.info.shape));
     case Order: return toQString(core::name(t.info.order));
     case Bytes: return toQString(core::format_bytes(t.info.nbytes));
-    // Chunked HDF5 data has no single offset in the file (the tooltip says so).
-    case Offset: return streamed(t) ? QStringLiteral("chunked") : QString::number(t.info.data_offset);
+    // Data libhdf5 delivers has no single offset in the file (the tooltip says so).
+    case Offset: return streamed(t) ? QStringLiteral("libhdf5") : QString::number(t.info.data_offset);
     case Alignment: return streamed(t) ? QStringLiteral("—") : QString::number(t.layout.file_alignment);
     default: break;
   }
@@ -115,7 +115,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const {
         return tr("Offset inside the compressed .npz member (the data is deflated in the file).");
       }
       if (streamed(t) && (column == Offset || column == Alignment)) {
-        return tr("Chunked or filtered HDF5 data: read through libhdf5, chunk by chunk, not at one offset.");
+        return tr(
+            "Read through libhdf5 (chunked, filtered, never written, or in a deflated .keras member): no single offset "
+            "in the file.");
       }
       if (t.stats && t.stats->nonfinite() > 0) {
         return tr("%1 NaN, %2 +Inf, %3 -Inf: BLAS spreads them; LAPACK SVD/least squares fail on them.")
