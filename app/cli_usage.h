@@ -13,8 +13,9 @@ Inspects BLAS/LAPACK workloads and the tensors they read, headless.
 
 commands:
   inspect FILE [--json]   list the tensors in FILE (.npy, .npz, .safetensors, a torch.save
-                          checkpoint .pt/.pth read without running its pickle; the format is
-                          recognised by its magic bytes) with dtype, shape, memory order,
+                          checkpoint .pt/.pth read without running its pickle, HDF5 .h5/.hdf5
+                          and Keras .keras through libhdf5; the format is recognised by its
+                          magic bytes) with dtype, shape, memory order,
                           alignment and a count of NaN, +/-Inf, zero and subnormal values;
                           tensors of strings, structured, object (pickled) or long double dtypes
                           are listed with a "not-scanned" finding, their values never read.

@@ -8,6 +8,10 @@
 namespace blasscope::ui {
 namespace {
 
+bool streamed(const core::TensorReport& t) {
+  return t.info.storage.kind == core::TensorStorage::Kind::Streamed;
+}
+
 QString toQString(const std::string& text) {
   return QString::fromStdString(text);
 }
@@ -66,8 +70,9 @@ QVariant TensorTableModel::displayText(const core::TensorReport& t, int column) 
     case Shape: return toQString(core::format_shape(t.info.shape));
     case Order: return toQString(core::name(t.info.order));
     case Bytes: return toQString(core::format_bytes(t.info.nbytes));
-    case Offset: return QString::number(t.info.data_offset);
-    case Alignment: return QString::number(t.layout.file_alignment);
+    // Data libhdf5 delivers has no single offset in the file (the tooltip says so).
+    case Offset: return streamed(t) ? QStringLiteral("libhdf5") : QString::number(t.info.data_offset);
+    case Alignment: return streamed(t) ? QStringLiteral("—") : QString::number(t.layout.file_alignment);
     case Shard: return toQString(t.info.shard);
     default: break;
   }
@@ -110,6 +115,11 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (t.info.storage.kind == core::TensorStorage::Kind::Deflated && column == Offset) {
         return tr("Offset inside the compressed .npz member (the data is deflated in the file).");
+      }
+      if (streamed(t) && (column == Offset || column == Alignment)) {
+        return tr(
+            "Read through libhdf5 (chunked, filtered, never written, or in a deflated .keras member): no single offset "
+            "in the file.");
       }
       if (t.stats && t.stats->nonfinite() > 0) {
         return tr("%1 NaN, %2 +Inf, %3 -Inf: BLAS spreads them; LAPACK SVD/least squares fail on them.")

@@ -8,6 +8,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
 #include <numeric>
@@ -89,6 +90,7 @@ TensorsView::TensorsView(QWidget* parent)
       m_proxy(new QSortFilterProxyModel(this)),
       m_table(new QTableView),
       m_shards(new QLabel),
+      m_metadata(new QTableWidget(0, 2)),
       m_chart(new QChartView),
       m_positions(new QLabel) {
   m_proxy->setSourceModel(m_model);
@@ -103,6 +105,13 @@ TensorsView::TensorsView(QWidget* parent)
   m_chart->setMinimumHeight(160);
   m_positions->setWordWrap(true);
   m_positions->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_metadata->setHorizontalHeaderLabels({tr("Metadata"), tr("Value")});
+  m_metadata->verticalHeader()->hide();
+  m_metadata->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  m_metadata->horizontalHeader()->setStretchLastSection(true);
+  m_metadata->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_metadata->setWordWrap(false);
+  m_metadata->hide();
   auto* lower = new QWidget;
   auto* lowerLayout = new QVBoxLayout(lower);
   lowerLayout->setContentsMargins(0, 0, 0, 0);
@@ -117,12 +126,13 @@ TensorsView::TensorsView(QWidget* parent)
   upperLayout->addWidget(m_table, 1);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(upper);
+  split->addWidget(m_metadata);
   split->addWidget(lower);
-  split->setStretchFactor(1, 1);
+  split->setStretchFactor(2, 1);
   setContent(split);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& index) { showHistogram(m_proxy->mapToSource(index).row()); });
-  showEmpty(tr("Open a tensor file (.npy, .npz, .safetensors) or a workload to see its tensors."));
+  showEmpty(tr("Open a tensor file (.npy, .npz, .safetensors, .pt, .h5, .keras) or a workload to see its tensors."));
 }
 
 void TensorsView::setDocument(const RunDocument* doc) {
@@ -136,10 +146,14 @@ void TensorsView::setDocument(const RunDocument* doc) {
   m_table->setColumnHidden(TensorTableModel::Shard, !sharded);
   m_shards->setVisible(sharded);
   if (sharded) m_shards->setText(shardsSummary(*doc->inspect));
+  showMetadata(doc && doc->kind == RunDocument::Kind::TensorFile && doc->inspect
+                   ? doc->inspect->metadata
+                   : std::vector<std::pair<std::string, std::string>>{});
   if (m_model->rowCount() == 0) {
-    showEmpty(doc && doc->kind != RunDocument::Kind::Empty
-                  ? tr("This document has no tensors BLAScope can read.")
-                  : tr("Open a tensor file (.npy, .npz, .safetensors) or a workload to see its tensors."));
+    showEmpty(
+        doc && doc->kind != RunDocument::Kind::Empty
+            ? tr("This document has no tensors BLAScope can read.")
+            : tr("Open a tensor file (.npy, .npz, .safetensors, .pt, .h5, .keras) or a workload to see its tensors."));
     return;
   }
   showContent();
@@ -149,6 +163,21 @@ void TensorsView::setDocument(const RunDocument* doc) {
 void TensorsView::updateTensor(int row, const core::TensorReport& tensor) {
   m_model->updateTensor(row, tensor);
   if (m_proxy->mapToSource(m_table->currentIndex()).row() == row) showHistogram(row);
+}
+
+void TensorsView::showMetadata(const std::vector<std::pair<std::string, std::string>>& metadata) {
+  // Long values (a Keras model_config) show their start in the cell and more in the tooltip.
+  constexpr int kCellChars = 300, kTipChars = 4000;
+  m_metadata->setRowCount(static_cast<int>(metadata.size()));
+  for (int row = 0; row < m_metadata->rowCount(); ++row) {
+    const auto& [key, value] = metadata[static_cast<std::size_t>(row)];
+    const QString text = QString::fromStdString(value);
+    auto* item = new QTableWidgetItem(text.size() > kCellChars ? text.left(kCellChars) + QStringLiteral("…") : text);
+    item->setToolTip(text.size() > kTipChars ? text.left(kTipChars) + QStringLiteral("…") : text);
+    m_metadata->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(key)));
+    m_metadata->setItem(row, 1, item);
+  }
+  m_metadata->setVisible(!metadata.empty());
 }
 
 void TensorsView::selectTensor(int row) {

@@ -6,6 +6,7 @@
 #include "document_view.h"
 
 class QTableView;
+class QTableWidget;
 class QSortFilterProxyModel;
 class QChartView;
 class QChart;
@@ -15,7 +16,7 @@ namespace blasscope::ui {
 class TensorTableModel;
 
 // The tensors: dtype, shape, order, bytes, alignment, NaN/Inf/zero/subnormal counts, min/max;
-// the selected one's histogram and where its NaN/Inf values are.
+// the selected one's histogram and where its NaN/Inf values are; the file's metadata.
 class TensorsView : public DocumentView {
   Q_OBJECT
 
@@ -33,12 +34,14 @@ class TensorsView : public DocumentView {
 
  private:
   void showHistogram(int row);
+  void showMetadata(const std::vector<std::pair<std::string, std::string>>& metadata);
 
   const RunDocument* m_doc = nullptr;
   TensorTableModel* m_model;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;
   QLabel* m_shards;  // a sharded checkpoint's files; hidden for other documents
+  QTableWidget* m_metadata;  // the file's metadata (safetensors, PyTorch values, HDF5 attributes)
   QChartView* m_chart;
   QLabel* m_positions;
 };

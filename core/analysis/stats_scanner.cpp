@@ -9,6 +9,7 @@
 
 #include "analysis/stats_kernels.h"
 #include "io/inflate_reader.h"
+#include "io/input_error.h"
 #include "tensor/byte_swap.h"
 
 namespace blasscope::core {
@@ -122,6 +123,25 @@ TensorStats scan_deflated(const TensorFile& file, const TensorInfo& tensor, cons
   return total;
 }
 
+// Chunked or filtered HDF5 data: the stream decodes it block by block into a bounded buffer.
+TensorStats scan_streamed(const TensorInfo& tensor, const ScanOptions& options) {
+  const auto stream = tensor.storage.source->open(tensor);
+  const std::size_t size = item_size(tensor.dtype);
+  std::vector<std::byte> buffer(std::max<std::uint64_t>(kInflateBytes / size, 1) * size);
+  TensorStats total;
+  std::uint64_t done = 0;
+  while (done < tensor.nbytes) {
+    if (options.stop.stop_requested()) throw ScanCancelled();
+    const std::size_t want = std::min<std::uint64_t>(buffer.size(), tensor.nbytes - done);
+    const std::size_t got = stream->read(std::span(buffer).first(want));
+    if (got != want) fail_malformed("tensor '" + tensor.name + "': its data ends early");
+    merge_stats(total, scan_range(tensor.dtype, tensor.byte_order, buffer.data(), got / size, done / size));
+    done += got;
+    report(options, done, tensor.nbytes);
+  }
+  return total;
+}
+
 }  // namespace
 
 TensorStats scan_bytes(DType dtype, ByteOrder order, std::span<const std::byte> bytes, const ScanOptions& options) {
@@ -131,6 +151,7 @@ TensorStats scan_bytes(DType dtype, ByteOrder order, std::span<const std::byte> 
 std::optional<TensorStats> scan_tensor(const TensorFile& file, const TensorInfo& tensor, const ScanOptions& options) {
   if (!tensor.values_readable()) return std::nullopt;
   if (tensor.storage.kind == TensorStorage::Kind::Deflated) return scan_deflated(file, tensor, options);
+  if (tensor.storage.kind == TensorStorage::Kind::Streamed) return scan_streamed(tensor, options);
   mapping_of(file, tensor).advise_sequential(tensor.data_offset, tensor.nbytes);
   return scan_in_parallel(tensor.dtype, tensor.byte_order,
                           mapping_of(file, tensor).bytes().subspan(tensor.data_offset, tensor.nbytes), options);

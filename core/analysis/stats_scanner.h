@@ -21,7 +21,7 @@ struct ScanCancelled : std::exception {
 };
 
 // One pass over a tensor's values: mapped data is scanned in place by several threads,
-// deflated npz members are inflated in bounded chunks. Big-endian data is swapped in
+// deflated npz members are inflated and HDF5 chunked/filtered data decoded in bounded chunks. Big-endian data is swapped in
 // small buffers. Throws InputError for corrupt compressed data, ScanCancelled on stop.
 // Returns nullopt for dtypes whose values are not scanned (packed sub-byte floats).
 std::optional<TensorStats> scan_tensor(const TensorFile& file, const TensorInfo& tensor,

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "io/inflate_reader.h"
+#include "io/input_error.h"
 
 namespace blasscope::core {
 
@@ -10,6 +11,13 @@ void read_tensor_bytes(const TensorFile& file, const TensorInfo& tensor, std::by
   if (tensor.storage.kind == TensorStorage::Kind::Mapped) {
     if (tensor.nbytes > 0)
       std::memcpy(dst, mapping_of(file, tensor).bytes().data() + tensor.data_offset, tensor.nbytes);
+    return;
+  }
+  if (tensor.storage.kind == TensorStorage::Kind::Streamed) {
+    const auto stream = tensor.storage.source->open(tensor);
+    if (stream->read(std::span(dst, tensor.nbytes)) != tensor.nbytes) {
+      fail_malformed("tensor '" + tensor.name + "': its data ends before " + std::to_string(tensor.nbytes) + " bytes");
+    }
     return;
   }
   const auto& storage = tensor.storage;

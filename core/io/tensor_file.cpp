@@ -22,6 +22,8 @@ std::string_view name(FileFormat format) {
     case FileFormat::Npz: return "npz";
     case FileFormat::Safetensors: return "safetensors";
     case FileFormat::PyTorch: return "pytorch";
+    case FileFormat::Hdf5: return "hdf5";
+    case FileFormat::Keras: return "keras";
     case FileFormat::Sharded: break;
   }
   return "sharded";

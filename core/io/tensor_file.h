@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,15 +14,36 @@
 
 namespace blasscope::core {
 
-// Where a tensor's bytes live: directly addressable in the mapped file, or inside a
-// deflate stream (an np.savez_compressed member) that must be inflated to be read.
+struct TensorInfo;
+
+// The bytes of one tensor, as stored (no byte swapping), front to back in bounded pieces.
+class TensorByteStream {
+ public:
+  virtual ~TensorByteStream() = default;
+  // Fills `out` completely unless the tensor ends first; returns the bytes written.
+  // Throws InputError naming the tensor for data the file cannot deliver (corrupt chunks).
+  virtual std::size_t read(std::span<std::byte> out) = 0;
+};
+
+// Opens streams over tensors whose bytes a library decodes (HDF5 chunked or filtered data).
+class TensorStreamSource {
+ public:
+  virtual ~TensorStreamSource() = default;
+  virtual std::unique_ptr<TensorByteStream> open(const TensorInfo& tensor) const = 0;
+};
+
+// Where a tensor's bytes live: directly addressable in the mapped file, inside a deflate
+// stream (an np.savez_compressed member) that must be inflated to be read, or behind a
+// stream source (HDF5 chunks, read through libhdf5).
 struct TensorStorage {
-  enum class Kind : std::uint8_t { Mapped, Deflated };
+  enum class Kind : std::uint8_t { Mapped, Deflated, Streamed };
   Kind kind = Kind::Mapped;
-  std::uint64_t stream_offset = 0;  // Deflated: offset of the compressed stream in the file
-  std::uint64_t stream_size = 0;    // Deflated: compressed size
-  std::uint32_t crc32 = 0;          // Deflated: CRC-32 of the whole uncompressed member
-  std::uint64_t member_size = 0;    // Deflated: uncompressed size of the whole member
+  std::uint64_t stream_offset = 0;                             // Deflated: offset of the compressed stream in the file
+  std::uint64_t stream_size = 0;                               // Deflated: compressed size
+  std::uint32_t crc32 = 0;                                     // Deflated: CRC-32 of the whole uncompressed member
+  std::uint64_t member_size = 0;                               // Deflated: uncompressed size of the whole member
+  std::shared_ptr<const TensorStreamSource> source = nullptr;  // Streamed: opens the tensor's byte stream
+  bool filtered = false;                                       // Streamed: compressed or checksummed in the file
   // The file holding the bytes when it is not the TensorFile's own (a shard of a sharded
   // checkpoint); null means TensorFile::mapping. Read it through mapping_of().
   std::shared_ptr<const MappedFile> mapping;
@@ -51,7 +73,7 @@ struct TensorInfo {
   std::string dtype_name() const;
 };
 
-enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors, PyTorch, Sharded };
+enum class FileFormat : std::uint8_t { Npy, Npz, Safetensors, PyTorch, Hdf5, Keras, Sharded };
 std::string_view name(FileFormat format);
 
 // One file of a sharded checkpoint, as the reader found it.
@@ -77,7 +99,8 @@ struct TensorFile {
   FileFormat format = FileFormat::Npy;
   std::uint64_t file_size = 0;
   std::vector<TensorInfo> tensors;
-  // safetensors __metadata__; a PyTorch checkpoint's non-tensor values ("epoch" -> "3")
+  // safetensors __metadata__; a PyTorch checkpoint's non-tensor values ("epoch" -> "3");
+  // HDF5 attributes ("group/path@name" -> value) and a .keras archive's config.json
   std::vector<std::pair<std::string, std::string>> metadata;
   // The file's own bytes; for a sharded checkpoint the index (null for a folder without
   // one), each tensor's shard being in TensorStorage::mapping.

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "io/hdf5_reader.h"
 #include "io/input_error.h"
 #include "io/little_endian.h"
 #include "io/npy_reader.h"
@@ -25,6 +26,14 @@ bool plausible_safetensors(std::span<const std::byte> bytes) {
   return looks_like_safetensors(bytes) && read_le<std::uint64_t>(bytes, 0) <= bytes.size() - 8;
 }
 
+// The HDF5 signature sits at 0, or after a user block at 512, 1024, 2048... (HDF5 spec, superblock).
+bool looks_like_hdf5(std::span<const std::byte> bytes) {
+  for (std::uint64_t at = 0; at < bytes.size(); at = at == 0 ? 512 : at * 2) {
+    if (has_prefix(bytes.subspan(at), "\x89HDF\r\n\x1a\n", 8)) return true;
+  }
+  return false;
+}
+
 TensorFile open_mapped(std::shared_ptr<const MappedFile> mapping, bool allow_index) {
   const auto bytes = mapping->bytes();
   if (bytes.empty()) fail_malformed("file is empty");
@@ -36,11 +45,10 @@ TensorFile open_mapped(std::shared_ptr<const MappedFile> mapping, bool allow_ind
     // .npz and torch.save's zip format are both zips: data.pkl in a top folder says PyTorch.
     const std::vector<ZipMember> members = read_zip_directory(bytes);
     if (is_pytorch_archive(members)) return read_pytorch(std::move(mapping), members);
+    if (is_keras_archive(members)) return read_keras(std::move(mapping), members);
     return read_npz(std::move(mapping));
   }
-  if (has_prefix(bytes, "\x89HDF\r\n\x1a\n", 8)) {
-    fail_unsupported("HDF5/Keras files are recognised but not readable yet (coming in a later release)");
-  }
+  if (looks_like_hdf5(bytes)) return read_hdf5(std::move(mapping));
   if (looks_like_json_object(bytes)) {
     if (!allow_index) fail_unsupported("a JSON file (an index?) where a file holding tensors was expected");
     return read_sharded_index(std::move(mapping));
@@ -48,8 +56,8 @@ TensorFile open_mapped(std::shared_ptr<const MappedFile> mapping, bool allow_ind
   if (looks_like_safetensors(bytes)) return read_safetensors(std::move(mapping));
   if (auto pickle = recognise_pickle(bytes)) fail_unsupported(*pickle);
   fail_unsupported(
-      "unrecognised format: not .npy (\\x93NUMPY), .npz (a zip archive) or safetensors "
-      "(8-byte header length, then '{')");
+      "unrecognised format: not .npy (\\x93NUMPY), .npz/.pt/.keras (a zip archive), HDF5 (\\x89HDF) or "
+      "safetensors (8-byte header length, then '{')");
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ json to_json(const InspectReport& report) {
                   {"alignment", t.layout.file_alignment},
                   {"memory_alignment", nullptr},
                   {"contiguous", t.layout.contiguous},
-                  {"compressed", t.info.storage.kind == TensorStorage::Kind::Deflated},
+                  {"compressed", t.info.storage.kind == TensorStorage::Kind::Deflated || t.info.storage.filtered},
                   {"stats", nullptr}};
     if (t.layout.memory_alignment) entry["memory_alignment"] = *t.layout.memory_alignment;
     if (t.stats) entry["stats"] = to_json(*t.stats);

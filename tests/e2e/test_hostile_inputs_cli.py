@@ -17,6 +17,7 @@ REGRESSIONS = sys.argv[2]
 COMMANDS = {
     "npy": ["inspect"], "npz": ["inspect"], "safetensors": ["inspect"], "tensor_file": ["inspect"],
     "pytorch": ["inspect"], "pickle": ["inspect"], "shard_index": ["inspect"],
+    "hdf5": ["inspect"],
     "session": ["report"], "recording": ["report"], "workload": ["run"],
 }
 
