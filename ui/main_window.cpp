@@ -464,7 +464,8 @@ void MainWindow::chooseFile() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Open"), QString(),
       tr("BLAScope inputs (*.npy *.npz *.safetensors *.pt *.pth *.bin *.h5 *.hdf5 *.keras *.json);;Tensor files (*.npy "
-         "*.npz *.safetensors *.pt *.pth *.bin *.h5 *.hdf5 *.keras *.index.json);;Workloads and sessions (*.json);;All files (*)"));
+         "*.npz *.safetensors *.pt *.pth *.bin *.h5 *.hdf5 *.keras *.index.json);;Workloads and sessions (*.json);;All "
+         "files (*)"));
   if (!path.isEmpty()) open(path);
 }
 

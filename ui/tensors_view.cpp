@@ -95,6 +95,7 @@ TensorsView::TensorsView(QWidget* parent)
       m_positions(new QLabel) {
   m_proxy->setSourceModel(m_model);
   m_proxy->setSortRole(Qt::UserRole);
+  m_table->setObjectName(QStringLiteral("tensors"));
   m_table->setModel(m_proxy);
   m_table->setSortingEnabled(true);
   m_table->sortByColumn(-1, Qt::AscendingOrder);
@@ -105,6 +106,7 @@ TensorsView::TensorsView(QWidget* parent)
   m_chart->setMinimumHeight(160);
   m_positions->setWordWrap(true);
   m_positions->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_metadata->setObjectName(QStringLiteral("metadata"));
   m_metadata->setHorizontalHeaderLabels({tr("Metadata"), tr("Value")});
   m_metadata->verticalHeader()->hide();
   m_metadata->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);

@@ -40,7 +40,7 @@ class TensorsView : public DocumentView {
   TensorTableModel* m_model;
   QSortFilterProxyModel* m_proxy;
   QTableView* m_table;
-  QLabel* m_shards;  // a sharded checkpoint's files; hidden for other documents
+  QLabel* m_shards;          // a sharded checkpoint's files; hidden for other documents
   QTableWidget* m_metadata;  // the file's metadata (safetensors, PyTorch values, HDF5 attributes)
   QChartView* m_chart;
   QLabel* m_positions;

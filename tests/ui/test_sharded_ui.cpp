@@ -72,7 +72,7 @@ class ShardedUiTests : public QObject {
     QCOMPARE(view->model()->rowCount(), 12);
     QCOMPARE(view->model()->index(0, ui::TensorTableModel::Shard).data().toString(),
              QStringLiteral("model-00001-of-00003.safetensors"));
-    QVERIFY(!view->findChild<QTableView*>()->isColumnHidden(ui::TensorTableModel::Shard));
+    QVERIFY(!view->findChild<QTableView*>(QStringLiteral("tensors"))->isColumnHidden(ui::TensorTableModel::Shard));
     bool summary = false;
     for (const QLabel* label : view->findChildren<QLabel*>()) {
       summary |= label->isVisibleTo(view) && label->text().contains(QStringLiteral("3 shards"));
@@ -81,7 +81,7 @@ class ShardedUiTests : public QObject {
     // A plain file has no Shard column.
     window.open(m_dir.filePath(QStringLiteral("single/model.safetensors")));
     QVERIFY(idle.wait(10000));
-    QVERIFY(view->findChild<QTableView*>()->isColumnHidden(ui::TensorTableModel::Shard));
+    QVERIFY(view->findChild<QTableView*>(QStringLiteral("tensors"))->isColumnHidden(ui::TensorTableModel::Shard));
   }
 
  private:
