@@ -132,6 +132,10 @@ Document open_document(const std::string& source) {
     attach_plan(doc);
     return doc;
   }
+  // A FIFO or device would block the read below (or never end): only regular files are inputs.
+  if (!std::filesystem::is_regular_file(source, error)) {
+    throw InputError(InputError::Kind::Unreadable, source + ": not a regular file");
+  }
   // JSON starts with '{'; npy, npz and safetensors with binary headers. A tensor file is only
   // recognised here: its readers map it (inspect, the GUI's loader).
   {

@@ -188,15 +188,24 @@ std::string output_file_name(const std::string& tensor) {
   return safe + ".npy";
 }
 
-void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
-  const HostTensor* out = state.find(op.out);
+void save_tensor(const OpSpec& op, const std::string& name, RunState& state, const std::string& dir) {
+  const HostTensor* out = state.find(name);
   if (!out) return;
-  const std::string path = (std::filesystem::path(dir) / output_file_name(op.out)).string();
+  const std::string path = (std::filesystem::path(dir) / output_file_name(name)).string();
   try {
     write_npy(path, *out);
-    state.publish(events::OutputSaved{op.index, op.out, path, ""});
+    state.publish(events::OutputSaved{op.index, name, path, ""});
   } catch (const InputError& error) {
-    state.publish(events::OutputSaved{op.index, op.out, path, error.what()});
+    state.publish(events::OutputSaved{op.index, name, path, error.what()});
+  }
+}
+
+// Every result of the op: its output, and svd's U and V^T when it computed them.
+void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
+  save_tensor(op, op.out, state, dir);
+  if (op.kind == OpKind::Svd && op.compute_uv) {
+    save_tensor(op, op.out + "_u", state, dir);
+    save_tensor(op, op.out + "_vt", state, dir);
   }
 }
 

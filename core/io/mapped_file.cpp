@@ -25,7 +25,9 @@ struct FdCloser {
 }  // namespace
 
 MappedFile::MappedFile(const std::string& path) : m_path(path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; the
+  // fstat below refuses it. For a regular file the flag changes nothing.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) fail_unreadable("cannot open", errno);
   FdCloser closer{fd};
   struct stat st {};

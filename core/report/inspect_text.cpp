@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/text_table.h"
+#include "text/format.h"
 
 namespace blasscope::core {
 
@@ -14,13 +15,9 @@ namespace {
 using Row = std::vector<std::string>;
 
 Row tensor_row(const TensorReport& t, bool sharded) {
-  Row row{t.info.name,
-          t.info.dtype_name(),
-          format_shape(t.info.shape),
-          std::string(name(t.info.order)),
-          format_bytes(t.info.nbytes),
-          std::to_string(t.layout.file_alignment)};
-  if (sharded) row.push_back(t.info.shard);
+  Row row{one_line(t.info.name),           t.info.dtype_name(),         format_shape(t.info.shape),
+          std::string(name(t.info.order)), format_bytes(t.info.nbytes), std::to_string(t.layout.file_alignment)};
+  if (sharded) row.push_back(one_line(t.info.shard));
   if (!t.stats) {
     row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "-"});
     return row;
@@ -36,14 +33,15 @@ Row tensor_row(const TensorReport& t, bool sharded) {
 
 std::string to_text(const InspectReport& report) {
   std::ostringstream out;
-  out << report.file << ": " << name(report.format) << ", " << report.tensors.size()
+  out << one_line(report.file) << ": " << name(report.format) << ", " << report.tensors.size()
       << (report.tensors.size() == 1 ? " tensor, " : " tensors, ") << format_bytes(report.file_size) << '\n';
-  for (const auto& [key, value] : report.metadata) out << "  metadata " << key << " = " << value << '\n';
+  for (const auto& [key, value] : report.metadata)
+    out << "  metadata " << one_line(key) << " = " << one_line(value) << '\n';
   const bool sharded = !report.shards.empty();
   if (sharded) {
     std::vector<Row> rows{{"SHARD", "FORMAT", "SIZE", "TENSORS", "TENSOR BYTES"}};
     for (const ShardSummary& shard : report.shards) {
-      rows.push_back({shard.name, std::string(name(shard.format)), format_bytes(shard.file_size),
+      rows.push_back({one_line(shard.name), std::string(name(shard.format)), format_bytes(shard.file_size),
                       std::to_string(shard.tensor_count), format_bytes(shard.tensor_bytes)});
     }
     out << "shards:\n";
@@ -63,8 +61,8 @@ std::string to_text(const InspectReport& report) {
     out << "findings:\n";
     for (const Detection& f : report.findings) {
       out << "  " << name(f.severity) << " [" << f.id << "] ";
-      if (f.tensor) out << *f.tensor << ": ";
-      out << f.message << '\n';
+      if (f.tensor) out << one_line(*f.tensor) << ": ";
+      out << one_line(f.message) << '\n';
     }
   }
   return out.str();

@@ -19,5 +19,8 @@ std::string format_shape(const std::vector<std::uint64_t>& shape);
 // Replaces bytes that are not valid UTF-8 (names and messages from a malformed file) by
 // \xNN escapes, so what reaches a terminal or log is always valid text.
 std::string printable_utf8(std::string_view text);
+// One line of text: control characters from a file (a tensor named "a\nfindings: none") are
+// written as \n, \r, \t or \xNN, so a name or value cannot fake lines of a report.
+std::string one_line(std::string_view text);
 
 }  // namespace blasscope::core

@@ -364,6 +364,28 @@ class Usage(unittest.TestCase):
         self.assertEqual(proc.returncode, 3)
         self.assertIn("folder holds no tensor files", json.loads(proc.out)["error"]["message"])
 
+    def test_a_fifo_is_refused_at_once(self):
+        # Opening a FIFO for reading waits for a writer: it must be refused, not waited on.
+        fifo = os.path.join(WORK, "pipe.npy")
+        if not os.path.exists(fifo):
+            os.mkfifo(fifo)
+        for command in ("inspect", "run", "report"):
+            with self.subTest(command=command):
+                proc = run_cli(command, fifo, timeout=20)
+                self.assertEqual(proc.returncode, 3, proc.err)
+                self.assertIn("not a regular file", proc.err)
+
+
+class HostileNames(unittest.TestCase):
+    def test_a_name_with_newlines_cannot_fake_report_lines(self):
+        path = os.path.join(WORK, "newline_names.npz")
+        np.savez(path, **{"evil\nfindings: none\n": np.array([np.nan], dtype=np.float32)})
+        proc = run_cli("inspect", path)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("evil\\nfindings: none\\n", proc.out)
+        self.assertNotIn("\nfindings: none\n", proc.out)
+        self.assertIn("non-finite-input", proc.out)
+
 
 if __name__ == "__main__":
     CLI, SCRIPTS = sys.argv[1], sys.argv[2]

@@ -80,13 +80,17 @@ class OutputsMatchNumPy(unittest.TestCase):
                     {"op": "gemm", "a": "a32", "b": "b23", "promote": True, "out": "mixed"},
                     {"op": "svd", "a": "a64", "out": "s"},
                     {"op": "lstsq", "a": "lsq_a", "b": "lsq_b", "out": "x_ls"},
-                    {"op": "cast", "a": "a64", "dtype": "float16", "out": "a16"}]})
+                    {"op": "cast", "a": "a64", "dtype": "float16", "out": "a16"},
+                    {"op": "svd", "a": "a64", "compute_uv": True, "out": "usv"}]})
         outdir = os.path.join(WORK, "outputs")
         proc, report = run_json(workload, "--save-outputs", outdir)
         self.assertEqual(proc.returncode, 0, proc.err + proc.out)
-        self.assertEqual([op["status"] for op in report["ops"]], ["ok"] * 7)
+        self.assertEqual([op["status"] for op in report["ops"]], ["ok"] * 8)
         load = lambda name: np.load(os.path.join(WORK, name))  # noqa: E731
         out = lambda name: np.load(os.path.join(outdir, name + ".npy"))  # noqa: E731
+        # svd with compute_uv saves U and V^T beside S, and they rebuild the input.
+        np.testing.assert_allclose(out("usv_u") @ np.diag(out("usv")) @ out("usv_vt"), load("a64_be.npy"),
+                                   rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(out("c32"), load("a32.npy") @ load("b32_f.npy"), rtol=1e-5, atol=1e-5)
         self.assertEqual(out("c32").dtype, np.float32)
         np.testing.assert_allclose(out("c64"), 2.0 * load("a64_be.npy").T @ load("b64.npy"), rtol=1e-12, atol=1e-12)
