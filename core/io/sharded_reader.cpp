@@ -174,8 +174,14 @@ TensorFile read_shards(const std::string& folder, const std::vector<std::string>
     for (TensorInfo& tensor : shard.tensors) {
       const auto [it, fresh] = owner.emplace(tensor.name, name);
       if (!fresh) {
+        // Without an index, a folder of separate checkpoints (epoch1.pt, epoch2.pt) looks like
+        // shards holding the same names: say so rather than blame a shard.
+        const std::string hint =
+            index ? std::string()
+                  : "; without an index this folder looks like separate checkpoints rather than shards "
+                    "of one: inspect one file at a time";
         fail(InputError::Kind::Malformed, "tensor " + in_quotes(tensor.name) + " is in two shards: " +
-                                              in_quotes(it->second) + " and " + in_quotes(name));
+                                              in_quotes(it->second) + " and " + in_quotes(name) + hint);
       }
       summary.tensor_bytes += tensor.nbytes;
       if (!tensor.storage.mapping) tensor.storage.mapping = shard.mapping;

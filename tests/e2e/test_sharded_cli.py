@@ -158,6 +158,21 @@ class HostileCheckpoints(unittest.TestCase):
                 self.assertEqual(findings[0]["tensor"], entry["tensor"])
                 self.assertIn(entry["says"], findings[0]["message"])
 
+    def test_a_folder_of_separate_checkpoints_is_told_apart_from_shards(self):
+        import torch
+        folder = os.path.join(WORK, "epochs")
+        os.makedirs(folder, exist_ok=True)
+        for epoch in (1, 2):
+            torch.save({"fc.weight": torch.full((2, 2), float(epoch))}, os.path.join(folder, f"ckpt_epoch{epoch}.pt"))
+        proc = run_cli("inspect", folder)
+        self.assertEqual(proc.returncode, 3)
+        self.assertIn("'fc.weight' is in two shards", proc.err)
+        self.assertIn("separate checkpoints", proc.err)
+        # The same tensor in two shards of an indexed checkpoint is blamed on the shards, no hint.
+        dup = next(e for e in MANIFEST["hostile"] if "two shards" in e.get("says", ""))
+        proc = run_cli("inspect", dup["path"])
+        self.assertNotIn("separate checkpoints", proc.err)
+
 
 if __name__ == "__main__":
     CLI = os.path.abspath(sys.argv[1])
