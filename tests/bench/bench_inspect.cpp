@@ -1,8 +1,8 @@
 // blasscope-bench-inspect: times the full `inspect` scan of a 1 GiB float32 .npy against a
 // plain multi-threaded memory read of the same mapped bytes, side by side in one run.
-// Goal: the scan runs at >= 70% of the plain read's speed. The same for a 1 GiB contiguous
-// float32 HDF5 dataset (scanned in place, goal >= 0.90), and the speed of a chunked+gzip one
-// (decoded by libhdf5) for reference.
+// Goal (issue 13): the scan runs at >= 90% of the plain read's speed. The same for a sharded
+// checkpoint (bench_sharded.cpp), a 1 GiB contiguous float32 HDF5 dataset (scanned in place),
+// and the speed of a chunked+gzip one (decoded by libhdf5) for reference.
 #include <fcntl.h>
 #include <hdf5.h>
 #include <sys/mman.h>
@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
   std::printf("plain read : median %.3f s  %.2f GB/s\n", plain_s, bytes / plain_s / 1e9);
   std::printf("inspect    : median %.3f s  %.2f GB/s\n", scan_s, bytes / scan_s / 1e9);
   const double ratio = plain_s / scan_s;
-  std::printf("ratio inspect/plain speed: %.2f (goal >= 0.70) %s\n", ratio, ratio >= 0.70 ? "MET" : "NOT MET");
+  std::printf("ratio inspect/plain speed: %.2f (goal >= 0.90) %s\n", ratio, ratio >= 0.90 ? "MET" : "NOT MET");
   blasscope::bench::run_sharded_case(gib);
   bench_hdf5(gib);
   return 0;
