@@ -24,14 +24,17 @@ struct PickleNode {
     Dict,
     Global,
     Call,
-    PersistentId
+    PersistentId,
+    Set,     // items; text "frozenset" for a frozenset
+    BigInt,  // an integer outside 64 bits: text is its exact decimal
+    Shown    // a value read from an allowed call (torch.float16, torch.Size([2, 3]), (1+2j)): text
   };
   Kind kind = Kind::None;
   bool boolean = false;
-  std::int64_t integer = 0;
+  std::int64_t integer = 0;  // Int; Bytes: the byte count (the bytes themselves are not kept)
   double real = 0;
-  std::string text;  // String, Bytes; Global: "module.name"
-  // Tuple, List: the elements. Dict: key, value, key, value... Call: callable, argument tuple.
+  std::string text;  // String; Global: "module.name"; Dict: "Counter" for a collections.Counter
+  // Tuple, List, Set: the elements. Dict: key, value, key, value... Call: callable, argument tuple.
   // PersistentId: the id.
   std::vector<std::uint32_t> items;
 };
@@ -46,9 +49,12 @@ struct Pickle {
 
 std::string_view name(PickleNode::Kind kind);
 
-// The globals a torch.save checkpoint may name, as torch.load(weights_only=True) allows
-// them: collections.OrderedDict, torch._utils._rebuild_tensor_v2 / _rebuild_parameter and
-// the torch.*Storage types. REDUCE of collections.OrderedDict() gives an empty Dict.
+// The globals a torch.save checkpoint may name, as torch 2.x's torch.load(weights_only=True)
+// allows them: collections.OrderedDict / Counter, set, frozenset, complex, bytearray,
+// _codecs.encode, torch dtypes, torch.Size, torch.device, torch._utils._rebuild_tensor_v2 /
+// _rebuild_parameter, torch._tensor._rebuild_from_type_v2, torch.Tensor, Parameter and the
+// torch.*Storage types. A REDUCE of the value-building ones becomes the value itself (a Dict,
+// Set, Bytes or Shown node); only the tensor-building calls stay Call nodes.
 bool is_allowed_torch_global(std::string_view qualified_name);
 
 // Reads a pickle of protocol 2 to 5 without running anything: a GLOBAL outside `allowed`

@@ -94,13 +94,30 @@ class CheckpointReader {
 
  private:
   // {"a.b": t1, "a": {"b": t2}} gives two tensors named a.b: the later ones get "#2", "#3", so
-  // a workload's "key" names exactly one tensor.
+  // a workload's "key" names exactly one tensor, and a warning says which one "a.b" gets.
   void make_names_unique() {
+    constexpr int kListedWarnings = 20;
+    int collisions = 0;
     std::unordered_set<std::string> taken;
     for (TensorInfo& tensor : m_file.tensors) {
       std::string unique = tensor.name;
       for (int n = 2; !taken.insert(unique).second; ++n) unique = tensor.name + "#" + std::to_string(n);
+      if (unique != tensor.name && ++collisions <= kListedWarnings) {
+        m_file.warnings.push_back({"duplicate-tensor-name",
+                                   "two tensors are named '" + tensor.name +
+                                       "' (a key with dots and nested keys give the same name): this one "
+                                       "is listed as '" +
+                                       unique + "', and a workload asking for '" + tensor.name + "' gets the first",
+                                   unique,
+                                   {{"name", tensor.name}, {"listed_as", unique}}});
+      }
       tensor.name = std::move(unique);
+    }
+    if (collisions > kListedWarnings) {
+      m_file.warnings.push_back({"duplicate-tensor-name",
+                                 std::to_string(collisions - kListedWarnings) + " more tensors share a dotted name",
+                                 "",
+                                 {{"count", std::to_string(collisions)}}});
     }
   }
 
@@ -186,6 +203,8 @@ class CheckpointReader {
       case K::None: return "None";
       case K::Bool: return n.boolean ? "True" : "False";
       case K::Int: return std::to_string(n.integer);
+      case K::BigInt:
+      case K::Shown: return n.text;
       case K::Float: {
         char buffer[64];
         std::string text(buffer, std::to_chars(buffer, buffer + sizeof buffer, n.real).ptr);
@@ -198,22 +217,29 @@ class CheckpointReader {
         return depth == 0 ? std::string(text) + std::string(more)
                           : enclosed('\'', text, std::string("'") + std::string(more));
       }
-      case K::Bytes: return enclosed('<', std::to_string(n.text.size()), " bytes>");
+      case K::Bytes: return enclosed('<', std::to_string(n.integer), " bytes>");
       case K::Global: return enclosed('<', n.text, ">");
       case K::Call:
       case K::PersistentId: return enclosed('<', name(n.kind), ">");
       case K::Tuple:
       case K::List:
+      case K::Set:
       case K::Dict: break;
     }
     const bool dict = n.kind == K::Dict;
-    std::string out = dict ? "{" : n.kind == K::List ? "[" : "(";
+    const bool set = n.kind == K::Set;
+    // Python's repr: set(), frozenset({1}), Counter({1: 1}), Counter()
+    const std::string label = n.text.empty() ? "" : n.text + "(";
+    if (set && n.items.empty()) return label.empty() ? "set()" : label + ")";
+    if (dict && !label.empty() && n.items.empty()) return label + ")";
+    std::string out = label + (dict || set ? "{" : n.kind == K::List ? "[" : "(");
     for (std::size_t i = 0; i < n.items.size() && out.size() < kMaxMetadataText; ++i) {
       if (i) out += dict && i % 2 ? ": " : ", ";
       out += render(n.items[i], depth + 1);
     }
     if (n.kind == K::Tuple && n.items.size() == 1) out += ",";
-    out += dict ? "}" : n.kind == K::List ? "]" : ")";
+    out += dict || set ? "}" : n.kind == K::List ? "]" : ")";
+    if (!label.empty()) out += ")";
     if (out.size() > kMaxMetadataText) out = out.substr(0, kMaxMetadataText) + "...";
     return out;
   }
@@ -236,6 +262,7 @@ class CheckpointReader {
     const PickleNode& n = node(index);
     switch (n.kind) {
       case K::Dict:
+        if (n.items.empty() || !n.text.empty()) break;  // {} and Counter(...) are values
         for (std::size_t i = 0; i + 1 < n.items.size(); i += 2) {
           walk(n.items[i + 1], join(name, key_text(n.items[i], name)), depth + 1);
         }
@@ -269,13 +296,39 @@ class CheckpointReader {
       if (args.items.empty()) fail_malformed("'" + shown + "': " + callable + " without arguments");
       return walk(args.items[0], name, depth + 1);  // a Parameter is the tensor it wraps
     }
+    if (callable == "torch._tensor._rebuild_from_type_v2") return rebuild_from_type(args, name);
     fail_malformed("'" + shown + "': calls " + callable + ", which does not build a tensor");
+  }
+
+  // _rebuild_from_type_v2(func, new_type, args, state): a tensor with Python attributes (torch
+  // 2.x). Read when it is a plain tensor or Parameter rebuilt by _rebuild_tensor_v2; the
+  // attributes in `state` are not needed.
+  void rebuild_from_type(const PickleNode& args, const std::string& name) {
+    const std::string shown = name.empty() ? root_name() : name;
+    if (args.items.size() < 3 || node(args.items[0]).kind != K::Global || node(args.items[1]).kind != K::Global ||
+        node(args.items[2]).kind != K::Tuple) {
+      fail_malformed("'" + shown + "': _rebuild_from_type_v2 needs (func, new_type, args, state)");
+    }
+    const std::string& func = node(args.items[0]).text;
+    const std::string& type = node(args.items[1]).text;
+    if (type != "torch.Tensor" && type != "torch.nn.parameter.Parameter") {
+      fail_unsupported("'" + shown + "': a tensor of type " + type + " (only torch.Tensor and Parameter are read)");
+    }
+    if (func != "torch._utils._rebuild_tensor_v2") {
+      fail_unsupported("'" + shown + "': _rebuild_from_type_v2 rebuilds it with " + func +
+                       " (only torch._utils._rebuild_tensor_v2 is read)");
+    }
+    add_tensor(node(args.items[2]), shown);
   }
 
   std::string root_name() const { return std::filesystem::path(m_file.path).stem().string(); }
 
   std::int64_t int_arg(std::uint32_t index, const std::string& tensor, const std::string& field) const {
     const PickleNode& n = node(index);
+    if (n.kind == K::BigInt) {
+      fail_malformed("tensor '" + tensor + "': " + field + " is " + n.text.substr(0, 40) +
+                     ", which does not fit 64 bits");
+    }
     if (n.kind != K::Int || n.integer < 0)
       fail_malformed("tensor '" + tensor + "': " + field + " must be an integer >= 0");
     return n.integer;

@@ -2,6 +2,7 @@
 // torch.save writes at test time (tests/data/make_torch_files.py).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,9 +68,62 @@ TEST(PickleReader, ReadsContainersScalarsAndMemo) {
 TEST(PickleReader, Long1IsSignExtended) {
   const Pickle p = parse("\x80\x02\x8a\x02\xfe\xff."s);
   EXPECT_EQ(p.at(p.root).integer, -2);
-  EXPECT_TRUE(says(refusal("\x80\x02\x8a\x09"
-                           "123456789."s),
-                   "does not fit 64 bits"));
+  // 2**64 - 5 (torch.seed()), 2**63 and -2**63 - 1: outside int64, kept as exact decimal.
+  const Pickle seed = parse("\x80\x02\x8a\x09\xfb\xff\xff\xff\xff\xff\xff\xff\x00."s);
+  EXPECT_EQ(seed.at(seed.root).kind, PickleNode::Kind::BigInt);
+  EXPECT_EQ(seed.at(seed.root).text, "18446744073709551611");
+  EXPECT_EQ(parse("\x80\x02\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x80\x00."s).at(0).text, "9223372036854775808");
+  EXPECT_EQ(parse("\x80\x02\x8a\x09\xff\xff\xff\xff\xff\xff\xff\x7f\xff."s).at(0).text, "-9223372036854775809");
+  const Pickle min64 = parse("\x80\x02\x8a\x08\x00\x00\x00\x00\x00\x00\x00\x80."s);
+  EXPECT_EQ(min64.at(0).kind, PickleNode::Kind::Int);
+  EXPECT_EQ(min64.at(0).integer, INT64_MIN);
+  // LONG4 of 2**80: 11 bytes.
+  EXPECT_EQ(parse("\x80\x02\x8b\x0b\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01."s).at(0).text,
+            "1208925819614629174706176");
+  EXPECT_TRUE(says(refusal("\x80\x02\x8b\xff\xff\x00\x00."s), "an integer of 65535 bytes"));
+  EXPECT_TRUE(says(refusal("\x80\x02\x8b\x20\x00\x00\x00\x01."s), "truncated"));
+}
+
+TEST(PickleReader, SetsBytesComplexAndTorchValuesAreData) {
+  // protocol 4: EMPTY_SET, MARK 1 2 ADDITEMS; MARK 3 FROZENSET
+  const Pickle set = parse("\x80\x04\x8f(K\x01K\x02\x90."s);
+  EXPECT_EQ(set.at(set.root).kind, PickleNode::Kind::Set);
+  EXPECT_EQ(set.at(set.root).items.size(), 2u);
+  const Pickle frozen = parse("\x80\x04(K\x03\x91."s);
+  EXPECT_EQ(frozen.at(frozen.root).text, "frozenset");
+  EXPECT_TRUE(says(refusal("\x80\x04(K\x03\x91(K\x01\x90."s), "adds items to a frozenset"));
+  // protocol 2 bytes: _codecs.encode('\xff\x01', 'latin1') -> 2 bytes
+  const Pickle bytes = parse(
+      "\x80\x02"
+      "c_codecs\nencode\nX\x03\x00\x00\x00\xc3\xbf\x01X\x06\x00\x00\x00latin1\x86R."s);
+  EXPECT_EQ(bytes.at(bytes.root).kind, PickleNode::Kind::Bytes);
+  EXPECT_EQ(bytes.at(bytes.root).integer, 2);
+  const Pickle dtype = parse(
+      "\x80\x02"
+      "ctorch\nfloat16\n."s);
+  EXPECT_EQ(dtype.at(dtype.root).text, "torch.float16");
+  const Pickle size = parse(
+      "\x80\x02"
+      "ctorch\nSize\nK\x02K\x03\x86\x85R."s);
+  EXPECT_EQ(size.at(size.root).text, "torch.Size([2, 3])");
+  const Pickle cuda = parse(
+      "\x80\x02"
+      "ctorch\ndevice\nX\x04\x00\x00\x00"
+      "cudaK\x00\x86R."s);
+  EXPECT_EQ(cuda.at(cuda.root).text, "device(type='cuda', index=0)");
+  const Pickle complex = parse(
+      "\x80\x02"
+      "c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xc0\x00\x00\x00\x00\x00\x00\x00\x86R."s);
+  EXPECT_EQ(complex.at(complex.root).text, "(1-2j)");
+  const Pickle counter = parse(
+      "\x80\x02"
+      "ccollections\nCounter\n}K\x01K\x01s\x85R."s);
+  EXPECT_EQ(counter.at(counter.root).kind, PickleNode::Kind::Dict);
+  EXPECT_EQ(counter.at(counter.root).text, "Counter");
+  EXPECT_EQ(counter.at(counter.root).items.size(), 2u);
+  EXPECT_TRUE(says(refusal("\x80\x02"
+                           "ctorch\nSize\nK\x02\x85R."s),
+                   "torch.Size expects a tuple"));
 }
 
 TEST(PickleReader, RefusesGlobalsOutsideTheTorchAllowList) {
@@ -87,8 +141,18 @@ TEST(PickleReader, RefusesGlobalsOutsideTheTorchAllowList) {
                            "c__builtin__\ngetattr\n."),
                    "'__builtin__.getattr'"));
   EXPECT_TRUE(says(refusal("\x80\x02"
-                           "ctorch._utils\n_rebuild_tensor_v2\n0ctorch\nTensor\n."),
-                   "'torch.Tensor'"));
+                           "ctorch._utils\n_rebuild_tensor_v2\n0ctorch.nn.modules.linear\nLinear\n."),
+                   "save model.state_dict() instead"));
+  // Only globals outside torch 2.x's allow-list are said to be refused by torch too.
+  EXPECT_TRUE(says(refusal("\x80\x02"
+                           "cposix\nsystem\n."),
+                   "torch.load(weights_only=True) refuses it too"));
+  EXPECT_FALSE(says(refusal("\x80\x02"
+                            "ctorch._utils\n_rebuild_qtensor\n."),
+                    "refuses it too"));
+  EXPECT_TRUE(says(refusal("\x80\x02"
+                           "ctorch._utils\n_rebuild_qtensor\n."),
+                   "dequantize() first"));
   try {
     parse(
         "\x80\x02"
@@ -210,4 +274,38 @@ TEST_F(TorchFiles, HostileCheckpointsAreRefusedNamingTheCause) {
       EXPECT_TRUE(says(error.what(), entry["says"].get<std::string>())) << error.what();
     }
   }
+}
+
+TEST_F(TorchFiles, ValuesTorchAllowsAreMetadata) {
+  const TensorFile file = open_tensor_file(s_dir->file("values4.pt"));
+  std::map<std::string, std::string> metadata(file.metadata.begin(), file.metadata.end());
+  EXPECT_EQ(metadata["scheduler.milestones"], "Counter({1: 1, 2: 1})");
+  EXPECT_EQ(metadata["fresh_optimizer.state"], "{}");
+  EXPECT_EQ(metadata["seed"], "18446744073709551611");
+  EXPECT_EQ(metadata["set"], "{1, 2}");
+  EXPECT_EQ(metadata["dtype"], "torch.float16");
+  EXPECT_EQ(metadata["shape"], "torch.Size([2, 3])");
+  ASSERT_EQ(file.tensors.size(), 1u);
+  EXPECT_EQ(file.tensors[0].name, "w");
+}
+
+TEST_F(TorchFiles, ATensorWithAttributesIsReadThroughRebuildFromType) {
+  for (const char* name : {"from_type.pt", "from_type_param.pt"}) {
+    const TensorFile file = open_tensor_file(s_dir->file(name));
+    ASSERT_EQ(file.tensors.size(), 1u) << name;
+    EXPECT_EQ(file.tensors[0].dtype, DType::Float64);
+    EXPECT_EQ(file.tensors[0].shape, (std::vector<std::uint64_t>{2, 3}));
+  }
+}
+
+TEST_F(TorchFiles, CollidingDottedNamesAreWarnedAbout) {
+  const TensorFile file = open_tensor_file(s_dir->file("collision.pt"));
+  ASSERT_EQ(file.tensors.size(), 2u);
+  EXPECT_EQ(file.tensors[0].name, "a.b");
+  EXPECT_EQ(file.tensors[1].name, "a.b#2");
+  ASSERT_EQ(file.warnings.size(), 1u);
+  EXPECT_EQ(file.warnings[0].id, "duplicate-tensor-name");
+  EXPECT_EQ(file.warnings[0].tensor, "a.b#2");
+  EXPECT_TRUE(says(file.warnings[0].message, "a workload asking for 'a.b' gets the first"));
+  EXPECT_EQ(find_file_tensor(file, {s_dir->file("collision.pt"), "a.b"}, "A").shape, std::vector<std::uint64_t>{2});
 }

@@ -48,9 +48,14 @@ def describe(name, tensor):
 
 def flatten(value, prefix, tensors, metadata):
     """Names as BLAScope gives them: keys joined with dots, tensors listed, scalars as metadata."""
+    import collections
     import torch
     if isinstance(value, torch.Tensor):
         tensors.append((prefix, value))
+    elif isinstance(value, (bytes, bytearray)):
+        metadata[prefix or "value"] = f"<{len(value)} bytes>"
+    elif isinstance(value, dict) and (not value or isinstance(value, collections.Counter)):
+        metadata[prefix or "value"] = repr(value)  # {} and Counter({1: 1}) are values, not containers
     elif isinstance(value, dict):
         for key, item in value.items():
             flatten(item, f"{prefix}.{key}" if prefix else str(key), tensors, metadata)
@@ -129,6 +134,48 @@ def write_good(m):
          "stats": expected_stats(values, False)}]})
 
 
+def write_values(m):
+    """Every value torch 2.x's torch.load(weights_only=True) accepts, as torch.save writes it
+    at protocol 2 (its default: bytes through _codecs.encode, set through __builtin__.set) and 4
+    (EMPTY_SET, ADDITEMS, FROZENSET)."""
+    import collections
+    import torch
+    model, optimizer = model_state()
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[1, 2])
+    fresh = torch.optim.SGD(model.parameters(), lr=0.1)
+    values = {"w": torch.ones(2), "scheduler": scheduler.state_dict(), "fresh_optimizer": fresh.state_dict(),
+              "extra": {}, "counter": collections.Counter({1: 1, 2: 1}), "no_count": collections.Counter(),
+              "data": b"\x01\x02", "latin": bytes(range(250, 256)), "array": bytearray(b"abc"), "set": {1, 2},
+              "empty_set": set(), "frozen": frozenset({3}), "complex": 1 + 2j, "imaginary": -2.5j,
+              "dtype": torch.float16, "dtypes": [torch.bfloat16, torch.int64], "shape": torch.Size([2, 3]),
+              "device": torch.device("cpu"), "cuda": torch.device("cuda", 0), "seed": 2**64 - 5,
+              "huge": -(2**200) + 7, "min64": -(2**63), "max64": 2**63 - 1, "just_over": 2**63}
+    m.save("values.pt", values)
+    m.save("values4.pt", values, pickle_protocol=4)
+    # A tensor with Python attributes, as torch 2.x writes it: _rebuild_from_type_v2(func, type, args, state).
+    for new_type, filename in (("torch\nTensor", "from_type.pt"), ("torch.nn.parameter\nParameter", "from_type_param.pt")):
+        values64 = sample("float64", (2, 3))
+        write_archive(os.path.join(m.outdir, filename),
+                      from_type_pickle("w", new_type.encode(), "torch._utils\n_rebuild_tensor_v2\n"), {"0": values64.tobytes()})
+        m.files.append({"file": filename, "metadata": {}, "strided": [], "tensors": [
+            {"name": "w", "dtype": "float64", "shape": [2, 3], "order": "C", "byte_order": "little", "nbytes": 48,
+             "stats": expected_stats(values64, False)}]})
+
+
+def tensor_args(storage_type, key, numel, offset, size, stride, offset_bytes=None):
+    tup = lambda items: b"(" + b"".join(integer(i) for i in items) + b"t"  # noqa: E731
+    pid = b"(" + text("storage") + f"ctorch\n{storage_type}\n".encode() + text(key) + text("cpu") + integer(numel) + b"t"
+    return b"(" + pid + b"Q" + (offset_bytes or integer(offset)) + tup(size) + tup(stride) + b"\x89" + \
+        b"ccollections\nOrderedDict\n)R" + b"t"
+
+
+def from_type_pickle(name, new_type, func):
+    """torch 2.x's opcodes for {name: tensor with attributes}: state is (dict of attributes,)."""
+    state = b"}" + text("note") + text("hello") + b"s\x85"
+    return b"\x80\x02}(" + text(name) + b"ctorch._tensor\n_rebuild_from_type_v2\n(c" + func.encode() + \
+        b"c" + new_type + b"\n" + tensor_args("DoubleStorage", "0", 6, 0, (2, 3), (3, 1)) + state + b"tRu."
+
+
 def deflate(src, dst):
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
@@ -154,13 +201,16 @@ def integer(i):
     return b"J" + struct.pack("<i", i)
 
 
-def tensor_pickle(name, storage_type, key, numel, offset, size, stride):
+def tensor_pickle(name, storage_type, key, numel, offset, size, stride, offset_bytes=None):
     """torch.save's opcodes for {name: tensor}, written by hand so the fields can lie."""
-    tup = lambda items: b"(" + b"".join(integer(i) for i in items) + b"t"  # noqa: E731
-    pid = b"(" + text("storage") + f"ctorch\n{storage_type}\n".encode() + text(key) + text("cpu") + integer(numel) + b"t"
-    args = b"(" + pid + b"Q" + integer(offset) + tup(size) + tup(stride) + b"\x89" + \
-        b"ccollections\nOrderedDict\n)R" + b"t"
+    args = tensor_args(storage_type, key, numel, offset, size, stride, offset_bytes)
     return b"\x80\x02}(" + text(name) + b"ctorch._utils\n_rebuild_tensor_v2\n" + args + b"Ru."
+
+
+class Net:
+    """A user class (pickled as __main__.Net when this script runs)."""
+    def __init__(self):
+        self.size = 3
 
 
 class Shell:
@@ -206,11 +256,45 @@ def write_hostile(m):
     write_archive(os.path.join(out, "unknown_storage.pt"),
                   tensor_pickle("w", "QInt8Storage", "0", 6, 0, (6,), (1,)), {"0": bytes(6)})
     m.refuse("unknown_storage.pt", "torch.QInt8Storage")
+    # A 64-bit seed where an offset belongs: read as a value, refused as a size.
+    seed = (2**64 - 5).to_bytes(9, "little")
+    write_archive(os.path.join(out, "huge_offset.pt"),
+                  tensor_pickle("w", "FloatStorage", "0", 6, 0, (6,), (1,), b"\x8a\x09" + seed), {"0": bytes(24)})
+    m.refuse("huge_offset.pt", "tensor 'w': storage_offset is 18446744073709551611, which does not fit 64 bits")
+    write_archive(os.path.join(out, "long4_too_long.pt"), b"\x80\x02\x8b" + struct.pack("<i", 5000) + bytes(5000) + b".")
+    m.refuse("long4_too_long.pt", "an integer of 5000 bytes")
+    write_archive(os.path.join(out, "from_type_other_func.pt"),
+                  from_type_pickle("w", b"torch\nTensor", "torch._utils\n_rebuild_parameter\n"), {"0": bytes(48)})
+    m.refuse("from_type_other_func.pt", "rebuilds it with torch._utils._rebuild_parameter")
+    # What to save instead, by what was pickled.
+    model, optimizer = model_state()
+    torch.save(model, os.path.join(out, "whole_module.pt"))
+    m.refuse("whole_module.pt", "save model.state_dict() instead")
+    torch.save({"net": Net()}, os.path.join(out, "user_class.pt"))
+    m.refuse("user_class.pt", "'__main__.Net'")
+    m.refuse("user_class.pt", "save model.state_dict() instead")
+    torch.save(optimizer, os.path.join(out, "whole_optimizer.pt"))
+    m.refuse("whole_optimizer.pt", "save optimizer.state_dict()")
+    torch.save({"s": torch.eye(3).to_sparse()}, os.path.join(out, "sparse.pt"))
+    m.refuse("sparse.pt", "torch._utils._rebuild_sparse_tensor")
+    m.refuse("sparse.pt", ".to_dense()")
+    torch.save({"s": torch.eye(3).to_sparse_csr()}, os.path.join(out, "sparse_csr.pt"))
+    m.refuse("sparse_csr.pt", ".to_dense()")
+    torch.save({"m": torch.empty(3, device="meta")}, os.path.join(out, "meta.pt"))
+    m.refuse("meta.pt", "a meta tensor holds no data")
+    torch.save({"q": torch.quantize_per_tensor(torch.ones(4), 0.1, 0, torch.qint8)}, os.path.join(out, "quantized.pt"))
+    m.refuse("quantized.pt", "dequantize() first")
     torch.save({"w": torch.ones(2)}, os.path.join(out, "legacy.pth"), _use_new_zipfile_serialization=False)
     m.refuse("legacy.pth", "legacy torch.save format")
     torch.save({"w": torch.ones(2)}, os.path.join(out, "legacy4.pth"), _use_new_zipfile_serialization=False,
                pickle_protocol=4)
     m.refuse("legacy4.pth", "legacy torch.save format")
+
+
+def write_collision(out):
+    """{'a.b': t1, 'a': {'b': t2}}: both are named a.b (the second listed as a.b#2)."""
+    import torch
+    torch.save({"a.b": torch.ones(2), "a": {"b": torch.zeros(3)}}, os.path.join(out, "collision.pt"))
 
 
 def main():
@@ -223,6 +307,8 @@ def main():
         m.write({"skipped": f"torch: {error}"})
         return
     write_good(m)
+    write_values(m)
+    write_collision(out)
     write_hostile(m)
     m.write({"canary": "pwned"})
     print(f"wrote {len(m.files)} checkpoints and {len(m.hostile)} hostile files to {out}")

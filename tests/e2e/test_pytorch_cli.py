@@ -105,6 +105,20 @@ class Checkpoints(unittest.TestCase):
         block = [f for f in report["findings"] if f["tensor"] == "block"]
         self.assertTrue(block and "neither C- nor Fortran-contiguous" in block[0]["message"], block)
 
+    def test_values_torch_allows_are_shown(self):
+        for filename in ("values.pt", "values4.pt"):
+            report = self.inspect(filename)
+            self.assertEqual(report["metadata"]["scheduler.milestones"], "Counter({1: 1, 2: 1})")
+            self.assertEqual(report["metadata"]["seed"], "18446744073709551611")
+            self.assertEqual(report["metadata"]["device"], "device(type='cpu')")
+            self.assertEqual(report["metadata"]["extra"], "{}")
+
+    def test_colliding_names_are_warned_about(self):
+        report = self.inspect("collision.pt")
+        self.assertEqual([t["name"] for t in report["tensors"]], ["a.b", "a.b#2"])
+        warned = [f for f in report["findings"] if f["tensor"] == "a.b#2"]
+        self.assertTrue(warned and "a workload asking for 'a.b' gets the first" in warned[0]["message"], warned)
+
     def test_text_report_shows_metadata(self):
         proc = run_cli("inspect", os.path.join(WORK, "checkpoint.pt"))
         self.assertEqual(proc.returncode, 0, proc.err)
