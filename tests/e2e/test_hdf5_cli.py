@@ -6,12 +6,13 @@ usage: test_hdf5_cli.py CLI DATA_SCRIPTS_DIR
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+
+from capped_cli import run_capped
 
 import numpy as np
 
@@ -22,19 +23,7 @@ MANIFEST = None
 
 
 def run_cli(*args):
-    def cap_address_space():
-        # A hostile file may claim absurd sizes: reading it must not allocate them.
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-
-    env, limit = None, cap_address_space
-    if os.environ.get("BLASSCOPE_SANITIZED") == "1":
-        env = dict(os.environ)
-        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "max_allocation_size_mb=1024"]))
-        limit = None
-    proc = subprocess.run([CLI, *args], capture_output=True, timeout=120, env=env, preexec_fn=limit)
-    proc.out = proc.stdout.decode("utf-8")
-    proc.err = proc.stderr.decode("utf-8")
-    return proc
+    return run_capped(CLI, args)
 
 
 def setUpModule():

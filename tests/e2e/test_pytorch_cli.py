@@ -6,12 +6,13 @@ usage: test_pytorch_cli.py CLI DATA_SCRIPTS_DIR
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+
+from capped_cli import run_capped
 
 CLI = None
 SCRIPTS = None
@@ -20,21 +21,7 @@ MANIFEST = None
 
 
 def run_cli(*args):
-    def cap_address_space():
-        # A hostile checkpoint may claim absurd sizes: reading it must not allocate them.
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-
-    env, limit = None, cap_address_space
-    if os.environ.get("BLASSCOPE_SANITIZED") == "1":
-        # ASan needs terabytes of address space for its shadow memory; its own cap stands in:
-        # any single allocation over 1 GiB is reported as an error.
-        env = dict(os.environ)
-        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "max_allocation_size_mb=1024"]))
-        limit = None
-    proc = subprocess.run([CLI, *args], capture_output=True, timeout=60, env=env, preexec_fn=limit)
-    proc.out = proc.stdout.decode("utf-8")
-    proc.err = proc.stderr.decode("utf-8")
-    return proc
+    return run_capped(CLI, args, timeout=60)
 
 
 def setUpModule():
