@@ -1,5 +1,6 @@
 #include "io/hdf5_attributes.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <vector>
@@ -127,32 +128,71 @@ std::string Hdf5AttributeReader::value_text(hid_t attribute) {
   return cut(join(items, points, scalar));
 }
 
-void Hdf5AttributeReader::read_all(hid_t object, const std::string& key_prefix,
+namespace {
+
+// Names of attributes kept in dense storage, in the v2 B-tree's native order: the only order
+// in which libhdf5 1.10 lists them without building (and, on a corrupt file, mis-freeing) a table.
+std::vector<std::string> dense_attribute_names(hid_t object) {
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  auto collect = [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  if (H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_NATIVE, &index, collect, &names) < 0) H5Eclear2(H5E_DEFAULT);
+  return names;
+}
+
+std::string attribute_name(hid_t attribute) {
+  char name[256] = {};
+  return H5Aget_name(attribute, sizeof name, name) < 0 ? "?" : std::string(name);
+}
+
+}  // namespace
+
+void Hdf5AttributeReader::read_all(hid_t object, const Hdf5ObjectHeader& header, const std::string& key_prefix,
                                    std::vector<std::pair<std::string, std::string>>& out) {
   hdf5_quiet();
-  H5O_info_t info;
-  if (H5Oget_info2(object, &info, H5O_INFO_NUM_ATTRS) < 0) {
-    H5Eclear2(H5E_DEFAULT);
+  if (header.shared_attributes) {
+    // Attributes in the shared-message heap are named only there: let libhdf5 list them all.
+    H5O_info_t info;
+    if (H5Oget_info2(object, &info, H5O_INFO_NUM_ATTRS) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    for (hsize_t i = 0; i < info.num_attrs; ++i) {
+      Hid attribute(H5Aopen_by_idx(object, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+      if (attribute.valid()) read_one(attribute.get(), attribute_name(attribute.get()), key_prefix, out);
+      H5Eclear2(H5E_DEFAULT);
+    }
     return;
   }
-  for (hsize_t i = 0; i < info.num_attrs; ++i) {
-    Hid attribute(H5Aopen_by_idx(object, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    if (!attribute.valid()) {
-      H5Eclear2(H5E_DEFAULT);
-      continue;
-    }
-    char name[256] = {};
-    const ssize_t length = H5Aget_name(attribute.get(), sizeof name, name);
-    std::string key = key_prefix.empty() ? std::string() : key_prefix + "@";
-    key += length < 0 ? "?" : std::string(name);
-    std::string value = value_text(attribute.get());
-    m_used += key.size() + value.size();
-    if (m_used > kBudgetChars) {
-      fail_unsupported("HDF5 attributes: more than " + std::to_string(kBudgetChars >> 20) +
-                       " MiB of attribute text (at '" + key + "')");
-    }
-    out.emplace_back(std::move(key), std::move(value));
+  // Opened by name: libhdf5 builds its attribute table (which crashes on a corrupt header, see
+  // tests/fuzz/regressions/hdf5) only to open or list by index.
+  std::vector<std::string> names = header.attribute_names;
+  if (header.dense_attributes) {
+    std::vector<std::string> dense = dense_attribute_names(object);
+    names.insert(names.end(), dense.begin(), dense.end());
   }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (const std::string& name : names) {
+    Hid attribute(H5Aopen_by_name(object, ".", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    if (attribute.valid()) read_one(attribute.get(), name, key_prefix, out);
+    H5Eclear2(H5E_DEFAULT);
+  }
+}
+
+void Hdf5AttributeReader::read_one(hid_t attribute, const std::string& name, const std::string& key_prefix,
+                                   std::vector<std::pair<std::string, std::string>>& out) {
+  std::string key = key_prefix.empty() ? name : key_prefix + "@" + name;
+  std::string value = value_text(attribute);
+  m_used += key.size() + value.size();
+  if (m_used > kBudgetChars) {
+    fail_unsupported("HDF5 attributes: more than " + std::to_string(kBudgetChars >> 20) +
+                     " MiB of attribute text (at '" + key + "')");
+  }
+  out.emplace_back(std::move(key), std::move(value));
 }
 
 }  // namespace blasscope::core

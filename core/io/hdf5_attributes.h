@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/hdf5_object_header.h"
+
 namespace blasscope::core {
 
 // Attribute values as metadata text, paid from one budget for the whole file so a file with
@@ -26,10 +28,14 @@ class Hdf5AttributeReader {
   explicit Hdf5AttributeReader(std::function<std::optional<std::string>()> vlen_problem)
       : m_vlen_problem(std::move(vlen_problem)) {}
 
-  // Appends "KEY_PREFIX@NAME" (just NAME for the root, KEY_PREFIX "") for each attribute of `object`.
-  void read_all(hid_t object, const std::string& key_prefix, std::vector<std::pair<std::string, std::string>>& out);
+  // Appends "KEY_PREFIX@NAME" (just NAME for the root, KEY_PREFIX "") for each attribute of
+  // `object`, in name order. `header` is its checked object header (io/hdf5_object_header.h).
+  void read_all(hid_t object, const Hdf5ObjectHeader& header, const std::string& key_prefix,
+                std::vector<std::pair<std::string, std::string>>& out);
 
  private:
+  void read_one(hid_t attribute, const std::string& name, const std::string& key_prefix,
+                std::vector<std::pair<std::string, std::string>>& out);
   std::string value_text(hid_t attribute);
   const std::optional<std::string>& vlen_problem();
   std::uint64_t m_used = 0;

@@ -28,39 +28,62 @@ constexpr std::size_t kMaxJsonChars = Hdf5AttributeReader::kMaxValueChars;
 struct Visited {
   std::string name;
   H5O_type_t type;
+  Hdf5ObjectHeader header;
+};
+
+struct Link {
+  std::string name;
+  haddr_t address;
 };
 
 herr_t collect_link(hid_t, const char* name, const H5L_info_t* info, void* data) {
-  auto& links = *static_cast<std::vector<std::string>*>(data);
-  if (info->type == H5L_TYPE_HARD) links.emplace_back(name);  // soft and external links: not followed
+  auto& links = *static_cast<std::vector<Link>*>(data);
+  if (info->type == H5L_TYPE_HARD) links.push_back({name, info->u.address});  // soft, external: not followed
   return links.size() >= kMaxObjects ? 1 : 0;
 }
 
 // Every object once, depth first along hard links in name order (what H5Ovisit does). Links are
 // listed in native order and sorted here: libhdf5 1.10 builds a table for any other order of a
 // dense group, and on a corrupt group frees that table's uninitialised entries (a crash found by
-// fuzz_hdf5; tests/fuzz/regressions/hdf5-known).
-void visit_group(hid_t file, const std::string& path, int depth, std::set<haddr_t>& seen,
-                 std::vector<Visited>& objects) {
-  if (depth > 64) fail_unsupported("HDF5 groups nested more than 64 deep (at '" + path + "')");
-  Hid group = hdf5_check(H5Gopen2(file, path.empty() ? "/" : path.c_str(), H5P_DEFAULT), H5Gclose,
-                         "group '" + path + "' cannot be opened");
-  std::vector<std::string> links;
-  hsize_t index = 0;
-  hdf5_check(H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_NATIVE, &index, collect_link, &links),
-             "group '" + path + "': its links cannot be listed");
-  std::sort(links.begin(), links.end());
-  for (const std::string& link : links) {
-    if (objects.size() >= kMaxObjects) return;
-    const std::string name = path.empty() ? link : path + "/" + link;
-    H5O_info_t info;
-    hdf5_check(H5Oget_info_by_name2(group.get(), link.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT),
-               "object '" + name + "' cannot be read");
-    if (!seen.insert(info.addr).second) continue;  // a second hard link to an object already listed
-    objects.push_back({name, info.type});
-    if (info.type == H5O_TYPE_GROUP) visit_group(file, name, depth + 1, seen, objects);
+// fuzz_hdf5; tests/fuzz/regressions/hdf5). Each object's header is checked
+// (io/hdf5_object_header.h) before libhdf5 reads it.
+class GroupVisitor {
+ public:
+  GroupVisitor(const Hdf5Image& image, std::vector<Visited>& objects) : m_image(image), m_objects(objects) {}
+
+  Hdf5ObjectHeader check(haddr_t address, const std::string& name) const {
+    return check_hdf5_object_header(m_image.bytes(), m_image.layout(), address, name);
   }
-}
+
+  void visit(const std::string& path, int depth) {
+    if (depth > 64) fail_unsupported("HDF5 groups nested more than 64 deep (at '" + path + "')");
+    Hid group = hdf5_check(H5Gopen2(m_image.file(), path.empty() ? "/" : path.c_str(), H5P_DEFAULT), H5Gclose,
+                           "group '" + path + "' cannot be opened");
+    std::vector<Link> links;
+    hsize_t index = 0;
+    hdf5_check(H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_NATIVE, &index, collect_link, &links),
+               "group '" + path + "': its links cannot be listed");
+    std::sort(links.begin(), links.end(), [](const Link& a, const Link& b) { return a.name < b.name; });
+    for (const Link& link : links) {
+      if (m_objects.size() >= kMaxObjects) return;
+      const std::string name = path.empty() ? link.name : path + "/" + link.name;
+      if (!m_seen.insert(link.address).second) continue;  // a second hard link to an object already listed
+      Hdf5ObjectHeader header = check(link.address, name);
+      H5O_info_t info;
+      hdf5_check(H5Oget_info_by_name2(group.get(), link.name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT),
+                 "object '" + name + "' cannot be read");
+      m_objects.push_back({name, info.type, std::move(header)});
+      if (info.type == H5O_TYPE_GROUP) visit(name, depth + 1);
+    }
+  }
+
+  void mark_seen(haddr_t address) { m_seen.insert(address); }
+
+ private:
+  const Hdf5Image& m_image;
+  std::vector<Visited>& m_objects;
+  std::set<haddr_t> m_seen;
+};
 
 std::string quoted(const std::string& name) {
   return "dataset '" + name + "'";
@@ -109,16 +132,17 @@ class Hdf5Walker {
         m_image(std::move(image)),
         m_source(std::make_shared<Hdf5StreamSource>(m_image)),
         m_base(mapped_base),
-        m_attributes([this] { return malformed_global_heap(m_image->bytes(), m_image->length_size(), m_raw_data); }) {}
+        m_attributes(
+            [this] { return malformed_global_heap(m_image->bytes(), m_image->layout().length_size, m_raw_data); }) {}
 
   void walk() {
     hdf5_quiet();
     std::vector<Visited> objects;
-    std::set<haddr_t> seen;
+    GroupVisitor visitor(*m_image, objects);
     H5O_info_t root_info;
     hdf5_check(H5Oget_info_by_name2(m_image->file(), "/", &root_info, H5O_INFO_BASIC, H5P_DEFAULT), "HDF5 root group");
-    seen.insert(root_info.addr);
-    visit_group(m_image->file(), "", 0, seen, objects);
+    visitor.mark_seen(root_info.addr);
+    visitor.visit("", 0);
     if (objects.size() >= kMaxObjects) {
       fail_unsupported("HDF5 file holds more than " + std::to_string(kMaxObjects) + " objects");
     }
@@ -126,14 +150,14 @@ class Hdf5Walker {
       if (object.type == H5O_TYPE_DATASET) note_raw_data(object.name);
     }
     Hid root = hdf5_check(H5Gopen2(m_image->file(), "/", H5P_DEFAULT), H5Gclose, "HDF5 root group");
-    m_attributes.read_all(root.get(), "", m_file.metadata);
+    m_attributes.read_all(root.get(), m_image->root_header(), "", m_file.metadata);
     for (const Visited& object : objects) {
       if (object.type == H5O_TYPE_DATASET) {
-        add_dataset(object.name);
+        add_dataset(object);
       } else if (object.type == H5O_TYPE_GROUP) {
         Hid group = hdf5_check(H5Gopen2(m_image->file(), object.name.c_str(), H5P_DEFAULT), H5Gclose,
                                "group '" + object.name + "' cannot be opened");
-        m_attributes.read_all(group.get(), object.name, m_file.metadata);
+        m_attributes.read_all(group.get(), object.header, object.name, m_file.metadata);
       }
     }
   }
@@ -154,14 +178,15 @@ class Hdf5Walker {
     }
   }
 
-  void add_dataset(const std::string& name) {
+  void add_dataset(const Visited& object) {
+    const std::string& name = object.name;
     const std::string what = quoted(name);
     Hid dataset =
         hdf5_check(H5Dopen2(m_image->file(), name.c_str(), H5P_DEFAULT), H5Dclose, what + " cannot be opened");
     Hid type = hdf5_check(H5Dget_type(dataset.get()), H5Tclose, what + ": its datatype cannot be read");
     Hid space = hdf5_check(H5Dget_space(dataset.get()), H5Sclose, what + ": its dataspace cannot be read");
     Hid create = hdf5_check(H5Dget_create_plist(dataset.get()), H5Pclose, what + ": its creation properties");
-    m_attributes.read_all(dataset.get(), name, m_file.metadata);
+    m_attributes.read_all(dataset.get(), object.header, name, m_file.metadata);
 
     TensorInfo info;
     info.name = name;

@@ -137,7 +137,7 @@ std::uint64_t little_endian(std::span<const std::byte> bytes, std::size_t at, st
 // libhdf5 refuses a truncated file without saying so through its error stack when opened
 // from an image; the superblock's end-of-file address says it plainly (HDF5 spec, superblock
 // versions 0-3: the EOF address is the third address after the fixed fields).
-std::size_t check_superblock(std::span<const std::byte> image) {
+Hdf5Layout check_superblock(std::span<const std::byte> image) {
   std::uint64_t at = 0;
   while (at < image.size() &&
          !(image.size() - at >= 8 && std::memcmp(image.data() + at, "\x89HDF\r\n\x1a\n", 8) == 0)) {
@@ -153,14 +153,25 @@ std::size_t check_superblock(std::span<const std::byte> image) {
   if (offsets != 2 && offsets != 4 && offsets != 8) {
     fail_malformed("HDF5 superblock: size of offsets is " + std::to_string(offsets) + " (2, 4 or 8)");
   }
-  if (sb.size() < fixed + 3 * offsets) fail_malformed("HDF5 superblock: truncated");
+  // The root group's header address: in the root symbol table entry after four addresses
+  // (versions 0-1), or the fourth address (versions 2-3).
+  const std::size_t root_at = version < 2 ? fixed + 5 * offsets : fixed + 3 * offsets;
+  if (sb.size() < root_at + offsets) fail_malformed("HDF5 superblock: truncated");
   // libhdf5 writes the end of file counting a user block too (h5py's userblock_size=512 files).
   const std::uint64_t eof = little_endian(sb, fixed + 2 * offsets, offsets);
   if (eof > image.size()) {
     fail_malformed("HDF5 superblock: the end-of-file address is " + std::to_string(eof) + " but the file has " +
                    std::to_string(image.size()) + " bytes: the file is truncated");
   }
-  return std::to_integer<std::size_t>(version < 2 ? sb[14] : sb[10]);
+  Hdf5Layout layout;
+  layout.offset_size = offsets;
+  layout.length_size = std::to_integer<std::size_t>(version < 2 ? sb[14] : sb[10]);
+  if (layout.length_size != 2 && layout.length_size != 4 && layout.length_size != 8) {
+    fail_malformed("HDF5 superblock: size of lengths is " + std::to_string(layout.length_size) + " (2, 4 or 8)");
+  }
+  layout.base = at;  // libhdf5 moves the base address to where it found the superblock
+  layout.root = little_endian(sb, root_at, offsets);
+  return layout;
 }
 
 // File image callbacks that hand libhdf5 our mapped bytes wherever it would allocate and copy
@@ -191,7 +202,9 @@ herr_t udata_free(void*) {
 Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
     : m_owner(std::move(owner)), m_size(image.size()) {
   hdf5_quiet();
-  m_length_size = check_superblock(image);
+  m_layout = check_superblock(image);
+  // libhdf5 reads the root group's header while opening the file: it is checked first.
+  m_root_header = check_hdf5_object_header(image, m_layout, m_layout.root, "");
   m_image = std::make_unique<std::span<const std::byte>>(image);
   Hid access = hdf5_check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "HDF5 file access list");
   hdf5_check(H5Pset_fapl_core(access.get(), 1 << 16, false), "HDF5 core driver");

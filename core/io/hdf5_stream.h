@@ -4,6 +4,7 @@
 #include <span>
 
 #include "io/hdf5_handle.h"
+#include "io/hdf5_object_header.h"
 #include "io/mapped_file.h"
 #include "io/tensor_file.h"
 
@@ -19,12 +20,14 @@ class Hdf5Image {
   hid_t file() const { return m_file.get(); }
   std::uint64_t size() const { return m_size; }
   std::span<const std::byte> bytes() const { return *m_image; }
-  std::size_t length_size() const { return m_length_size; }  // the superblock's "size of lengths"
+  const Hdf5Layout& layout() const { return m_layout; }  // the superblock's sizes and base address
+  const Hdf5ObjectHeader& root_header() const { return m_root_header; }
 
  private:
   std::shared_ptr<const MappedFile> m_owner;
   std::uint64_t m_size = 0;
-  std::size_t m_length_size = 8;
+  Hdf5Layout m_layout;
+  Hdf5ObjectHeader m_root_header;
   std::unique_ptr<std::span<const std::byte>> m_image;  // libhdf5's udata: outlives the file
   Hid m_file;
 };

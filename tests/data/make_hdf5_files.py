@@ -282,6 +282,22 @@ def write_hostile(m):
         f.create_dataset("fill/everything", shape=(10**7, 10**6), chunks=(1000, 1000), dtype="<f4")
     m.refuse("absurd_dims.h5", "dataset 'fill/everything': claims")
 
+    # libhdf5 1.10 decodes an attribute name with strdup: without its NUL it reads past the header.
+    with h5py.File(m.path("attribute_name_unterminated.h5"), "w") as f:
+        f.create_dataset("dense/kernel", data=np.ones((2, 2), "<f4")).attrs["abcdefg"] = 1
+    patch(m.path("attribute_name_unterminated.h5"), b"abcdefg\0", b"abcdefgh")
+    m.refuse("attribute_name_unterminated.h5", "HDF5 object 'dense/kernel': an attribute name of 8 bytes has no terminating NUL")
+
+    # A symbol table's local heap claiming 1 TiB: libhdf5 1.10 would allocate it before reading.
+    with h5py.File(m.path("local_heap_claims_tib.h5"), "w") as f:
+        f.create_dataset("x", data=np.ones(4, "<f4"))
+    with open(m.path("local_heap_claims_tib.h5"), "r+b") as f:
+        data = f.read()
+        assert data.count(b"HEAP") == 1
+        f.seek(data.find(b"HEAP") + 8)
+        f.write(struct.pack("<Q", 1 << 40))
+    m.refuse("local_heap_claims_tib.h5", "HDF5 object '/': its local heap's data segment (1099511627776 bytes")
+
     with zipfile.ZipFile(m.path("missing_weights.keras"), "w") as z:
         z.writestr("metadata.json", "{}")
         z.writestr("config.json", "{}")
