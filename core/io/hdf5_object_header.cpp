@@ -13,6 +13,7 @@ constexpr unsigned kContinuation = 0x10;
 constexpr unsigned kSymbolTable = 0x11;
 constexpr unsigned kAttribute = 0x0C;
 constexpr unsigned kAttributeInfo = 0x15;
+constexpr unsigned kDataLayout = 0x08;
 constexpr unsigned kMessageShared = 0x02;        // message flag: the message lives in the shared heap
 constexpr unsigned kHeaderCreationOrder = 0x04;  // v2 header flag: messages carry a creation order
 constexpr std::size_t kMaxChunks = 4096;
@@ -152,6 +153,7 @@ class HeaderWalker {
           attribute(data, message.size);
         }
         break;
+      case kDataLayout: check_compact_layout(data, message.size); break;
       case kAttributeInfo: {
         const std::uint64_t at = 2 + (message.size >= 2 && (std::to_integer<unsigned>(data[1]) & 1) ? 2 : 0);
         if (message.size < at + offset) fail("its attribute info message is truncated");
@@ -186,6 +188,27 @@ class HeaderWalker {
     const std::uint64_t size = little_endian(m_image.data() + at + 8, length);
     const std::uint64_t data = little_endian(m_image.data() + at + 8 + 2 * length, m_layout.offset_size);
     absolute(data, size, "its local heap's data segment");
+  }
+
+  // A compact dataset keeps its values in the layout message; libhdf5 copies as many bytes as
+  // the message says it holds.
+  void check_compact_layout(const std::byte* data, std::uint64_t size) {
+    if (size < 2) fail("its data layout message is truncated");
+    const unsigned version = std::to_integer<unsigned>(data[0]);
+    std::uint64_t need = 0;
+    if (version >= 3) {
+      if (std::to_integer<unsigned>(data[1]) != 0) return;  // not compact
+      need = 4 + (size >= 4 ? little_endian(data + 2, 2) : 0);
+    } else {
+      const std::uint64_t rank = std::to_integer<unsigned>(data[1]);
+      if (size < 3 || std::to_integer<unsigned>(data[2]) != 0) return;  // not compact
+      const std::uint64_t at = 8 + 4 * rank;
+      need = at + 4 + (size >= at + 4 ? little_endian(data + at, 4) : 0);
+    }
+    if (need > size) {
+      fail("its compact data layout needs " + std::to_string(need) + " bytes but the message has " +
+           std::to_string(size));
+    }
   }
 
   void attribute(const std::byte* data, std::uint64_t size) {

@@ -125,6 +125,57 @@ std::optional<std::string> unavailable_filter(hid_t create, bool& filtered) {
   return std::nullopt;
 }
 
+// With H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS, libhdf5 1.10 reads a partial edge chunk unfiltered
+// and uses it as a whole chunk whatever size its index entry gives (a read past the buffer, found
+// by fuzz_hdf5): each edge chunk's stored size is checked first.
+void check_unfiltered_edge_chunks(hid_t dataset, hid_t create, const TensorInfo& info, std::uint64_t item,
+                                  const std::string& what) {
+  unsigned options = 0;
+  if (H5Pget_chunk_opts(create, &options) < 0 || !(options & H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS)) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  const std::size_t rank = info.shape.size();
+  std::vector<hsize_t> chunk(rank);
+  if (rank == 0 || H5Pget_chunk(create, static_cast<int>(rank), chunk.data()) != static_cast<int>(rank)) {
+    fail_malformed(what + ": its chunk shape cannot be read");
+  }
+  std::uint64_t chunk_bytes = item, total = 1;
+  std::vector<std::uint64_t> grid(rank);
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (chunk[k] == 0) fail_malformed(what + ": a chunk dimension is 0");
+    grid[k] = info.shape[k] / chunk[k] + (info.shape[k] % chunk[k] != 0);
+    if (!multiply(chunk_bytes, chunk[k], chunk_bytes)) fail_malformed(what + ": its chunk size overflows 64 bits");
+    if (!multiply(total, std::max<std::uint64_t>(grid[k], 1), total) || total > kMaxObjects) {
+      fail_unsupported(what + ": stores partial edge chunks unfiltered and has more than " +
+                       std::to_string(kMaxObjects) + " chunks to check");
+    }
+  }
+  std::vector<std::uint64_t> index(rank, 0);
+  std::vector<hsize_t> offset(rank);
+  for (std::uint64_t n = 0; n < total && grid[0] > 0; ++n) {
+    bool edge = false;
+    for (std::size_t k = 0; k < rank; ++k) {
+      offset[k] = index[k] * chunk[k];
+      edge = edge || offset[k] + chunk[k] > info.shape[k];
+    }
+    unsigned mask = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t size = 0;
+    if (edge && H5Dget_chunk_info_by_coord(dataset, offset.data(), &mask, &address, &size) >= 0 &&
+        address != HADDR_UNDEF && size != chunk_bytes) {
+      fail_malformed(what + ": its partial edge chunk at element offset " + std::to_string(offset[0]) +
+                     "... is stored unfiltered in " + std::to_string(size) + " bytes, not a whole chunk's " +
+                     std::to_string(chunk_bytes));
+    }
+    H5Eclear2(H5E_DEFAULT);
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++index[k] < grid[k]) break;
+      index[k] = 0;
+    }
+  }
+}
+
 class Hdf5Walker {
  public:
   Hdf5Walker(TensorFile& file, std::shared_ptr<const Hdf5Image> image, std::optional<std::uint64_t> mapped_base)
@@ -235,6 +286,12 @@ class Hdf5Walker {
       return;
     }
 
+    if (layout == H5D_COMPACT && H5Dget_storage_size(dataset.get()) < info.nbytes) {
+      // libhdf5 1.10 would copy the shape's bytes out of the smaller buffer (fuzz_hdf5).
+      fail_malformed(what + ": its compact storage holds " + std::to_string(H5Dget_storage_size(dataset.get())) +
+                     " bytes but its shape and datatype need " + std::to_string(info.nbytes));
+    }
+    if (layout == H5D_CHUNKED && filtered) check_unfiltered_edge_chunks(dataset.get(), create.get(), info, item, what);
     const haddr_t offset = layout == H5D_CONTIGUOUS ? H5Dget_offset(dataset.get()) : HADDR_UNDEF;
     if (offset != HADDR_UNDEF && info.nbytes > 0) {
       if (offset > m_image->size() || info.nbytes > m_image->size() - offset) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/hdf5_filter_guard.h"
 #include "io/input_error.h"
 
 namespace blasscope::core {
@@ -23,6 +24,7 @@ class DatasetStream : public TensorByteStream {
     m_dataset = hdf5_check(H5Dopen2(m_image->file(), ("/" + m_name).c_str(), access.get()), H5Dclose,
                            "dataset '" + m_name + "': cannot open it");
     m_type = hdf5_check(H5Dget_type(m_dataset.get()), H5Tclose, "dataset '" + m_name + "': its datatype");
+    m_create = hdf5_check(H5Dget_create_plist(m_dataset.get()), H5Pclose, "dataset '" + m_name + "': its properties");
     m_item = H5Tget_size(m_type.get());
     m_dims = tensor.shape;
     plan();
@@ -46,9 +48,8 @@ class DatasetStream : public TensorByteStream {
   void plan() {
     const std::size_t rank = m_dims.size();
     std::vector<hsize_t> chunk(rank, 0);
-    Hid create(H5Dget_create_plist(m_dataset.get()), H5Pclose);
-    if (rank > 0 && create.valid() && H5Pget_layout(create.get()) == H5D_CHUNKED) {
-      H5Pget_chunk(create.get(), static_cast<int>(rank), chunk.data());
+    if (rank > 0 && H5Pget_layout(m_create.get()) == H5D_CHUNKED) {
+      H5Pget_chunk(m_create.get(), static_cast<int>(rank), chunk.data());
     }
     m_axis = rank == 0 ? 0 : rank - 1;
     m_inner = m_item;
@@ -93,9 +94,14 @@ class DatasetStream : public TensorByteStream {
     const hsize_t elements = bytes / m_item;
     Hid memory_space = hdf5_check(H5Screate_simple(1, &elements, nullptr), H5Sclose, "dataset '" + m_name + "'");
     m_block.resize(bytes);
-    hdf5_check(
-        H5Dread(m_dataset.get(), m_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, m_block.data()),
-        "dataset '" + m_name + "': reading its values failed");
+    const Hdf5ChunkReadGuard guard(m_create.get(), m_item);
+    if (H5Dread(m_dataset.get(), m_type.get(), memory_space.get(), file_space.get(), H5P_DEFAULT, m_block.data()) < 0) {
+      if (!guard.failure().empty()) {
+        H5Eclear2(H5E_DEFAULT);
+        fail_malformed("dataset '" + m_name + "': " + guard.failure());
+      }
+      hdf5_check(herr_t{-1}, "dataset '" + m_name + "': reading its values failed");
+    }
     m_at = 0;
     advance(rows);
   }
@@ -117,6 +123,7 @@ class DatasetStream : public TensorByteStream {
   std::uint64_t m_done = 0;
   Hid m_dataset;
   Hid m_type;
+  Hid m_create;
   std::size_t m_item = 1;
   std::vector<std::uint64_t> m_dims;
   std::size_t m_axis = 0;              // the axis a block spans a range of
@@ -202,6 +209,7 @@ herr_t udata_free(void*) {
 Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
     : m_owner(std::move(owner)), m_size(image.size()) {
   hdf5_quiet();
+  install_hdf5_filter_guards();
   m_layout = check_superblock(image);
   // libhdf5 reads the root group's header while opening the file: it is checked first.
   m_root_header = check_hdf5_object_header(image, m_layout, m_layout.root, "");

@@ -2,6 +2,7 @@
 // (tests/data/make_hdf5_files.py), compared field by field and count by count with what h5py
 // reports, and on hostile variants that must be refused naming the dataset or field.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <string>
 #include <vector>
@@ -204,4 +205,38 @@ TEST_F(Hdf5Files, AGlobalHeapLibhdf5WouldLoopOnIsNotDecodedButTheTensorsAreRead)
     EXPECT_EQ(file.tensors.size(), 3u);
     for (const TensorInfo& t : file.tensors) EXPECT_TRUE(scan_tensor(file, t).has_value());
   }
+}
+
+// Written with the libhdf5 C API (h5py cannot set this option): edge chunks stored unfiltered
+// (H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS) pass the edge-chunk size check and read as written.
+TEST(Hdf5CApiFiles, PartialEdgeChunksStoredUnfilteredReadAsWritten) {
+  blasscope::test::TempDir dir;
+  const std::string path = dir.file("edge.h5");
+  {
+    const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_libver_bounds(access, H5F_LIBVER_V110, H5F_LIBVER_LATEST);  // layout version 4
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
+    const hsize_t dims[2] = {10, 7}, chunk[2] = {4, 4};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t create = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(create, 2, chunk);
+    H5Pset_deflate(create, 6);
+    H5Pset_chunk_opts(create, H5D_CHUNK_DONT_FILTER_PARTIAL_CHUNKS);
+    const hid_t dataset = H5Dcreate2(file, "edges", H5T_IEEE_F32LE, space, H5P_DEFAULT, create, H5P_DEFAULT);
+    std::vector<float> values(70);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) - 20.0f;
+    ASSERT_GE(H5Dwrite(dataset, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+    H5Dclose(dataset);
+    H5Pclose(create);
+    H5Sclose(space);
+    H5Fclose(file);
+    H5Pclose(access);
+  }
+  const TensorFile file = open_tensor_file(path);
+  ASSERT_EQ(file.tensors.size(), 1u);
+  const TensorInfo& t = file.tensors[0];
+  EXPECT_EQ(t.storage.kind, TensorStorage::Kind::Streamed);
+  std::vector<float> read(t.element_count());
+  read_tensor_bytes(file, t, reinterpret_cast<std::byte*>(read.data()));
+  for (std::size_t i = 0; i < read.size(); ++i) ASSERT_EQ(read[i], static_cast<float>(i) - 20.0f) << i;
 }

@@ -298,6 +298,16 @@ def write_hostile(m):
         f.write(struct.pack("<Q", 1 << 40))
     m.refuse("local_heap_claims_tib.h5", "HDF5 object '/': its local heap's data segment (1099511627776 bytes")
 
+    # A chunk index entry pointing at another dataset's smaller chunk: libhdf5 1.10 copies a whole
+    # chunk out of the shorter inflated buffer. v1 B-tree key: size, filter mask, offsets; then the address.
+    with h5py.File(m.path("chunk_inflates_short.h5"), "w") as f:
+        big = f.create_dataset("big", data=np.arange(400, dtype="<f4"), chunks=(100,), compression="gzip")
+        small = f.create_dataset("small", data=np.arange(10, dtype="<f4"), chunks=(10,), compression="gzip")
+        first, other = big.id.get_chunk_info(0), small.id.get_chunk_info(0)
+    patch(m.path("chunk_inflates_short.h5"), struct.pack("<IIQQQ", first.size, 0, 0, 0, first.byte_offset),
+          struct.pack("<IIQQQ", other.size, 0, 0, 0, other.byte_offset))
+    m.refuse("chunk_inflates_short.h5", "dataset 'big': a chunk inflates to 40 bytes, not the 400 bytes")
+
     with zipfile.ZipFile(m.path("missing_weights.keras"), "w") as z:
         z.writestr("metadata.json", "{}")
         z.writestr("config.json", "{}")

@@ -1,0 +1,123 @@
+#include "io/hdf5_filter_guard.h"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace blasscope::core {
+namespace {
+
+// libhdf5's built-in filter classes, exported by the shared library under these names.
+constexpr std::array<const char*, 6> kBuiltins = {"H5Z_DEFLATE", "H5Z_SHUFFLE", "H5Z_FLETCHER32",
+                                                  "H5Z_SZIP",    "H5Z_NBIT",    "H5Z_SCALEOFFSET"};
+std::array<H5Z_func_t, kBuiltins.size()> g_original{};
+std::array<H5Z_filter_t, kBuiltins.size()> g_id{};
+
+struct ChunkExpectation {
+  std::size_t chunk_bytes = 0;       // 0: no dataset read of ours on this thread
+  bool deflate_gives_chunk = false;  // deflate's output is the chunk (only shuffle decoded after it)
+};
+thread_local ChunkExpectation t_expected;
+thread_local std::string t_failure;
+
+std::size_t after_reverse(H5Z_filter_t id, std::size_t out, std::size_t* buf_size, void** buf) {
+  const ChunkExpectation& expected = t_expected;
+  if (expected.chunk_bytes == 0) return out;
+  if (id == H5Z_FILTER_DEFLATE && expected.deflate_gives_chunk && out != expected.chunk_bytes) {
+    t_failure = "a chunk inflates to " + std::to_string(out) + " bytes, not the " +
+                std::to_string(expected.chunk_bytes) + " bytes of its chunk shape (a corrupt chunk index or layout)";
+    return 0;
+  }
+  if (*buf_size < expected.chunk_bytes) {
+    void* grown = H5resize_memory(*buf, expected.chunk_bytes);
+    if (!grown) return 0;
+    *buf = grown;
+    *buf_size = expected.chunk_bytes;
+  }
+  if (out < expected.chunk_bytes) std::memset(static_cast<char*>(*buf) + out, 0, expected.chunk_bytes - out);
+  return out;
+}
+
+template <std::size_t K>
+std::size_t guarded(unsigned flags, std::size_t values, const unsigned config[], std::size_t nbytes,
+                    std::size_t* buf_size, void** buf) {
+  const std::size_t out = g_original[K](flags, values, config, nbytes, buf_size, buf);
+  return (flags & H5Z_FLAG_REVERSE) && out > 0 ? after_reverse(g_id[K], out, buf_size, buf) : out;
+}
+
+template <std::size_t... K>
+constexpr std::array<H5Z_func_t, sizeof...(K)> wrappers(std::index_sequence<K...>) {
+  return {guarded<K>...};
+}
+
+// H5Zregister refuses to replace a predefined filter; H5Z_register, which libhdf5 exports for
+// its own use and which H5Zregister calls after that check, replaces the table entry.
+using RegisterFilter = herr_t (*)(const H5Z_class2_t*);
+
+void install() {
+  constexpr auto kWrappers = wrappers(std::make_index_sequence<kBuiltins.size()>{});
+  H5open();
+  const auto replace = reinterpret_cast<RegisterFilter>(::dlsym(RTLD_DEFAULT, "H5Z_register"));
+  if (!replace) return;  // another libhdf5: its own checks apply
+  for (std::size_t k = 0; k < kBuiltins.size(); ++k) {
+    const auto* builtin = static_cast<const H5Z_class2_t*>(::dlsym(RTLD_DEFAULT, kBuiltins[k]));
+    if (!builtin || !builtin->filter || builtin->version != H5Z_CLASS_T_VERS) continue;  // another libhdf5
+    H5Z_class2_t wrapped = *builtin;
+    g_original[k] = builtin->filter;
+    g_id[k] = builtin->id;
+    wrapped.filter = kWrappers[k];
+    if (replace(&wrapped) < 0) H5Eclear2(H5E_DEFAULT);
+  }
+}
+
+}  // namespace
+
+void install_hdf5_filter_guards() {
+  static std::once_flag once;
+  std::call_once(once, install);
+}
+
+Hdf5ChunkReadGuard::Hdf5ChunkReadGuard(hid_t create, std::size_t item) {
+  const int rank = H5Pget_chunk(create, 0, nullptr);
+  std::vector<hsize_t> dims(rank > 0 ? static_cast<std::size_t>(rank) : 0);
+  if (rank <= 0 || H5Pget_chunk(create, rank, dims.data()) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  std::size_t bytes = item;
+  for (hsize_t d : dims) {
+    if (__builtin_mul_overflow(bytes, d, &bytes)) return;
+  }
+  t_failure.clear();
+  ChunkExpectation expected{bytes, false};
+  // Filters decode in reverse pipeline order: deflate's output is the chunk when every filter
+  // before it in the pipeline is shuffle (which keeps the size).
+  const int filters = H5Pget_nfilters(create);
+  for (int i = 0; i < filters; ++i) {
+    unsigned flags = 0, config = 0;
+    std::size_t values = 0;
+    const H5Z_filter_t id =
+        H5Pget_filter2(create, static_cast<unsigned>(i), &flags, &values, nullptr, 0, nullptr, &config);
+    if (id == H5Z_FILTER_DEFLATE) {
+      expected.deflate_gives_chunk = true;
+      break;
+    }
+    if (id != H5Z_FILTER_SHUFFLE) break;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  t_expected = expected;
+}
+
+const std::string& Hdf5ChunkReadGuard::failure() const {
+  return t_failure;
+}
+
+Hdf5ChunkReadGuard::~Hdf5ChunkReadGuard() {
+  t_expected = {};
+}
+
+}  // namespace blasscope::core
