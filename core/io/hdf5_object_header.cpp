@@ -3,6 +3,7 @@
 #include <cstring>
 #include <set>
 
+#include "io/hdf5_message_check.h"
 #include "io/input_error.h"
 
 namespace blasscope::core {
@@ -13,7 +14,13 @@ constexpr unsigned kContinuation = 0x10;
 constexpr unsigned kSymbolTable = 0x11;
 constexpr unsigned kAttribute = 0x0C;
 constexpr unsigned kAttributeInfo = 0x15;
+constexpr unsigned kDataspace = 0x01;
+constexpr unsigned kDatatype = 0x03;
+constexpr unsigned kFillValueOld = 0x04;
+constexpr unsigned kFillValue = 0x05;
+constexpr unsigned kLink = 0x06;
 constexpr unsigned kDataLayout = 0x08;
+constexpr unsigned kFilterPipeline = 0x0B;
 constexpr unsigned kMessageShared = 0x02;        // message flag: the message lives in the shared heap
 constexpr unsigned kHeaderCreationOrder = 0x04;  // v2 header flag: messages carry a creation order
 constexpr std::size_t kMaxChunks = 4096;
@@ -136,6 +143,8 @@ class HeaderWalker {
   void on_message(const Message& message, const std::byte* data) {
     const std::size_t offset = m_layout.offset_size;
     const std::size_t length = m_layout.length_size;
+    const bool shared = message.flags & kMessageShared;  // then the data only says where it lives
+    if (shared && message.type != kAttribute) return;
     switch (message.type) {
       case kContinuation: {
         if (message.size < offset + length) fail("a continuation message is truncated");
@@ -147,13 +156,21 @@ class HeaderWalker {
         check_local_heap(little_endian(data + offset, offset));
         break;
       case kAttribute:
-        if (message.flags & kMessageShared) {
+        if (shared) {
           m_result.shared_attributes = true;
         } else {
           attribute(data, message.size);
         }
         break;
-      case kDataLayout: check_compact_layout(data, message.size); break;
+      case kDataspace: check(check_hdf5_dataspace(std::span(data, message.size), length)); break;
+      case kDatatype: check(check_hdf5_datatype(std::span(data, message.size))); break;
+      case kFillValueOld:
+      case kFillValue:
+        check(check_hdf5_fill_value(std::span(data, message.size), message.type == kFillValueOld));
+        break;
+      case kLink: check(check_hdf5_link(std::span(data, message.size), offset)); break;
+      case kDataLayout: check(check_hdf5_compact_layout(std::span(data, message.size))); break;
+      case kFilterPipeline: check(check_hdf5_filter_pipeline(std::span(data, message.size))); break;
       case kAttributeInfo: {
         const std::uint64_t at = 2 + (message.size >= 2 && (std::to_integer<unsigned>(data[1]) & 1) ? 2 : 0);
         if (message.size < at + offset) fail("its attribute info message is truncated");
@@ -190,49 +207,14 @@ class HeaderWalker {
     absolute(data, size, "its local heap's data segment");
   }
 
-  // A compact dataset keeps its values in the layout message; libhdf5 copies as many bytes as
-  // the message says it holds.
-  void check_compact_layout(const std::byte* data, std::uint64_t size) {
-    if (size < 2) fail("its data layout message is truncated");
-    const unsigned version = std::to_integer<unsigned>(data[0]);
-    std::uint64_t need = 0;
-    if (version >= 3) {
-      if (std::to_integer<unsigned>(data[1]) != 0) return;  // not compact
-      need = 4 + (size >= 4 ? little_endian(data + 2, 2) : 0);
-    } else {
-      const std::uint64_t rank = std::to_integer<unsigned>(data[1]);
-      if (size < 3 || std::to_integer<unsigned>(data[2]) != 0) return;  // not compact
-      const std::uint64_t at = 8 + 4 * rank;
-      need = at + 4 + (size >= at + 4 ? little_endian(data + at, 4) : 0);
-    }
-    if (need > size) {
-      fail("its compact data layout needs " + std::to_string(need) + " bytes but the message has " +
-           std::to_string(size));
-    }
+  void attribute(const std::byte* data, std::uint64_t size) {
+    std::string name;
+    check(check_hdf5_attribute(std::span(data, size), m_layout.length_size, name));
+    m_result.attribute_names.push_back(std::move(name));
   }
 
-  void attribute(const std::byte* data, std::uint64_t size) {
-    if (size < 8) fail("an attribute message is truncated");
-    const unsigned version = std::to_integer<unsigned>(data[0]);
-    if (version < 1 || version > 3) fail("an attribute message has version " + std::to_string(version) + " (1-3)");
-    const std::uint64_t name_size = little_endian(data + 2, 2);
-    std::uint64_t type_size = little_endian(data + 4, 2);
-    std::uint64_t space_size = little_endian(data + 6, 2);
-    const std::uint64_t name_at = version == 3 ? 9 : 8;
-    const std::uint64_t name_span = version == 1 ? padded8(name_size) : name_size;
-    if (version == 1) {
-      type_size = padded8(type_size);
-      space_size = padded8(space_size);
-    }
-    if (name_at + name_span + type_size + space_size > size) {
-      fail("an attribute message of " + std::to_string(size) +
-           " bytes is smaller than its name, datatype and dataspace");
-    }
-    const char* name = reinterpret_cast<const char*>(data + name_at);
-    if (name_size == 0 || !std::memchr(name, '\0', name_size)) {
-      fail("an attribute name of " + std::to_string(name_size) + " bytes has no terminating NUL");
-    }
-    m_result.attribute_names.emplace_back(name);
+  void check(const std::string& problem) const {
+    if (!problem.empty()) fail(problem);
   }
 
   std::span<const std::byte> m_image;
