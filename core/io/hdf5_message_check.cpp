@@ -62,8 +62,14 @@ std::string guarded(Check check) {
 
 constexpr int kMaxTypeDepth = 32;
 
+struct TypeInfo {
+  std::uint64_t size = 0;       // bytes per element, as stored
+  unsigned type_class = 0;      // 9: variable-length
+  std::uint64_t base_size = 0;  // a variable-length type's element size
+};
+
 // One encoded datatype; returns its size field (bytes per element).
-std::uint64_t datatype(Cursor& in, int depth) {
+std::uint64_t datatype(Cursor& in, int depth, TypeInfo* info = nullptr) {
   if (depth > kMaxTypeDepth) throw Bad{"a datatype nested more than 32 deep"};
   const unsigned head = static_cast<unsigned>(in.number(1, "a datatype"));
   const unsigned type_class = head & 0x0F, version = head >> 4;
@@ -98,8 +104,12 @@ std::uint64_t datatype(Cursor& in, int depth) {
       in.skip(values, "an enumeration's values");
       break;
     }
-    case 9: datatype(in, depth + 1); break;  // variable-length: its base type
-    case 10: {                               // array
+    case 9: {  // variable-length: its base type
+      const std::uint64_t base = datatype(in, depth + 1);
+      if (info) info->base_size = base;
+      break;
+    }
+    case 10: {  // array
       const std::uint64_t rank = in.number(1, "an array datatype's rank");
       if (version < 3) in.skip(3, "an array datatype");
       in.skip(4 * rank * (version < 3 ? 2 : 1), "an array datatype's dimensions");
@@ -107,6 +117,10 @@ std::uint64_t datatype(Cursor& in, int depth) {
       break;
     }
     default: break;  // string, reference: no properties; others libhdf5 refuses itself
+  }
+  if (info) {
+    info->size = size;
+    info->type_class = type_class;
   }
   return size;
 }
@@ -224,7 +238,8 @@ std::string check_hdf5_compact_layout(std::span<const std::byte> message) {
   });
 }
 
-std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t length_size, std::string& name) {
+std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t length_size, std::uint64_t limit,
+                                 std::string& name) {
   return guarded([&] {
     Cursor in(message);
     const std::uint64_t version = in.number(1, "an attribute message");
@@ -245,7 +260,8 @@ std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t
     const std::byte* space = in.skip(padded ? padded8(space_size) : space_size, "an attribute's dataspace");
     if (shared_parts) return;  // a shared datatype or dataspace is described elsewhere
     Cursor type_in(std::span(type, type_size));
-    const std::uint64_t item = datatype(type_in, 0);
+    TypeInfo info;
+    const std::uint64_t item = datatype(type_in, 0, &info);
     Cursor space_in(std::span(space, space_size));
     const std::uint64_t count = dataspace(space_in, length_size);
     if (count == ~std::uint64_t{0}) return;
@@ -255,6 +271,19 @@ std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t
     if (__builtin_mul_overflow(count, item, &need) || need > in.left()) {
       throw Bad{"an attribute's value needs " + std::to_string(count) + " x " + std::to_string(item) +
                 " bytes but its message holds " + std::to_string(in.left())};
+    }
+    // A variable-length value is {length, heap address, index}: libhdf5 allocates length x
+    // base size before it looks in the heap.
+    if (info.type_class == 9 && item >= 4) {
+      for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint64_t bytes = 0;
+        Cursor element(std::span(in.skip(item, "an attribute's value"), item));
+        const std::uint64_t length = element.number(4, "a variable-length value's length");
+        if (__builtin_mul_overflow(length, info.base_size, &bytes) || bytes > limit) {
+          throw Bad{"a variable-length attribute value claims " + std::to_string(length) + " x " +
+                    std::to_string(info.base_size) + " bytes (more than " + std::to_string(limit) + ")"};
+        }
+      }
     }
   });
 }

@@ -27,7 +27,9 @@ std::string check_hdf5_link(std::span<const std::byte> message, std::size_t offs
 std::string check_hdf5_compact_layout(std::span<const std::byte> message);
 
 // Attribute message (0x000C): its name (returned in `name`), datatype and dataspace, and
-// elements x element size bytes of value, inside the message.
-std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t length_size, std::string& name);
+// elements x element size bytes of value, inside the message; variable-length values no longer
+// than `limit` bytes each.
+std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t length_size, std::uint64_t limit,
+                                 std::string& name);
 
 }  // namespace blasscope::core

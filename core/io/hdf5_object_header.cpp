@@ -1,5 +1,6 @@
 #include "io/hdf5_object_header.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -24,6 +25,7 @@ constexpr unsigned kFilterPipeline = 0x0B;
 constexpr unsigned kMessageShared = 0x02;        // message flag: the message lives in the shared heap
 constexpr unsigned kHeaderCreationOrder = 0x04;  // v2 header flag: messages carry a creation order
 constexpr std::size_t kMaxChunks = 4096;
+constexpr std::uint64_t kMaxVariableLengthValue = 64 << 20;
 constexpr std::uint64_t kMaxHeaderBytes = 256 << 20;  // all chunks of one header together
 
 std::uint64_t little_endian(const std::byte* p, std::size_t size) {
@@ -209,7 +211,9 @@ class HeaderWalker {
 
   void attribute(const std::byte* data, std::uint64_t size) {
     std::string name;
-    check(check_hdf5_attribute(std::span(data, size), m_layout.length_size, name));
+    // A variable-length value lives in the file's global heap, so it is no bigger than the file.
+    const std::uint64_t limit = std::min<std::uint64_t>(m_image.size(), kMaxVariableLengthValue);
+    check(check_hdf5_attribute(std::span(data, size), m_layout.length_size, limit, name));
     m_result.attribute_names.push_back(std::move(name));
   }
 

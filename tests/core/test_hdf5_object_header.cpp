@@ -154,9 +154,9 @@ TEST(Hdf5MessageCheck, AttributeValueLargerThanItsMessageIsRefused) {
   a.insert(a.end(), space.begin(), space.end());
   a.insert(a.end(), 4, std::byte{0});
   std::string name;
-  EXPECT_EQ(check_hdf5_attribute(a, 8, name), "an attribute's value needs 1000 x 4 bytes but its message holds 4");
+  EXPECT_EQ(check_hdf5_attribute(a, 8, 1 << 20, name), "an attribute's value needs 1000 x 4 bytes but its message holds 4");
   a.insert(a.end(), 3996, std::byte{0});
-  EXPECT_EQ(check_hdf5_attribute(a, 8, name), "");
+  EXPECT_EQ(check_hdf5_attribute(a, 8, 1 << 20, name), "");
   EXPECT_EQ(name, "w");
 }
 
