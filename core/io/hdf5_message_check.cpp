@@ -89,15 +89,18 @@ std::uint64_t datatype(Cursor& in, int depth, TypeInfo* info = nullptr) {
       while (offset_width < 8 && size >> (8 * offset_width)) ++offset_width;
       for (std::uint64_t m = 0; m < members; ++m) {
         in.name(version < 3, "a compound member's name");
-        in.skip(version < 3 ? 4 : offset_width, "a compound member's offset");
+        const std::uint64_t offset = in.number(version < 3 ? 4 : offset_width, "a compound member's offset");
         if (version == 1) in.skip(28, "a compound member's dimensions");
-        datatype(in, depth + 1);
+        const std::uint64_t member = datatype(in, depth + 1);
+        if (offset > size || member > size - offset) throw Bad{"a compound member lies outside its compound"};
       }
       break;
     }
     case 8: {  // enumeration: base type, names, then one base-type value per member
       const std::uint64_t members = bits & 0xFFFF;
       const std::uint64_t base = datatype(in, depth + 1);
+      // libhdf5 decodes members x base size bytes of values but copies members x enum size.
+      if (base != size) throw Bad{"an enumeration's size differs from its base type's"};
       for (std::uint64_t m = 0; m < members; ++m) in.name(version < 3, "an enumeration member's name");
       std::uint64_t values = 0;
       if (__builtin_mul_overflow(members, base, &values)) throw Bad{"an enumeration's values overflow 64 bits"};
@@ -112,8 +115,17 @@ std::uint64_t datatype(Cursor& in, int depth, TypeInfo* info = nullptr) {
     case 10: {  // array
       const std::uint64_t rank = in.number(1, "an array datatype's rank");
       if (version < 3) in.skip(3, "an array datatype");
-      in.skip(4 * rank * (version < 3 ? 2 : 1), "an array datatype's dimensions");
-      datatype(in, depth + 1);
+      std::uint64_t elements = 1;
+      for (std::uint64_t k = 0; k < rank; ++k) {
+        if (__builtin_mul_overflow(elements, in.number(4, "an array datatype's dimensions"), &elements)) {
+          throw Bad{"an array datatype's size overflows 64 bits"};
+        }
+      }
+      if (version < 3) in.skip(4 * rank, "an array datatype's permutation");
+      std::uint64_t whole = 0;
+      if (__builtin_mul_overflow(elements, datatype(in, depth + 1), &whole) || whole != size) {
+        throw Bad{"an array datatype's size is not its elements x its base type's size"};
+      }
       break;
     }
     default: break;  // string, reference: no properties; others libhdf5 refuses itself
