@@ -135,8 +135,9 @@ TEST(Hdf5MessageCheck, DatatypesDecodeInsideTheirMessage) {
 TEST(Hdf5MessageCheck, EnumerationWhoseValuesOutgrowTheMessageIsRefused) {
   // enum (class 8, version 3) of 2 members over a base integer claiming 0xFFFFFFF9 bytes: libhdf5
   // 1.10 would copy 2 x that many bytes of values (found by fuzz_hdf5).
-  const auto e = bytes({0x38, 2,   0, 0,   1,   0,   0, 0, 0x10, 0, 0, 0, 0xF9, 0xFF, 0xFF, 0xFF, 0, 0, 8, 0,  //
-                        'N',  'O', 0, 'Y', 'E', 'S', 0, 0, 1});
+  const auto e =
+      bytes({0x38, 2,   0, 0,   0xF9, 0xFF, 0xFF, 0xFF, 0x10, 0, 0, 0, 0xF9, 0xFF, 0xFF, 0xFF, 0, 0, 8, 0,  //
+             'N',  'O', 0, 'Y', 'E',  'S',  0,    0,    1});
   EXPECT_EQ(check_hdf5_datatype(e), "a header message ends before an enumeration's values");
 }
 
@@ -154,7 +155,8 @@ TEST(Hdf5MessageCheck, AttributeValueLargerThanItsMessageIsRefused) {
   a.insert(a.end(), space.begin(), space.end());
   a.insert(a.end(), 4, std::byte{0});
   std::string name;
-  EXPECT_EQ(check_hdf5_attribute(a, 8, 1 << 20, name), "an attribute's value needs 1000 x 4 bytes but its message holds 4");
+  EXPECT_EQ(check_hdf5_attribute(a, 8, 1 << 20, name),
+            "an attribute's value needs 1000 x 4 bytes but its message holds 4");
   a.insert(a.end(), 3996, std::byte{0});
   EXPECT_EQ(check_hdf5_attribute(a, 8, 1 << 20, name), "");
   EXPECT_EQ(name, "w");
