@@ -1,5 +1,6 @@
 #include "cli_record.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,6 +25,15 @@ constexpr const char* kRecordUsage =
     "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--quiet] -- COMMAND "
     "[ARGS...]\n";
 
+// OpenBLAS starts its thread pool when this process loads it, and the new threads spin (sched_yield)
+// for about 0.1 s before they sleep: exactly while the recorded program starts, taking a core from
+// it. The recorder makes no BLAS call, so the pool is stopped at once (OpenBLAS restarts it on a
+// later threaded call). Looked up at run time: another BLAS may be linked.
+void stop_blas_thread_pool() {
+  using Shutdown = int (*)();
+  if (const auto shutdown = reinterpret_cast<Shutdown>(::dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) shutdown();
+}
+
 bool parse_number(const std::string& text, double& out) {
   char* end = nullptr;
   out = std::strtod(text.c_str(), &end);
@@ -33,6 +43,7 @@ bool parse_number(const std::string& text, double& out) {
 }  // namespace
 
 int run_record(const std::vector<std::string>& args) {
+  stop_blas_thread_pool();
   record::RecordOptions options;
   std::string output;
   bool quiet = false;

@@ -219,15 +219,22 @@ Recording record_program(const RecordOptions& options) {
   auto stop_deadline = Clock::time_point::max();
   auto next_progress = started;
   auto next_reclaim = started;
+  auto last_drain = started;
   while (true) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
     const std::size_t drained = buffer.drain(out.calls, false, out.max_calls);
-    // Waking seldom, and spinning only while the ring is filling fast: every wake-up takes a
-    // core from the program (OpenBLAS's threads wait for each other), and 10 ms fill only a
-    // small part of the ring at the fastest rate calls can be made.
-    const bool busy = drained > kRingCapacity / 4;
-    const int wait_ms = drained > kRingCapacity / 16 ? 1 : 10;
+    // Waking seldom: every wake-up takes a core from the program (OpenBLAS's threads wait for
+    // each other). The next drain comes when the ring should be a quarter full at the rate
+    // just seen, 0.2 to 20 ms away; never a spin: polling the write index would pull its
+    // cache line from the writers on every call they make.
+    const auto drained_at = Clock::now();
+    const double seconds = std::chrono::duration<double>(drained_at - last_drain).count();
+    last_drain = drained_at;
+    const double quarter = drained >= kRingCapacity / 2
+                               ? 0.0
+                               : seconds * (kRingCapacity / 4.0) / std::max<double>(static_cast<double>(drained), 1.0);
+    const auto wait = std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(quarter, 200e-6, 20e-3) * 1e6));
     const auto now = Clock::now();
     collect_processes(buffer.header(), out);
     bool stop_requested = false;
@@ -253,13 +260,14 @@ Recording record_program(const RecordOptions& options) {
       signal_all(out, pid, SIGKILL);
       stop_deadline = Clock::time_point::max();
     }
-    if (!busy) {
-      if (exit_fd >= 0) {
-        pollfd wait{exit_fd, POLLIN, 0};
-        ::poll(&wait, 1, wait_ms);
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-      }
+    if (exit_fd >= 0) {
+      pollfd exited{exit_fd, POLLIN, 0};
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(wait);
+      const timespec timeout{static_cast<time_t>(seconds.count()),
+                             static_cast<long>(std::chrono::nanoseconds(wait - seconds).count())};
+      ::ppoll(&exited, 1, &timeout, nullptr);
+    } else {
+      std::this_thread::sleep_for(wait);
     }
   }
   if (exit_fd >= 0) ::close(exit_fd);
