@@ -18,6 +18,7 @@ bool scans_single_threaded(const TensorInfo& tensor) {
 void scan_batch(const TensorFile& file, std::size_t first, std::size_t last, const ScanOptions& options,
                 std::vector<std::optional<TensorStats>>& results, const std::function<void(std::uint64_t)>& progress,
                 const std::function<void(std::size_t)>& done) {
+  if (first >= last) return;  // no thread would run, and the wait below would never end
   const std::size_t count = last - first;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, count));

@@ -1,9 +1,12 @@
 #include "io/hdf5_filter_guard.h"
 
 #include <dlfcn.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -16,6 +19,8 @@ constexpr std::array<const char*, 6> kBuiltins = {"H5Z_DEFLATE", "H5Z_SHUFFLE", 
                                                   "H5Z_SZIP",    "H5Z_NBIT",    "H5Z_SCALEOFFSET"};
 std::array<H5Z_func_t, kBuiltins.size()> g_original{};
 std::array<H5Z_filter_t, kBuiltins.size()> g_id{};
+
+constexpr std::size_t kInflateSlack = 1 << 20;
 
 struct ChunkExpectation {
   std::size_t chunk_bytes = 0;       // 0: no dataset read of ours on this thread
@@ -42,11 +47,47 @@ std::size_t after_reverse(H5Z_filter_t id, std::size_t out, std::size_t* buf_siz
   return out;
 }
 
+// libhdf5's deflate doubles its output buffer until the stream ends, whatever the chunk: a few
+// MB of zeros inflate to GB (found in review). Reading, deflate is done here instead, into a
+// buffer of the chunk's size (a little more where a filter after it on writing, such as
+// scale-offset, makes what it inflates to differ from the chunk); a stream that does not end
+// inside it fails the read.
+std::size_t capped_inflate(std::size_t nbytes, std::size_t* buf_size, void** buf) {
+  const ChunkExpectation& expected = t_expected;
+  const std::size_t cap = expected.chunk_bytes + (expected.deflate_gives_chunk ? 0 : kInflateSlack);
+  void* out = H5allocate_memory(std::max<std::size_t>(cap, 1), false);
+  if (!out) return 0;
+  z_stream stream{};
+  stream.next_in = static_cast<Bytef*>(*buf);
+  stream.avail_in = static_cast<uInt>(std::min<std::size_t>(nbytes, std::numeric_limits<uInt>::max()));
+  stream.next_out = static_cast<Bytef*>(out);
+  stream.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, std::numeric_limits<uInt>::max()));
+  int status = inflateInit(&stream);
+  if (status == Z_OK) status = inflate(&stream, Z_FINISH);
+  const std::size_t produced = stream.total_out;
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END) {
+    H5free_memory(out);
+    t_failure = status == Z_BUF_ERROR && stream.avail_out == 0
+                    ? "a chunk inflates to more than the " + std::to_string(cap) + " bytes of its chunk shape"
+                    : std::string("a chunk's deflate stream is corrupt (zlib: ") +
+                          (stream.msg ? stream.msg : "truncated") + ")";
+    return 0;
+  }
+  H5free_memory(*buf);
+  *buf = out;
+  *buf_size = cap;
+  return produced;
+}
+
 template <std::size_t K>
 std::size_t guarded(unsigned flags, std::size_t values, const unsigned config[], std::size_t nbytes,
                     std::size_t* buf_size, void** buf) {
-  const std::size_t out = g_original[K](flags, values, config, nbytes, buf_size, buf);
-  return (flags & H5Z_FLAG_REVERSE) && out > 0 ? after_reverse(g_id[K], out, buf_size, buf) : out;
+  const bool reverse = flags & H5Z_FLAG_REVERSE;
+  const std::size_t out = reverse && g_id[K] == H5Z_FILTER_DEFLATE && t_expected.chunk_bytes > 0
+                              ? capped_inflate(nbytes, buf_size, buf)
+                              : g_original[K](flags, values, config, nbytes, buf_size, buf);
+  return reverse && out > 0 ? after_reverse(g_id[K], out, buf_size, buf) : out;
 }
 
 template <std::size_t... K>

@@ -1,7 +1,9 @@
 #include "io/hdf5_stream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "io/hdf5_filter_guard.h"
@@ -204,6 +206,14 @@ herr_t udata_free(void*) {
   return 0;
 }
 
+// libhdf5 treats two open files of the same name as one file, whatever their images: each
+// image gets a name of its own, or a second file opened while the first is still open would
+// read the first one's objects (and its mapping, after it is gone).
+std::string unique_image_name() {
+  static std::atomic<std::uint64_t> next{0};
+  return "blasscope-image-" + std::to_string(next.fetch_add(1)) + ".h5";
+}
+
 }  // namespace
 
 Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const std::byte> image)
@@ -220,8 +230,8 @@ Hdf5Image::Hdf5Image(std::shared_ptr<const MappedFile> owner, std::span<const st
                                            udata_copy,   udata_free,   m_image.get()};
   hdf5_check(H5Pset_file_image_callbacks(access.get(), &callbacks), "HDF5 file image callbacks");
   hdf5_check(H5Pset_file_image(access.get(), const_cast<std::byte*>(image.data()), image.size()), "HDF5 file image");
-  m_file =
-      hdf5_check(H5Fopen("blasscope-image.h5", H5F_ACC_RDONLY, access.get()), H5Fclose, "not a readable HDF5 file");
+  m_file = hdf5_check(H5Fopen(unique_image_name().c_str(), H5F_ACC_RDONLY, access.get()), H5Fclose,
+                      "not a readable HDF5 file");
 }
 
 std::unique_ptr<TensorByteStream> Hdf5StreamSource::open(const TensorInfo& tensor) const {

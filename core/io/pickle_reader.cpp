@@ -243,6 +243,7 @@ class PickleParser {
 
   // Python's repr of a float inside a complex: 1.0 is "1".
   static std::string float_text(double value) {
+    if (std::isnan(value)) return "nan";  // as Python writes any NaN, whatever its sign bit
     char buffer[64];
     return {buffer, std::to_chars(buffer, buffer + sizeof buffer, value).ptr};
   }
@@ -297,7 +298,7 @@ class PickleParser {
       }
       const std::string imag = float_text(part[1]) + "j";
       if (part[0] == 0 && !std::signbit(part[0])) return push_shown(imag);
-      return push_shown("(" + float_text(part[0]) + (std::signbit(part[1]) || std::isnan(part[1]) ? "" : "+") + imag +
+      return push_shown("(" + float_text(part[0]) + (std::signbit(part[1]) && !std::isnan(part[1]) ? "" : "+") + imag +
                         ")");
     }
     if (callable == "_codecs.encode") {  // bytes at protocol 2: ('\x01\x02', 'latin1')

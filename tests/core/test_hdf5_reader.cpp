@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -141,6 +143,26 @@ TEST_F(Hdf5Files, StreamedChunksDeliverTheSameBytesAsTheContiguousCopy) {
   EXPECT_EQ(cells[9 * 40 + 9], 5);
   EXPECT_EQ(cells[10], -3);
   EXPECT_EQ(cells.back(), -3);
+}
+
+// libhdf5 shares an open file among opens of the same name: each image must have its own, or
+// the second file would list the first one's objects and read its (possibly unmapped) bytes.
+TEST_F(Hdf5Files, TwoFilesOpenAtOnceEachReadTheirOwnBytes) {
+  auto layouts = std::make_unique<TensorFile>(open_tensor_file(s_dir->file("layouts.h5")));
+  const TensorFile keras = open_tensor_file(s_dir->file("keras2.h5"));
+  const TensorFile again = open_tensor_file(s_dir->file("layouts.h5"));
+  EXPECT_EQ(keras.tensors.size(), manifest_of("keras2.h5")["tensors"].size());
+  EXPECT_NO_THROW(tensor(again, "chunked/gzip"));
+  EXPECT_THROW(tensor(keras, "chunked/gzip"), std::runtime_error);
+  layouts.reset();  // the first open of layouts.h5 is gone; the second still reads its chunks
+  const TensorInfo& t = tensor(again, "chunked/gzip");
+  std::vector<float> values(t.element_count());
+  read_tensor_bytes(again, t, reinterpret_cast<std::byte*>(values.data()));
+  const TensorInfo& plain = tensor(again, "chunked/plain");
+  std::vector<float> reference(plain.element_count());
+  read_tensor_bytes(again, plain, reinterpret_cast<std::byte*>(reference.data()));
+  ASSERT_EQ(values.size(), reference.size());
+  EXPECT_EQ(std::memcmp(values.data(), reference.data(), values.size() * sizeof(float)), 0);
 }
 
 TEST_F(Hdf5Files, LinksAreNotFollowedAndEachObjectIsListedOnce) {

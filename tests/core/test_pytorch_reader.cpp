@@ -115,6 +115,15 @@ TEST(PickleReader, SetsBytesComplexAndTorchValuesAreData) {
       "\x80\x02"
       "c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xc0\x00\x00\x00\x00\x00\x00\x00\x86R."s);
   EXPECT_EQ(complex.at(complex.root).text, "(1-2j)");
+  // Python writes every NaN as "nan", with a "+" before a NaN imaginary part whatever its sign bit.
+  const Pickle nan_imag = parse(
+      "\x80\x02"
+      "c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xff\xf8\x00\x00\x00\x00\x00\x00\x86R."s);
+  EXPECT_EQ(nan_imag.at(nan_imag.root).text, "(1+nanj)");
+  const Pickle nan_both = parse(
+      "\x80\x02"
+      "c__builtin__\ncomplex\nG\x7f\xf8\x00\x00\x00\x00\x00\x00G\x7f\xf8\x00\x00\x00\x00\x00\x00\x86R."s);
+  EXPECT_EQ(nan_both.at(nan_both.root).text, "(nan+nanj)");
   const Pickle counter = parse(
       "\x80\x02"
       "ccollections\nCounter\n}K\x01K\x01s\x85R."s);

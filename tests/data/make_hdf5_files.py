@@ -13,6 +13,7 @@ import os
 import struct
 import sys
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -307,6 +308,14 @@ def write_hostile(m):
     patch(m.path("chunk_inflates_short.h5"), struct.pack("<IIQQQ", first.size, 0, 0, 0, first.byte_offset),
           struct.pack("<IIQQQ", other.size, 0, 0, 0, other.byte_offset))
     m.refuse("chunk_inflates_short.h5", "dataset 'big': a chunk inflates to 40 bytes, not the 400 bytes")
+
+    # 64 MiB of zeros deflated into one chunk of 256 KiB: libhdf5's deflate would inflate all of
+    # it, doubling its buffer; the chunk's own size is the limit.
+    with h5py.File(m.path("inflate_bomb.h5"), "w") as f:
+        d = f.create_dataset("x", shape=(1 << 16,), dtype="<f4", chunks=(1 << 16,), compression="gzip")
+        packer = zlib.compressobj(9)
+        d.id.write_direct_chunk((0,), b"".join(packer.compress(bytes(1 << 22)) for _ in range(16)) + packer.flush(), 0)
+    m.refuse("inflate_bomb.h5", "dataset 'x': a chunk inflates to more than the 262144 bytes of its chunk shape")
 
     with zipfile.ZipFile(m.path("missing_weights.keras"), "w") as z:
         z.writestr("metadata.json", "{}")
