@@ -38,5 +38,8 @@ struct RunDocument {
 // in this process, when small enough. Empty with `why` set otherwise. It reads files and
 // makes tensors, so only TensorValuesJob calls it, off the GUI thread.
 std::shared_ptr<core::HostTensor> document_tensor_values(const RunDocument& doc, const std::string& name, QString& why);
+// The same for one tensor of a file already open (no second open, no second inflation).
+std::shared_ptr<core::HostTensor> file_tensor_values(const core::TensorFile& file, const core::TensorInfo& info,
+                                                     QString& why);
 
 }  // namespace blasscope::ui

@@ -33,7 +33,7 @@ void add_tensor_file(const RunDocument& doc, const std::stop_token& stop, Tensor
       continue;
     }
     QString why;
-    if (auto values = document_tensor_values(doc, info.name, why)) {
+    if (auto values = file_tensor_values(file, info, why)) {
       out.histograms[info.name] = histogram_of(values);
     } else {
       out.why_not[info.name] = why;
