@@ -162,7 +162,7 @@ void Hdf5AttributeReader::read_all(hid_t object, const Hdf5ObjectHeader& header,
     }
     for (hsize_t i = 0; i < info.num_attrs; ++i) {
       Hid attribute(H5Aopen_by_idx(object, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-      if (attribute.valid()) read_one(attribute.get(), attribute_name(attribute.get()), key_prefix, out);
+      if (attribute.valid()) read_one(attribute_name(attribute.get()), value_text(attribute.get()), key_prefix, out);
       H5Eclear2(H5E_DEFAULT);
     }
     return;
@@ -178,15 +178,18 @@ void Hdf5AttributeReader::read_all(hid_t object, const Hdf5ObjectHeader& header,
   names.erase(std::unique(names.begin(), names.end()), names.end());
   for (const std::string& name : names) {
     Hid attribute(H5Aopen_by_name(object, ".", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    if (attribute.valid()) read_one(attribute.get(), name, key_prefix, out);
+    if (const auto bad = header.unreadable_values.find(name); bad != header.unreadable_values.end()) {
+      read_one(name, "(variable-length value, not read: " + bad->second + ")", key_prefix, out);
+      continue;
+    }
+    if (attribute.valid()) read_one(name, value_text(attribute.get()), key_prefix, out);
     H5Eclear2(H5E_DEFAULT);
   }
 }
 
-void Hdf5AttributeReader::read_one(hid_t attribute, const std::string& name, const std::string& key_prefix,
+void Hdf5AttributeReader::read_one(const std::string& name, std::string value, const std::string& key_prefix,
                                    std::vector<std::pair<std::string, std::string>>& out) {
   std::string key = key_prefix.empty() ? name : key_prefix + "@" + name;
-  std::string value = value_text(attribute);
   m_used += key.size() + value.size();
   if (m_used > kBudgetChars) {
     fail_unsupported("HDF5 attributes: more than " + std::to_string(kBudgetChars >> 20) +

@@ -34,7 +34,7 @@ class Hdf5AttributeReader {
                 std::vector<std::pair<std::string, std::string>>& out);
 
  private:
-  void read_one(hid_t attribute, const std::string& name, const std::string& key_prefix,
+  void read_one(const std::string& name, std::string value, const std::string& key_prefix,
                 std::vector<std::pair<std::string, std::string>>& out);
   std::string value_text(hid_t attribute);
   const std::optional<std::string>& vlen_problem();

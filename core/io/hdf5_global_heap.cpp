@@ -35,7 +35,48 @@ std::optional<std::string> check_collection(std::span<const std::byte> image, st
   return std::nullopt;
 }
 
+// The objects of the collection at `at` (index -> size), walked as check_collection walks them.
+std::optional<std::string> collection_objects(std::span<const std::byte> image, std::uint64_t at, std::size_t length,
+                                              std::map<std::uint64_t, std::uint64_t>& objects) {
+  const std::string where = "HDF5 global heap collection at offset " + std::to_string(at);
+  if (at > image.size() || image.size() - at < 8 + length || std::memcmp(image.data() + at, "GCOL", 4) != 0) {
+    return where + ": no collection there";
+  }
+  if (auto problem = check_collection(image, at, length)) return problem;
+  const std::uint64_t end = at + little_endian(image.data() + at + 8, length);
+  const std::size_t object_header = 8 + length;
+  for (std::uint64_t p = at + 8 + length; end - p >= object_header;) {
+    const auto index = little_endian(image.data() + p, 2);
+    const std::uint64_t size = little_endian(image.data() + p + 8, length);
+    const std::uint64_t need = index > 0 ? object_header + ((size + 7) & ~std::uint64_t{7}) : size;
+    if (need == 0 || need > end - p) break;  // check_collection refused these already
+    if (index > 0) objects[index] = size;
+    p += need;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> check_global_heap_value(std::span<const std::byte> image, std::size_t length_size,
+                                                   std::uint64_t at, std::uint64_t index, std::uint64_t bytes,
+                                                   Hdf5HeapObjects& objects) {
+  auto found = objects.find(at);
+  if (found == objects.end()) {
+    std::map<std::uint64_t, std::uint64_t> walked;
+    if (auto problem = collection_objects(image, at, length_size, walked)) return problem;
+    found = objects.emplace(at, std::move(walked)).first;
+  }
+  const auto object = found->second.find(index);
+  if (object == found->second.end()) {
+    return "HDF5 global heap collection at offset " + std::to_string(at) + " has no object " + std::to_string(index);
+  }
+  if (object->second < bytes) {
+    return "HDF5 global heap object " + std::to_string(index) + " at offset " + std::to_string(at) + " holds " +
+           std::to_string(object->second) + " bytes, not the " + std::to_string(bytes) + " its value claims";
+  }
+  return std::nullopt;
+}
 
 std::optional<std::string> malformed_global_heap(std::span<const std::byte> image, std::size_t length_size,
                                                  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& raw_data) {

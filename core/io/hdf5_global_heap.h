@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,5 +18,14 @@ namespace blasscope::core {
 // malformed one is returned, and vlen values are then not read.
 std::optional<std::string> malformed_global_heap(std::span<const std::byte> image, std::size_t length_size,
                                                  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& raw_data);
+
+// Where libhdf5 1.10 reads one variable-length value: it indexes the collection's object table
+// without checking the index (a crash, found by fuzz_hdf5) and copies as many bytes as the value
+// claims out of the object. Returns what is wrong with collection `at` (absolute), object
+// `index` holding `bytes`, or nullopt. `objects` caches the collections already walked.
+using Hdf5HeapObjects = std::map<std::uint64_t, std::map<std::uint64_t, std::uint64_t>>;
+std::optional<std::string> check_global_heap_value(std::span<const std::byte> image, std::size_t length_size,
+                                                   std::uint64_t at, std::uint64_t index, std::uint64_t bytes,
+                                                   Hdf5HeapObjects& objects);
 
 }  // namespace blasscope::core

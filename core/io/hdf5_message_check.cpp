@@ -250,8 +250,7 @@ std::string check_hdf5_compact_layout(std::span<const std::byte> message) {
   });
 }
 
-std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t length_size, std::uint64_t limit,
-                                 std::string& name) {
+std::string check_hdf5_attribute(std::span<const std::byte> message, Hdf5AttributeCheck& check) {
   return guarded([&] {
     Cursor in(message);
     const std::uint64_t version = in.number(1, "an attribute message");
@@ -267,15 +266,18 @@ std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t
     if (name_size == 0 || !std::memchr(text, '\0', name_size)) {
       throw Bad{"an attribute name of " + std::to_string(name_size) + " bytes has no terminating NUL"};
     }
-    name = text;
+    check.name = text;
     const std::byte* type = in.skip(padded ? padded8(type_size) : type_size, "an attribute's datatype");
     const std::byte* space = in.skip(padded ? padded8(space_size) : space_size, "an attribute's dataspace");
     if (shared_parts) return;  // a shared datatype or dataspace is described elsewhere
     Cursor type_in(std::span(type, type_size));
     TypeInfo info;
-    const std::uint64_t item = datatype(type_in, 0, &info);
+    std::uint64_t item = datatype(type_in, 0, &info);
+    // libhdf5 sizes a variable-length element as stored in the file ({length, heap ID}),
+    // whatever the datatype's size field says.
+    if (info.type_class == 9) item = 8 + check.offset_size;
     Cursor space_in(std::span(space, space_size));
-    const std::uint64_t count = dataspace(space_in, length_size);
+    const std::uint64_t count = dataspace(space_in, check.length_size);
     if (count == ~std::uint64_t{0}) return;
     // libhdf5 copies elements x element size bytes of value without comparing them with the
     // message (a read of gigabytes past it, found by fuzz_hdf5).
@@ -285,16 +287,19 @@ std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t
                 " bytes but its message holds " + std::to_string(in.left())};
     }
     // A variable-length value is {length, heap address, index}: libhdf5 allocates length x
-    // base size before it looks in the heap.
-    if (info.type_class == 9 && item >= 4) {
+    // base size before it looks in the heap, then copies that many bytes out of the object.
+    if (info.type_class == 9) {
       for (std::uint64_t i = 0; i < count; ++i) {
         std::uint64_t bytes = 0;
         Cursor element(std::span(in.skip(item, "an attribute's value"), item));
         const std::uint64_t length = element.number(4, "a variable-length value's length");
-        if (__builtin_mul_overflow(length, info.base_size, &bytes) || bytes > limit) {
+        if (__builtin_mul_overflow(length, info.base_size, &bytes) || bytes > check.value_limit) {
           throw Bad{"a variable-length attribute value claims " + std::to_string(length) + " x " +
-                    std::to_string(info.base_size) + " bytes (more than " + std::to_string(limit) + ")"};
+                    std::to_string(info.base_size) + " bytes (more than " + std::to_string(check.value_limit) + ")"};
         }
+        const std::uint64_t address = element.number(check.offset_size, "a variable-length value's heap address");
+        const std::uint64_t index = element.number(4, "a variable-length value's heap index");
+        if (length > 0) check.heap_values.push_back({address, index, bytes});
       }
     }
   });

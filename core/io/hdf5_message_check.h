@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace blasscope::core {
 
@@ -26,10 +27,25 @@ std::string check_hdf5_link(std::span<const std::byte> message, std::size_t offs
 // Data layout message (0x0008): a compact dataset's values inside the message.
 std::string check_hdf5_compact_layout(std::span<const std::byte> message);
 
-// Attribute message (0x000C): its name (returned in `name`), datatype and dataspace, and
-// elements x element size bytes of value, inside the message; variable-length values no longer
-// than `limit` bytes each.
-std::string check_hdf5_attribute(std::span<const std::byte> message, std::size_t length_size, std::uint64_t limit,
-                                 std::string& name);
+// A variable-length value as an attribute stores it: in global heap collection `address`
+// (relative to the base), object `index`, `bytes` long.
+struct Hdf5HeapValue {
+  std::uint64_t address = 0;
+  std::uint64_t index = 0;
+  std::uint64_t bytes = 0;
+};
+
+// What checking an attribute message needs, and what it finds.
+struct Hdf5AttributeCheck {
+  std::size_t offset_size = 8;
+  std::size_t length_size = 8;
+  std::uint64_t value_limit = 0;           // bytes a variable-length value may claim
+  std::string name;                        // found: the attribute's name
+  std::vector<Hdf5HeapValue> heap_values;  // found: variable-length values to look up
+};
+
+// Attribute message (0x000C): its name, datatype and dataspace, and elements x element size
+// bytes of value, inside the message; variable-length values no longer than value_limit.
+std::string check_hdf5_attribute(std::span<const std::byte> message, Hdf5AttributeCheck& check);
 
 }  // namespace blasscope::core

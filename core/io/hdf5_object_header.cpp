@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "io/hdf5_global_heap.h"
 #include "io/hdf5_message_check.h"
 #include "io/input_error.h"
 
@@ -210,11 +211,23 @@ class HeaderWalker {
   }
 
   void attribute(const std::byte* data, std::uint64_t size) {
-    std::string name;
+    Hdf5AttributeCheck attribute;
+    attribute.offset_size = m_layout.offset_size;
+    attribute.length_size = m_layout.length_size;
     // A variable-length value lives in the file's global heap, so it is no bigger than the file.
-    const std::uint64_t limit = std::min<std::uint64_t>(m_image.size(), kMaxVariableLengthValue);
-    check(check_hdf5_attribute(std::span(data, size), m_layout.length_size, limit, name));
-    m_result.attribute_names.push_back(std::move(name));
+    attribute.value_limit = std::min<std::uint64_t>(m_image.size(), kMaxVariableLengthValue);
+    check(check_hdf5_attribute(std::span(data, size), attribute));
+    for (const Hdf5HeapValue& value : attribute.heap_values) {
+      if (value.address > m_image.size() - m_layout.base)
+        fail("a variable-length value's heap lies past the end of the file");
+      const auto problem = check_global_heap_value(m_image, m_layout.length_size, m_layout.base + value.address,
+                                                   value.index, value.bytes, m_heap_objects);
+      if (problem) {
+        m_result.unreadable_values.emplace(attribute.name, *problem);
+        break;
+      }
+    }
+    m_result.attribute_names.push_back(std::move(attribute.name));
   }
 
   void check(const std::string& problem) const {
@@ -227,6 +240,7 @@ class HeaderWalker {
   Hdf5ObjectHeader m_result;
   std::vector<Chunk> m_pending;
   std::set<std::uint64_t> m_continuations;
+  Hdf5HeapObjects m_heap_objects;  // global heap collections already walked
   std::size_t m_chunks = 0;
   std::uint64_t m_walked = 0;
   int m_v2_order = -1;  // -1 for a version 1 header; else the bytes of creation order per message

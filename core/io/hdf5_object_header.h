@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct Hdf5ObjectHeader {
   std::vector<std::string> attribute_names;  // compact attributes, in header order
   bool dense_attributes = false;             // kept in a fractal heap, listed by libhdf5
   bool shared_attributes = false;            // in the shared-message heap: names not in the header
+  // Attributes whose variable-length values libhdf5 must not read (name -> why): the file's
+  // other contents are still read.
+  std::map<std::string, std::string> unreadable_values;
 };
 
 // Walks the object header at `address` (relative to layout.base) and every continuation chunk,
