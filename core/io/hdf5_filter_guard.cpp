@@ -123,6 +123,7 @@ void install_hdf5_filter_guards() {
 }
 
 Hdf5ChunkReadGuard::Hdf5ChunkReadGuard(hid_t create, std::size_t item) {
+  t_failure.clear();
   const int rank = H5Pget_chunk(create, 0, nullptr);
   std::vector<hsize_t> dims(rank > 0 ? static_cast<std::size_t>(rank) : 0);
   if (rank <= 0 || H5Pget_chunk(create, rank, dims.data()) < 0) {
@@ -133,22 +134,24 @@ Hdf5ChunkReadGuard::Hdf5ChunkReadGuard(hid_t create, std::size_t item) {
   for (hsize_t d : dims) {
     if (__builtin_mul_overflow(bytes, d, &bytes)) return;
   }
-  t_failure.clear();
   ChunkExpectation expected{bytes, false};
-  // Filters decode in reverse pipeline order: deflate's output is the chunk when every filter
-  // before it in the pipeline is shuffle (which keeps the size).
+  // Filters decode in reverse pipeline order: deflate's output is the chunk when it is the only
+  // deflate and every filter before it in the pipeline is shuffle (which keeps the size).
   const int filters = H5Pget_nfilters(create);
+  bool only_shuffle_before = true;
+  int deflates = 0;
   for (int i = 0; i < filters; ++i) {
     unsigned flags = 0, config = 0;
     std::size_t values = 0;
     const H5Z_filter_t id =
         H5Pget_filter2(create, static_cast<unsigned>(i), &flags, &values, nullptr, 0, nullptr, &config);
     if (id == H5Z_FILTER_DEFLATE) {
-      expected.deflate_gives_chunk = true;
-      break;
+      expected.deflate_gives_chunk = ++deflates == 1 && only_shuffle_before;
+    } else if (id != H5Z_FILTER_SHUFFLE && deflates == 0) {
+      only_shuffle_before = false;
     }
-    if (id != H5Z_FILTER_SHUFFLE) break;
   }
+  if (deflates > 1) expected.deflate_gives_chunk = false;
   H5Eclear2(H5E_DEFAULT);
   t_expected = expected;
 }
@@ -158,7 +161,7 @@ const std::string& Hdf5ChunkReadGuard::failure() const {
 }
 
 Hdf5ChunkReadGuard::~Hdf5ChunkReadGuard() {
-  t_expected = {};
+  t_expected = {};  // t_failure stays for failure(), until the next guard
 }
 
 }  // namespace blasscope::core

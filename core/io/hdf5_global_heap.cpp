@@ -13,15 +13,20 @@ std::uint64_t little_endian(const std::byte* p, std::size_t size) {
 }
 
 // HDF5 spec, "Global Heap": "GCOL", version 1, 3 reserved bytes, collection size (L bytes),
-// then objects of {index u16, references u16, reserved u32, size L, data padded to 8}.
+// then objects of {index u16, references u16, reserved u32, size L, data padded to 8}. libhdf5
+// pads the collection header and each object header to 8 bytes too (L = 2 or 4).
+std::size_t padded_header(std::size_t length) {
+  return (8 + length + 7) & ~std::size_t{7};
+}
+
 std::optional<std::string> check_collection(std::span<const std::byte> image, std::uint64_t at, std::size_t length) {
   const std::string where = "HDF5 global heap collection at offset " + std::to_string(at);
-  const std::size_t header = 8 + length;
+  const std::size_t header = padded_header(length);
   if (image.size() - at < header) return where + ": truncated";
   if (std::to_integer<unsigned>(image[at + 4]) != 1) return std::nullopt;  // not a collection libhdf5 accepts
   const std::uint64_t size = little_endian(image.data() + at + 8, length);
   if (size < header || size > image.size() - at) return where + ": its size " + std::to_string(size) + " is invalid";
-  const std::size_t object_header = 8 + length;
+  const std::size_t object_header = padded_header(length);
   for (std::uint64_t p = at + header, end = at + size; p < end;) {
     if (end - p < object_header) break;  // the rest is free space
     const auto index = little_endian(image.data() + p, 2);
@@ -39,13 +44,14 @@ std::optional<std::string> check_collection(std::span<const std::byte> image, st
 std::optional<std::string> collection_objects(std::span<const std::byte> image, std::uint64_t at, std::size_t length,
                                               std::map<std::uint64_t, std::uint64_t>& objects) {
   const std::string where = "HDF5 global heap collection at offset " + std::to_string(at);
-  if (at > image.size() || image.size() - at < 8 + length || std::memcmp(image.data() + at, "GCOL", 4) != 0) {
+  if (at > image.size() || image.size() - at < padded_header(length) ||
+      std::memcmp(image.data() + at, "GCOL", 4) != 0) {
     return where + ": no collection there";
   }
   if (auto problem = check_collection(image, at, length)) return problem;
   const std::uint64_t end = at + little_endian(image.data() + at + 8, length);
-  const std::size_t object_header = 8 + length;
-  for (std::uint64_t p = at + 8 + length; end - p >= object_header;) {
+  const std::size_t object_header = padded_header(length);
+  for (std::uint64_t p = at + object_header; end - p >= object_header;) {
     const auto index = little_endian(image.data() + p, 2);
     const std::uint64_t size = little_endian(image.data() + p + 8, length);
     const std::uint64_t need = index > 0 ? object_header + ((size + 7) & ~std::uint64_t{7}) : size;

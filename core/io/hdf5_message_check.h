@@ -45,7 +45,7 @@ struct Hdf5AttributeCheck {
 };
 
 // Attribute message (0x000C): its name, datatype and dataspace, and elements x element size
-// bytes of value, inside the message; variable-length values no longer than value_limit.
+// bytes of value, inside the message; where its variable-length values live.
 std::string check_hdf5_attribute(std::span<const std::byte> message, Hdf5AttributeCheck& check);
 
 }  // namespace blasscope::core

@@ -214,10 +214,16 @@ class HeaderWalker {
     Hdf5AttributeCheck attribute;
     attribute.offset_size = m_layout.offset_size;
     attribute.length_size = m_layout.length_size;
-    // A variable-length value lives in the file's global heap, so it is no bigger than the file.
-    attribute.value_limit = std::min<std::uint64_t>(m_image.size(), kMaxVariableLengthValue);
     check(check_hdf5_attribute(std::span(data, size), attribute));
+    // libhdf5 allocates what a variable-length value claims before it looks in the heap: more
+    // than the file (where it must lie), or than is worth showing, is not read.
+    const std::uint64_t limit = std::min<std::uint64_t>(m_image.size(), kMaxVariableLengthValue);
     for (const Hdf5HeapValue& value : attribute.heap_values) {
+      if (value.bytes > limit) {
+        m_result.unreadable_values.emplace(attribute.name, "a value claims " + std::to_string(value.bytes) +
+                                                               " bytes (more than " + std::to_string(limit) + ")");
+        break;
+      }
       if (value.address > m_image.size() - m_layout.base)
         fail("a variable-length value's heap lies past the end of the file");
       const auto problem = check_global_heap_value(m_image, m_layout.length_size, m_layout.base + value.address,

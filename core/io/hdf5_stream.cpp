@@ -162,9 +162,11 @@ Hdf5Layout check_superblock(std::span<const std::byte> image) {
   if (offsets != 2 && offsets != 4 && offsets != 8) {
     fail_malformed("HDF5 superblock: size of offsets is " + std::to_string(offsets) + " (2, 4 or 8)");
   }
-  // The root group's header address: in the root symbol table entry after four addresses
-  // (versions 0-1), or the fourth address (versions 2-3).
-  const std::size_t root_at = version < 2 ? fixed + 5 * offsets : fixed + 3 * offsets;
+  // The root group's header address: in the root symbol table entry after four addresses and
+  // the link name offset, which libhdf5 reads as a length (versions 0-1); or the fourth
+  // address (versions 2-3).
+  const std::size_t lengths = std::to_integer<std::size_t>(version < 2 ? sb[14] : sb[10]);
+  const std::size_t root_at = version < 2 ? fixed + 4 * offsets + lengths : fixed + 3 * offsets;
   if (sb.size() < root_at + offsets) fail_malformed("HDF5 superblock: truncated");
   // libhdf5 writes the end of file counting a user block too (h5py's userblock_size=512 files).
   const std::uint64_t eof = little_endian(sb, fixed + 2 * offsets, offsets);
@@ -174,7 +176,7 @@ Hdf5Layout check_superblock(std::span<const std::byte> image) {
   }
   Hdf5Layout layout;
   layout.offset_size = offsets;
-  layout.length_size = std::to_integer<std::size_t>(version < 2 ? sb[14] : sb[10]);
+  layout.length_size = lengths;
   if (layout.length_size != 2 && layout.length_size != 4 && layout.length_size != 8) {
     fail_malformed("HDF5 superblock: size of lengths is " + std::to_string(layout.length_size) + " (2, 4 or 8)");
   }

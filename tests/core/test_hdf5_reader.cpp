@@ -218,13 +218,13 @@ TEST_F(Hdf5Files, HostileFilesAreRefusedNamingTheDatasetOrField) {
   }
 }
 
-TEST_F(Hdf5Files, AGlobalHeapLibhdf5WouldLoopOnIsNotDecodedButTheTensorsAreRead) {
+TEST_F(Hdf5Files, ValuesLibhdf5WouldLoopOnOrOverAllocateAreNotReadButTheTensorsAre) {
   ASSERT_FALSE(s_manifest["degraded"].empty());
   for (const json& entry : s_manifest["degraded"]) {
     SCOPED_TRACE(entry["file"].get<std::string>());
     const TensorFile file = open_tensor_file(s_dir->file(entry["file"]));
     EXPECT_TRUE(says(metadata(file, entry["key"]), entry["says"])) << metadata(file, entry["key"]);
-    EXPECT_EQ(file.tensors.size(), 3u);
+    EXPECT_EQ(file.tensors.size(), entry["tensors"].get<std::size_t>());
     for (const TensorInfo& t : file.tensors) EXPECT_TRUE(scan_tensor(file, t).has_value());
   }
 }

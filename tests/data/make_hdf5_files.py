@@ -195,6 +195,37 @@ def write_userblock(m):
         out.write(b"user block text, not HDF5")
 
 
+def write_unusual_layouts(m):
+    """Valid files our own header checks must not refuse: addresses and lengths of different
+    sizes (the root symbol table entry's link name offset is a length), a pipeline deflating
+    twice, and a variable-length attribute too large to show (listed as not read)."""
+    import h5py
+    for offsets, lengths in ((8, 4), (4, 8), (2, 8)):
+        name = f"sizes_{offsets}_{lengths}.h5"
+        create = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+        create.set_sizes(offsets, lengths)
+        with h5py.File(h5py.h5f.create(m.path(name).encode(), h5py.h5f.ACC_TRUNC, fcpl=create)) as f:
+            f.create_dataset("x", data=floats_with_specials("<f8", (5,)))
+            f.attrs["sizes"] = f"{offsets}/{lengths}"
+        with h5py.File(m.path(name), "r") as f:
+            m.describe(name, f)
+    with h5py.File(m.path("deflate_twice.h5"), "w") as f:
+        create = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        create.set_chunk((50,))
+        create.set_shuffle()
+        create.set_deflate(4)
+        create.set_deflate(1)
+        d = h5py.h5d.create(f.id, b"twice", h5py.h5t.STD_I32LE, h5py.h5s.create_simple((200,)), create)
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, np.arange(-100, 100, dtype="<i4"))
+    with h5py.File(m.path("deflate_twice.h5"), "r") as f:
+        m.describe("deflate_twice.h5", f)
+    with h5py.File(m.path("huge_string_attribute.h5"), "w", libver="latest") as f:
+        f.create_dataset("w", data=np.ones(3, "<f4"))
+        f.attrs["big"] = "x" * (65 << 20)
+    m.degraded.append({"file": "huge_string_attribute.h5", "key": "big", "tensors": 1,
+                       "says": "not read: a value claims 68157440 bytes"})
+
+
 KERAS2_CONFIG = json.dumps({"class_name": "Sequential", "config": {"name": "sequential", "layers": [
     {"class_name": "Dense", "config": {"name": "dense", "units": 3}}]}})
 
@@ -350,7 +381,7 @@ def write_degraded(m):
     struct.pack_into("<HHIQ", data, first, 0, 0, 0, 0)
     with open(m.path("heap_loop.h5"), "wb") as f:
         f.write(data)
-    m.degraded.append({"file": "heap_loop.h5", "key": "keras_version",
+    m.degraded.append({"file": "heap_loop.h5", "key": "keras_version", "tensors": 3,
                        "says": f"HDF5 global heap collection at offset {at}: a free-space entry of size 0"})
 
 
@@ -366,6 +397,7 @@ def main():
     write_layouts(m)
     write_big(m)
     write_userblock(m)
+    write_unusual_layouts(m)
     write_keras2(m)
     write_keras3(m, "weights.keras", zipfile.ZIP_STORED)
     write_keras3(m, "weights_deflated.keras", zipfile.ZIP_DEFLATED)
