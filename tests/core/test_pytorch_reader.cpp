@@ -98,32 +98,23 @@ TEST(PickleReader, SetsBytesComplexAndTorchValuesAreData) {
       "c_codecs\nencode\nX\x03\x00\x00\x00\xc3\xbf\x01X\x06\x00\x00\x00latin1\x86R."s);
   EXPECT_EQ(bytes.at(bytes.root).kind, PickleNode::Kind::Bytes);
   EXPECT_EQ(bytes.at(bytes.root).integer, 2);
-  const Pickle dtype = parse(
-      "\x80\x02"
-      "ctorch\nfloat16\n."s);
-  EXPECT_EQ(dtype.at(dtype.root).text, "torch.float16");
-  const Pickle size = parse(
-      "\x80\x02"
-      "ctorch\nSize\nK\x02K\x03\x86\x85R."s);
-  EXPECT_EQ(size.at(size.root).text, "torch.Size([2, 3])");
-  const Pickle cuda = parse(
-      "\x80\x02"
-      "ctorch\ndevice\nX\x04\x00\x00\x00"
-      "cudaK\x00\x86R."s);
-  EXPECT_EQ(cuda.at(cuda.root).text, "device(type='cuda', index=0)");
-  const Pickle complex = parse(
-      "\x80\x02"
-      "c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xc0\x00\x00\x00\x00\x00\x00\x00\x86R."s);
-  EXPECT_EQ(complex.at(complex.root).text, "(1-2j)");
-  // Python writes every NaN as "nan", with a "+" before a NaN imaginary part whatever its sign bit.
-  const Pickle nan_imag = parse(
-      "\x80\x02"
-      "c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xff\xf8\x00\x00\x00\x00\x00\x00\x86R."s);
-  EXPECT_EQ(nan_imag.at(nan_imag.root).text, "(1+nanj)");
-  const Pickle nan_both = parse(
-      "\x80\x02"
-      "c__builtin__\ncomplex\nG\x7f\xf8\x00\x00\x00\x00\x00\x00G\x7f\xf8\x00\x00\x00\x00\x00\x00\x86R."s);
-  EXPECT_EQ(nan_both.at(nan_both.root).text, "(nan+nanj)");
+  // Values shown as Python's repr shows them. Python writes every NaN as "nan", with a "+"
+  // before a NaN imaginary part whatever its sign bit.
+  const std::pair<std::string, std::string> shown[] = {
+      {"ctorch\nfloat16\n."s, "torch.float16"},
+      {"ctorch\nSize\nK\x02K\x03\x86\x85R."s, "torch.Size([2, 3])"},
+      {"ctorch\ndevice\nX\x04\x00\x00\x00"
+       "cudaK\x00\x86R."s,
+       "device(type='cuda', index=0)"},
+      {"c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xc0\x00\x00\x00\x00\x00\x00\x00\x86R."s, "(1-2j)"},
+      {"c__builtin__\ncomplex\nG?\xf0\x00\x00\x00\x00\x00\x00G\xff\xf8\x00\x00\x00\x00\x00\x00\x86R."s, "(1+nanj)"},
+      {"c__builtin__\ncomplex\nG\x7f\xf8\x00\x00\x00\x00\x00\x00G\x7f\xf8\x00\x00\x00\x00\x00\x00\x86R."s,
+       "(nan+nanj)"},
+  };
+  for (const auto& [body, text] : shown) {
+    const Pickle value = parse("\x80\x02"s + body);
+    EXPECT_EQ(value.at(value.root).text, text);
+  }
   const Pickle counter = parse(
       "\x80\x02"
       "ccollections\nCounter\n}K\x01K\x01s\x85R."s);
