@@ -232,8 +232,18 @@ class Hdf5Walker {
   void add_dataset(const Visited& object) {
     const std::string& name = object.name;
     const std::string what = quoted(name);
-    Hid dataset =
-        hdf5_check(H5Dopen2(m_image->file(), name.c_str(), H5P_DEFAULT), H5Dclose, what + " cannot be opened");
+    Hid dataset(H5Dopen2(m_image->file(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid()) {
+      // A dataset this libhdf5 cannot open (a feature of a newer HDF5, or a libhdf5 bug): listed
+      // with libhdf5's reason, and the file's other datasets are still read. A dataset whose
+      // header is corrupt was refused by check_hdf5_object_header before this.
+      TensorInfo info;
+      info.name = name;
+      info.unread = UnreadDType{"unreadable", "?", "libhdf5 cannot open it (" + hdf5_error_text() + ")"};
+      H5Eclear2(H5E_DEFAULT);
+      m_file.tensors.push_back(std::move(info));
+      return;
+    }
     Hid type = hdf5_check(H5Dget_type(dataset.get()), H5Tclose, what + ": its datatype cannot be read");
     Hid space = hdf5_check(H5Dget_space(dataset.get()), H5Sclose, what + ": its dataspace cannot be read");
     Hid create = hdf5_check(H5Dget_create_plist(dataset.get()), H5Pclose, what + ": its creation properties");

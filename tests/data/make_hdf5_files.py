@@ -209,6 +209,30 @@ def write_unusual_layouts(m):
             f.attrs["sizes"] = f"{offsets}/{lengths}"
         with h5py.File(m.path(name), "r") as f:
             m.describe(name, f)
+    # libhdf5 1.10.8 writes, with 4-byte offsets and lengths at libver latest, a resizable chunked
+    # dataset it then cannot open (h5py cannot either): listed as not read, the rest is read.
+    name = "unopenable_dataset.h5"
+    create = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+    create.set_sizes(4, 4)
+    access = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    access.set_libver_bounds(h5py.h5f.LIBVER_LATEST, h5py.h5f.LIBVER_LATEST)
+    with h5py.File(h5py.h5f.create(m.path(name).encode(), h5py.h5f.ACC_TRUNC, fcpl=create, fapl=access)) as f:
+        f.create_dataset("x", data=floats_with_specials("<f8", (5,)))
+        f.create_dataset("c", data=np.arange(100), chunks=(10,), compression="gzip", maxshape=(None,))
+    with h5py.File(m.path(name), "r") as f:
+        try:
+            f["c"]
+            unopenable = False  # another libhdf5 opens it: nothing to test here
+        except (KeyError, OSError, ValueError):
+            unopenable = True
+        x = f["x"]
+        if unopenable:
+            m.files.append({"file": name, "format": "hdf5", "metadata": {},
+                            "unread": [{"name": "c", "says": "libhdf5 cannot open it"}],
+                            "tensors": [{"name": "x", "dtype": "float64", "shape": [5], "nbytes": 40,
+                                         "byte_order": byte_order_name(x.dtype), "compressed": False,
+                                         "storage": "mapped", "offset": x.id.get_offset(),
+                                         "stats": expected_stats(x[()], False)}]})
     with h5py.File(m.path("deflate_twice.h5"), "w") as f:
         create = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
         create.set_chunk((50,))
