@@ -177,11 +177,11 @@ void Hdf5AttributeReader::read_all(hid_t object, const Hdf5ObjectHeader& header,
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   for (const std::string& name : names) {
-    Hid attribute(H5Aopen_by_name(object, ".", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     if (const auto bad = header.unreadable_values.find(name); bad != header.unreadable_values.end()) {
       read_one(name, "(variable-length value, not read: " + bad->second + ")", key_prefix, out);
       continue;
     }
+    Hid attribute(H5Aopen_by_name(object, ".", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     if (attribute.valid()) read_one(name, value_text(attribute.get()), key_prefix, out);
     H5Eclear2(H5E_DEFAULT);
   }

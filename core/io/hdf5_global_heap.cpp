@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/little_endian.h"
+
 namespace blasscope::core {
 namespace {
-
-std::uint64_t little_endian(const std::byte* p, std::size_t size) {
-  std::uint64_t value = 0;
-  for (std::size_t i = size; i-- > 0;) value = value << 8 | std::to_integer<std::uint64_t>(p[i]);
-  return value;
-}
 
 // HDF5 spec, "Global Heap": "GCOL", version 1, 3 reserved bytes, collection size (L bytes),
 // then objects of {index u16, references u16, reserved u32, size L, data padded to 8}. libhdf5
@@ -24,13 +20,13 @@ std::optional<std::string> check_collection(std::span<const std::byte> image, st
   const std::size_t header = padded_header(length);
   if (image.size() - at < header) return where + ": truncated";
   if (std::to_integer<unsigned>(image[at + 4]) != 1) return std::nullopt;  // not a collection libhdf5 accepts
-  const std::uint64_t size = little_endian(image.data() + at + 8, length);
+  const std::uint64_t size = read_le_width(image.data() + at + 8, length);
   if (size < header || size > image.size() - at) return where + ": its size " + std::to_string(size) + " is invalid";
   const std::size_t object_header = padded_header(length);
   for (std::uint64_t p = at + header, end = at + size; p < end;) {
     if (end - p < object_header) break;  // the rest is free space
-    const auto index = little_endian(image.data() + p, 2);
-    const std::uint64_t object_size = little_endian(image.data() + p + 8, length);
+    const auto index = read_le_width(image.data() + p, 2);
+    const std::uint64_t object_size = read_le_width(image.data() + p + 8, length);
     if (index > 0 && object_size > end - p) return where + ": object " + std::to_string(index) + " overruns it";
     const std::uint64_t need = index > 0 ? object_header + ((object_size + 7) & ~std::uint64_t{7}) : object_size;
     if (need == 0) return where + ": a free-space entry of size 0";
@@ -49,11 +45,11 @@ std::optional<std::string> collection_objects(std::span<const std::byte> image, 
     return where + ": no collection there";
   }
   if (auto problem = check_collection(image, at, length)) return problem;
-  const std::uint64_t end = at + little_endian(image.data() + at + 8, length);
+  const std::uint64_t end = at + read_le_width(image.data() + at + 8, length);
   const std::size_t object_header = padded_header(length);
   for (std::uint64_t p = at + object_header; end - p >= object_header;) {
-    const auto index = little_endian(image.data() + p, 2);
-    const std::uint64_t size = little_endian(image.data() + p + 8, length);
+    const auto index = read_le_width(image.data() + p, 2);
+    const std::uint64_t size = read_le_width(image.data() + p + 8, length);
     const std::uint64_t need = index > 0 ? object_header + ((size + 7) & ~std::uint64_t{7}) : size;
     if (need == 0 || need > end - p) break;  // check_collection refused these already
     if (index > 0) objects[index] = size;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "io/little_endian.h"
+
 namespace blasscope::core {
 namespace {
 
@@ -21,12 +23,7 @@ class Cursor {
   std::uint64_t left() const { return m_bytes.size() - m_at; }
   std::uint64_t at() const { return m_at; }
 
-  std::uint64_t number(std::size_t width, const char* what) {
-    const std::byte* p = skip(width, what);
-    std::uint64_t value = 0;
-    for (std::size_t i = width; i-- > 0;) value = value << 8 | std::to_integer<std::uint64_t>(p[i]);
-    return value;
-  }
+  std::uint64_t number(std::size_t width, const char* what) { return read_le_width(skip(width, what), width); }
 
   const std::byte* skip(std::uint64_t n, const char* what) {
     if (n > left()) throw Bad{"a header message ends before " + std::string(what)};

@@ -7,6 +7,7 @@
 #include "io/hdf5_global_heap.h"
 #include "io/hdf5_message_check.h"
 #include "io/input_error.h"
+#include "io/little_endian.h"
 
 namespace blasscope::core {
 namespace {
@@ -28,16 +29,6 @@ constexpr unsigned kHeaderCreationOrder = 0x04;  // v2 header flag: messages car
 constexpr std::size_t kMaxChunks = 4096;
 constexpr std::uint64_t kMaxVariableLengthValue = 64 << 20;
 constexpr std::uint64_t kMaxHeaderBytes = 256 << 20;  // all chunks of one header together
-
-std::uint64_t little_endian(const std::byte* p, std::size_t size) {
-  std::uint64_t value = 0;
-  for (std::size_t i = size; i-- > 0;) value = value << 8 | std::to_integer<std::uint64_t>(p[i]);
-  return value;
-}
-
-std::uint64_t padded8(std::uint64_t size) {
-  return (size + 7) & ~std::uint64_t{7};
-}
 
 class HeaderWalker {
  public:
@@ -95,10 +86,10 @@ class HeaderWalker {
   }
 
   void walk_v1(std::uint64_t at) {
-    const std::uint64_t size = little_endian(m_image.data() + at + 8, 4);
+    const std::uint64_t size = read_le_width(m_image.data() + at + 8, 4);
     add_chunk({absolute(at + 16 - m_layout.base, size, "its first header chunk"), size});
     walk_chunks(8, [&](const std::byte* p) {
-      return Message{little_endian(p, 2), little_endian(p + 2, 2), std::to_integer<unsigned>(p[4])};
+      return Message{read_le_width(p, 2), read_le_width(p + 2, 2), std::to_integer<unsigned>(p[4])};
     });
   }
 
@@ -108,13 +99,13 @@ class HeaderWalker {
     std::uint64_t prefix = 6 + (flags & 0x20 ? 16 : 0) + (flags & 0x10 ? 4 : 0);
     const std::size_t width = std::size_t{1} << (flags & 3);
     absolute(at - m_layout.base, prefix + width, "its header prefix");
-    const std::uint64_t size = little_endian(m_image.data() + at + prefix, width);
+    const std::uint64_t size = read_le_width(m_image.data() + at + prefix, width);
     prefix += width;
     if (size > m_image.size()) fail("its first header chunk claims " + std::to_string(size) + " bytes");
     add_chunk({absolute(at + prefix - m_layout.base, size + 4, "its first header chunk"), size});
     m_v2_order = flags & kHeaderCreationOrder ? 2 : 0;
     walk_chunks(4 + m_v2_order, [](const std::byte* p) {
-      return Message{std::to_integer<std::uint64_t>(p[0]), little_endian(p + 1, 2), std::to_integer<unsigned>(p[3])};
+      return Message{std::to_integer<std::uint64_t>(p[0]), read_le_width(p + 1, 2), std::to_integer<unsigned>(p[3])};
     });
   }
 
@@ -151,12 +142,12 @@ class HeaderWalker {
     switch (message.type) {
       case kContinuation: {
         if (message.size < offset + length) fail("a continuation message is truncated");
-        continuation(little_endian(data, offset), little_endian(data + offset, length));
+        continuation(read_le_width(data, offset), read_le_width(data + offset, length));
         break;
       }
       case kSymbolTable:
         if (message.size < 2 * offset) fail("its symbol table message is truncated");
-        check_local_heap(little_endian(data + offset, offset));
+        check_local_heap(read_le_width(data + offset, offset));
         break;
       case kAttribute:
         if (shared) {
@@ -177,7 +168,7 @@ class HeaderWalker {
       case kAttributeInfo: {
         const std::uint64_t at = 2 + (message.size >= 2 && (std::to_integer<unsigned>(data[1]) & 1) ? 2 : 0);
         if (message.size < at + offset) fail("its attribute info message is truncated");
-        if (!undefined(little_endian(data + at, offset))) m_result.dense_attributes = true;
+        if (!undefined(read_le_width(data + at, offset))) m_result.dense_attributes = true;
         break;
       }
       default: break;
@@ -205,8 +196,8 @@ class HeaderWalker {
     if (std::memcmp(m_image.data() + at, "HEAP", 4) != 0) {
       fail("its local heap at offset " + std::to_string(at) + " has no HEAP signature");
     }
-    const std::uint64_t size = little_endian(m_image.data() + at + 8, length);
-    const std::uint64_t data = little_endian(m_image.data() + at + 8 + 2 * length, m_layout.offset_size);
+    const std::uint64_t size = read_le_width(m_image.data() + at + 8, length);
+    const std::uint64_t data = read_le_width(m_image.data() + at + 8 + 2 * length, m_layout.offset_size);
     absolute(data, size, "its local heap's data segment");
   }
 

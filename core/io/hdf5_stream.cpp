@@ -8,6 +8,7 @@
 
 #include "io/hdf5_filter_guard.h"
 #include "io/input_error.h"
+#include "io/little_endian.h"
 
 namespace blasscope::core {
 namespace {
@@ -137,12 +138,6 @@ class DatasetStream : public TensorByteStream {
   std::size_t m_at = 0;
 };
 
-std::uint64_t little_endian(std::span<const std::byte> bytes, std::size_t at, std::size_t size) {
-  std::uint64_t value = 0;
-  for (std::size_t i = size; i-- > 0;) value = value << 8 | std::to_integer<std::uint64_t>(bytes[at + i]);
-  return value;
-}
-
 // libhdf5 refuses a truncated file without saying so through its error stack when opened
 // from an image; the superblock's end-of-file address says it plainly (HDF5 spec, superblock
 // versions 0-3: the EOF address is the third address after the fixed fields).
@@ -169,7 +164,7 @@ Hdf5Layout check_superblock(std::span<const std::byte> image) {
   const std::size_t root_at = version < 2 ? fixed + 4 * offsets + lengths : fixed + 3 * offsets;
   if (sb.size() < root_at + offsets) fail_malformed("HDF5 superblock: truncated");
   // libhdf5 writes the end of file counting a user block too (h5py's userblock_size=512 files).
-  const std::uint64_t eof = little_endian(sb, fixed + 2 * offsets, offsets);
+  const std::uint64_t eof = read_le_width(sb.data() + fixed + 2 * offsets, offsets);
   if (eof > image.size()) {
     fail_malformed("HDF5 superblock: the end-of-file address is " + std::to_string(eof) + " but the file has " +
                    std::to_string(image.size()) + " bytes: the file is truncated");
@@ -181,7 +176,7 @@ Hdf5Layout check_superblock(std::span<const std::byte> image) {
     fail_malformed("HDF5 superblock: size of lengths is " + std::to_string(layout.length_size) + " (2, 4 or 8)");
   }
   layout.base = at;  // libhdf5 moves the base address to where it found the superblock
-  layout.root = little_endian(sb, root_at, offsets);
+  layout.root = read_le_width(sb.data() + root_at, offsets);
   return layout;
 }
 
