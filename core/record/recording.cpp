@@ -228,14 +228,13 @@ Recording record_program(const RecordOptions& options) {
     // each other). The next drain comes when the ring should be a quarter full at the rate
     // just seen, 0.2 to 20 ms away; never a spin: polling the write index would pull its
     // cache line from the writers on every call they make.
-    const auto drained_at = Clock::now();
-    const double seconds = std::chrono::duration<double>(drained_at - last_drain).count();
-    last_drain = drained_at;
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_drain).count();
+    last_drain = now;
     const double quarter = drained >= kRingCapacity / 2
                                ? 0.0
                                : seconds * (kRingCapacity / 4.0) / std::max<double>(static_cast<double>(drained), 1.0);
     const auto wait = std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(quarter, 200e-6, 20e-3) * 1e6));
-    const auto now = Clock::now();
     collect_processes(buffer.header(), out);
     bool stop_requested = false;
     if (options.progress && now >= next_progress) {
@@ -262,9 +261,7 @@ Recording record_program(const RecordOptions& options) {
     }
     if (exit_fd >= 0) {
       pollfd exited{exit_fd, POLLIN, 0};
-      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(wait);
-      const timespec timeout{static_cast<time_t>(seconds.count()),
-                             static_cast<long>(std::chrono::nanoseconds(wait - seconds).count())};
+      const timespec timeout{0, static_cast<long>(std::chrono::nanoseconds(wait).count())};  // wait < 1 s
       ::ppoll(&exited, 1, &timeout, nullptr);
     } else {
       std::this_thread::sleep_for(wait);
