@@ -9,11 +9,8 @@
 
 #include "cli_usage.h"
 #include "diagnose/recording_diagnosis.h"
-#include "io/input_error.h"
-#include "io/text_file.h"
-#include "kernels/cpu_environment.h"
 #include "record/recording.h"
-#include "record/recording_json.h"
+#include "record/session_recording.h"
 #include "report/recording_report.h"
 #include "text/format.h"
 
@@ -114,52 +111,28 @@ int run_record(const std::vector<std::string>& args) {
   const std::string stem = output.empty() ? "blasscope-record-captures-" + std::to_string(::getpid())
                                           : std::filesystem::path(output).replace_extension("").string();
   options.capture_dir = stem + ".captures";
-  record::Recording recording;
+  record::SessionOptions session;
+  session.output = output;
+  record::SavedRecording saved;
   try {
-    recording = record::record_program(options);
+    saved = record::record_to_session(options, session);
   } catch (const std::exception& error) {
     std::cerr << "error: record: " << error.what() << '\n';
     return kExitUsage;
   }
-  if (recording.exit_status == 127 || recording.exit_status == 126) {
-    if (recording.pid == 0) {
-      std::cerr << "blasscope-cli record: " << recording.problem << '\n';
-      return recording.exit_status;
-    }
+  const record::Recording& recording = saved.recording;
+  if (recording.pid == 0) {
+    std::cerr << "blasscope-cli record: " << recording.problem << '\n';
+    return recording.exit_status;
   }
-  // What the program ran on: the kernels OpenBLAS picked and the peak its GFLOP/s compare to.
-  const core::CpuEnvironment cpu = core::probe_cpu_environment();
-  recording.openblas_corename = cpu.openblas_corename;
-  recording.kernel_mismatch = cpu.kernel_mismatch;
-  recording.peak_gflops_fp32 = cpu.peak_gflops_fp32;
-  recording.peak_gflops_fp64 = cpu.peak_gflops_fp64;
-  if (output.empty()) output = "blasscope-record-" + recording.host + "-" + std::to_string(recording.pid) + ".json";
-  // Each child process gets its own session (named by host and pid), listed in this one.
-  const std::string child_stem = std::filesystem::path(output).replace_extension("").string();
-  for (record::Recording& child : record::child_recordings(recording)) {
-    // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
-    // it stays listed among the processes, without a session file of its own.
-    if (child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
-    const std::string path = child_stem + "-" + child.host + "-" + std::to_string(child.pid) + ".json";
-    try {
-      core::write_text_file(path, record::session_text(child));
-      recording.children.push_back({child.pid, child.command.empty() ? "" : child.command.front(), path});
-    } catch (const core::InputError& error) {
-      std::cerr << "blasscope-cli record: the session of child " << child.pid << " was not saved: " << error.what()
-                << '\n';
-    }
-  }
+  for (const std::string& error : saved.child_errors) std::cerr << "blasscope-cli record: " << error << '\n';
+  if (!saved.error.empty()) std::cerr << "blasscope-cli record: the session was not saved: " << saved.error << '\n';
   const auto diagnoses = core::diagnose_recording(recording);
-  bool saved = true;
-  try {
-    core::write_text_file(output, record::session_text(recording));
-  } catch (const core::InputError& error) {
-    std::cerr << "blasscope-cli record: the session was not saved: " << error.what() << '\n';
-    saved = false;
-  }
   if (!quiet) {
     std::cerr << core::printable_utf8(core::recording_summary(recording, diagnoses));
-    if (saved) std::cerr << "session: " << output << "  (blasscope-cli report " << output << ")\n";
+    if (!saved.session.empty()) {
+      std::cerr << "session: " << saved.session << "  (blasscope-cli report " << saved.session << ")\n";
+    }
   }
   return recording.exit_status;
 }

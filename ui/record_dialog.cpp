@@ -14,10 +14,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "io/input_error.h"
-#include "io/text_file.h"
-#include "record/recording.h"
-#include "record/recording_json.h"
+#include "record/session_recording.h"
 
 namespace blasscope::ui {
 
@@ -124,26 +121,24 @@ void RecordDialog::start() {
       m_task.post(generation, [this, calls] { m_status->setText(tr("Recording: %L1 calls so far …").arg(calls)); });
       return !stop.stop_requested() && !*stopRequested;
     };
-    record::Recording recording;
-    QString path, error;
+    record::SavedRecording saved;
+    QString error;
     try {
-      recording = record::record_program(options);
+      record::SessionOptions session;
+      session.folder = directory.toStdString();
+      saved = record::record_to_session(options, session);
     } catch (const std::exception& e) {  // the recording buffer could not be made
       error = QString::fromUtf8(e.what());
     }
+    const record::Recording& recording = saved.recording;
     if (!error.isEmpty()) {
       // reported below
     } else if (recording.pid == 0) {
       error = QString::fromStdString(recording.problem);
-    } else {
-      path = QDir(directory).filePath(
-          QStringLiteral("blasscope-record-%1-%2.json").arg(QString::fromStdString(recording.host)).arg(recording.pid));
-      try {
-        core::write_text_file(path.toStdString(), record::session_text(recording));
-      } catch (const core::InputError& e) {
-        error = QString::fromUtf8(e.what());
-      }
+    } else if (!saved.error.empty()) {
+      error = QString::fromStdString(saved.error);
     }
+    const QString path = QString::fromStdString(saved.session);
     m_task.post(generation, [this, path, error, calls = recording.calls_total, status = recording.exit_status] {
       setRecording(false);
       if (!error.isEmpty()) {

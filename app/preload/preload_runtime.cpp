@@ -101,6 +101,10 @@ record::ActiveSlot* my_slot() {
   const std::uint32_t tid = thread_id();
   for (std::uint32_t i = 0; i < record::kActiveSlots; ++i) {
     record::ActiveSlot& slot = g_shared->active[i];
+    // The recorder reads slots below slots_seen only: raised before the slot can be taken.
+    std::uint32_t seen = g_shared->slots_seen.load(std::memory_order_relaxed);
+    while (seen < i + 1 && !g_shared->slots_seen.compare_exchange_weak(seen, i + 1)) {
+    }
     std::uint32_t expected = 0;
     // A slot of a thread that has ended in this process, or of a process that has exited, is
     // taken back by the recorder (it clears owner_tid); here only free slots are claimed.

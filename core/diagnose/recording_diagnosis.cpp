@@ -159,17 +159,24 @@ void add_gpu_failure(Collector& out, const CallRecord& c) {
 }  // namespace
 
 std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
-  // Calls still running when the program ended are parents too (a DLASCL inside a DGELSD that hung).
+  // Calls by id, made the first time a failure needs its outermost caller (a healthy recording
+  // of a million calls needs none). Calls still running when the program ended are parents too
+  // (a DLASCL inside a DGELSD that hung).
   std::unordered_map<std::uint64_t, const CallRecord*> by_id;
-  for (const auto& c : r.calls) by_id[c.id] = &c;
-  for (const auto& c : r.running) by_id.emplace(c.id, &c);
+  const auto index_calls = [&] {
+    if (!by_id.empty()) return;
+    by_id.reserve(r.calls.size() + r.running.size());
+    for (const auto& c : r.calls) by_id[c.id] = &c;
+    for (const auto& c : r.running) by_id.emplace(c.id, &c);
+  };
   // Calls inside which a recorded call reported a failure (a DGESVD whose DLASCL refused its
   // norm): their NaN results were reported, not silent.
   std::unordered_set<std::uint64_t> failed_inside;
   for (const auto& c : r.calls) {
     if (c.parent && (c.info != 0 || c.xerbla_parameter != 0)) failed_inside.insert(c.parent);
   }
-  auto outermost = [&by_id](const CallRecord& c) {
+  auto outermost = [&by_id, &index_calls](const CallRecord& c) {
+    index_calls();
     const CallRecord* top = &c;
     for (int depth = 0; depth < 64 && top->parent; ++depth) {
       const auto it = by_id.find(top->parent);

@@ -31,7 +31,7 @@ struct CpuEnvironment {
 
 CpuEnvironment probe_cpu_environment();
 
-// Cycles per second of one core, timed on a loop of one-cycle iterations (about 20 ms).
+// Cycles per second of one core, timed on a loop of one-cycle iterations (about 2 ms).
 double measure_clock_ghz();
 
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.

@@ -13,7 +13,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 5;
+inline constexpr std::uint32_t kLayoutVersion = 6;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (~2 ms of 30M calls/s)
@@ -143,6 +143,7 @@ struct SharedHeader {
   std::atomic<std::uint32_t> recorder_gone;             // a writer waited a second in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
+  std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed
   RoutineTotals totals[kRoutineCount][kPrecisionCount];  // of threads that found no free slot
   ProcessEntry processes[kMaxProcesses];
   ActiveSlot active[kActiveSlots];

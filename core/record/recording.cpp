@@ -17,6 +17,7 @@
 #include <map>
 #include <thread>
 
+#include "record/drained_calls.h"
 #include "record/routine_names.h"
 #include "record/shared_buffer.h"
 
@@ -78,7 +79,7 @@ void collect_processes(SharedHeader& h, Recording& out) {
   }
 }
 
-void collect_totals(SharedHeader& h, const ClockMap& clock, Recording& out) {
+void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock, Recording& out) {
   out.routines.clear();
   out.calls_total = 0;
   for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
@@ -90,7 +91,7 @@ void collect_totals(SharedHeader& h, const ClockMap& clock, Recording& out) {
         self_ns += t.self_nanoseconds.load(), flops += t.flops.load();
       };
       add(h.totals[r][p]);
-      for (std::uint32_t s = 0; s < kActiveSlots; ++s) add(h.active[s].totals[r][p]);
+      for (std::uint32_t s = 0; s < slots; ++s) add(h.active[s].totals[r][p]);
       if (calls == 0) continue;
       out.calls_total += calls;
       out.routines.push_back({static_cast<Routine>(r), static_cast<Precision>(p), calls, failures,
@@ -100,17 +101,6 @@ void collect_totals(SharedHeader& h, const ClockMap& clock, Recording& out) {
   }
   std::sort(out.routines.begin(), out.routines.end(),
             [](const RoutineTotal& a, const RoutineTotal& b) { return a.self_seconds > b.self_seconds; });
-}
-
-// Room for the calls kept one by one, reserved (not touched) up front: no copies as it grows,
-// and huge pages where the kernel gives them on request, so that the recorder, which may
-// share a physical core with the program, takes few page faults.
-void reserve_calls(std::vector<CallRecord>& calls, std::size_t max_calls) {
-  calls.reserve(std::min<std::size_t>(max_calls, std::size_t{1} << 22));
-  constexpr std::uintptr_t kHuge = 2u << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(calls.data()) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(calls.data() + calls.capacity())) & ~(kHuge - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 // Lowers the calling thread's priority for its lifetime; gives it back where it may (raising
@@ -210,7 +200,7 @@ Recording record_program(const RecordOptions& options) {
   out.start_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
 
-  reserve_calls(out.calls, out.max_calls);
+  DrainedCalls calls(buffer, options, out);
   // The recorder yields to the program: draining is background work that the ring buffers,
   // and a recorder waking up on a core that an OpenBLAS thread needs stalls a whole GEMM.
   const ThreadNiceness background(10);
@@ -223,7 +213,7 @@ Recording record_program(const RecordOptions& options) {
   while (true) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
-    const std::size_t drained = buffer.drain(out.calls, false, out.max_calls);
+    const std::size_t drained = calls.drain(false);
     // Waking seldom: every wake-up takes a core from the program (OpenBLAS's threads wait for
     // each other). The next drain comes when the ring should be a quarter full at the rate
     // just seen, 0.2 to 20 ms away; never a spin: polling the write index would pull its
@@ -268,6 +258,7 @@ Recording record_program(const RecordOptions& options) {
     }
   }
   if (exit_fd >= 0) ::close(exit_fd);
+
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (stopping) {
     // Children that ignored SIGTERM go now, like the program.
@@ -284,18 +275,16 @@ Recording record_program(const RecordOptions& options) {
   // when it died by a signal: that call is where it died.
   const bool died = WIFSIGNALED(status);
   std::erase_if(out.running, [&](const CallRecord& c) { return !stopping && !(died && c.pid == out.pid); });
-  buffer.drain(out.calls, true, out.max_calls);
-  out.calls_not_kept += buffer.not_kept() + buffer.header().dropped.load() + buffer.lost();
+  calls.drain(true);
+  out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
   collect_processes(buffer.header(), out);
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
-  for (std::vector<CallRecord>* calls : {&out.calls, &out.running}) {
-    for (CallRecord& c : *calls) {
-      c.start_ns = clock.point(c.start_ns);
-      c.duration_ns = clock.span(c.duration_ns);
-    }
+  for (CallRecord& c : out.running) {
+    c.start_ns = clock.point(c.start_ns);
+    c.duration_ns = clock.span(c.duration_ns);
   }
-  collect_totals(buffer.header(), clock, out);
+  collect_totals(buffer.header(), buffer.slots_seen(), clock, out);
   out.captures_skipped = buffer.header().capture_skipped.load();
   for (const CallRecord& c : out.calls) {
     if (!(c.flags & kCaptured)) continue;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,7 @@ struct Recording {
   std::uint64_t start_ns = 0;          // CLOCK_MONOTONIC when the program started (calls' start_ns count from it)
   std::vector<ProcessInfo> processes;  // the program and every child that loaded the library
   std::vector<RoutineTotal> routines;
-  std::vector<CallRecord> calls;     // finished calls, in the order they finished (capped)
+  std::vector<CallRecord> calls;     // finished calls, in the order they finished (capped; see on_calls)
   std::vector<CallRecord> running;   // calls still running when the program ended or was stopped
   std::uint64_t calls_total = 0;     // calls made (exact)
   std::uint64_t calls_not_kept = 0;  // past the per-call cap, or lost when the buffer was full
@@ -87,6 +88,12 @@ struct RecordOptions {
   std::uint64_t capture_limit_bytes = 256ull << 20, capture_limit_count = 100;
   // Called about every 100 ms with the number of calls so far; returns false to stop the program.
   std::function<bool(std::uint64_t calls)> progress;
+  // Given every finished call (up to max_calls) as the recorder drains them, on the recording
+  // thread, their times already in CLOCK_MONOTONIC nanoseconds: what a session writer streams to
+  // disk while the program runs. With it, Recording::calls keeps only what is needed one by one
+  // afterwards: failing calls and the calls they were made from, captured calls, and child
+  // processes' calls. Must not throw.
+  std::function<void(std::span<const CallRecord> calls, const Recording& so_far)> on_calls;
 };
 
 // Runs the program with the preload library, its stdin/stdout/stderr untouched, and records

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "record/routine_names.h"
+#include "record/session_writer.h"
 
 namespace blasscope::record {
 
@@ -19,18 +20,9 @@ namespace {
 
 constexpr int kRecordingFormatVersion = 1;
 
-double seconds(std::uint64_t ns) {
-  return static_cast<double>(ns) * 1e-9;
-}
-
 std::uint64_t ns_of(double s) {
   // Up to about 580 years; anything longer (or NaN) is damage, kept as 0.
   return s > 0 && s < 1.8e10 ? static_cast<std::uint64_t>(s * 1e9 + 0.5) : 0;
-}
-
-// JSON has no NaN or Inf, and a NaN CFROM is the finding: they are written as strings.
-const char* non_finite_name(double v) {
-  return std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
 }
 
 // The value a non-finite number was written as ("NaN", "Infinity", "-Infinity").
@@ -72,118 +64,10 @@ T field(const json& j, const char* key, T fallback) {
 
 }  // namespace
 
-namespace {
-
-class CallWriter {
- public:
-  explicit CallWriter(std::string& out) : m_out(out) {}
-  void key(const char* k) {
-    m_out += m_first ? "{\"" : ",\"";
-    m_first = false;
-    m_out += k;
-    m_out += "\":";
-  }
-  template <typename T>
-  void number(const char* k, T value) {
-    key(k);
-    char buffer[32];
-    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
-    m_out.append(buffer, end);
-  }
-  void real(const char* k, double value) {
-    if (!std::isfinite(value)) {
-      key(k);
-      m_out += '"';
-      m_out += non_finite_name(value);
-      m_out += '"';
-      return;
-    }
-    number(k, value);
-  }
-  void text(const char* k, const std::string& value) {
-    key(k);
-    m_out += '"';
-    for (char c : value) {
-      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ') m_out += c;
-    }
-    m_out += '"';
-  }
-  void flag(const char* k) {
-    key(k);
-    m_out += "true";
-  }
-  void end() { m_out += m_first ? "{}" : "}"; }
-
- private:
-  std::string& m_out;
-  bool m_first = true;
-};
-
-void write_call(std::string& out, const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
-  CallWriter w(out);
-  w.number("seq", seq);
-  w.number("id", c.id);
-  w.number("pid", c.pid);
-  w.number("thread", c.tid);
-  w.text("routine", routine_name(c.routine, c.precision));
-  w.text("dtype", precision_dtype(c.precision, c.routine));
-  w.real("start", seconds(c.start_ns > start_ns ? c.start_ns - start_ns : 0));
-  w.real("seconds", seconds(c.duration_ns));
-  if (c.parent) w.number("parent", c.parent);
-  for (const auto& [k, value] : {std::pair{"m", c.m}, std::pair{"n", c.n}, std::pair{"k", c.k}, std::pair{"lda", c.lda},
-                                 std::pair{"ldb", c.ldb}, std::pair{"ldc", c.ldc}}) {
-    if (value) w.number(k, value);
-  }
-  if (c.side_uplo && std::isalpha(c.side_uplo)) w.text("char", std::string(1, static_cast<char>(c.side_uplo)));
-  if (c.alpha != 0) w.real("alpha", c.alpha);
-  if (c.beta != 0) w.real("beta", c.beta);
-  if (c.flags & kHasInfo) w.number("info", c.info);
-  if (c.flags & kHasStatus) w.number("status", c.info);
-  if (c.flags & kCblas) w.flag("cblas");
-  if (c.flags & kRowMajor) w.flag("row_major");
-  if (c.flags & kTransA) w.flag("trans_a");
-  if (c.flags & kTransB) w.flag("trans_b");
-  if (c.flags & kValuesChecked) w.flag("values_checked");
-  if (c.flags & kCaptured) w.flag("captured");
-  if (c.xerbla_parameter) {
-    w.key("xerbla");
-    CallWriter x(out);
-    x.text("routine", std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)));
-    x.number("parameter", c.xerbla_parameter);
-    x.end();
-  }
-  for (const auto& [k, value] : {std::pair{"input_nan", c.input_nan}, std::pair{"input_inf", c.input_inf},
-                                 std::pair{"output_nan", c.output_nan}, std::pair{"output_inf", c.output_inf}}) {
-    if (value) w.number(k, value);
-  }
-  w.end();
-}
-
-}  // namespace
-
 json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
   // One writer of the format: the tree is parsed from what the session writer writes.
-  std::string text;
-  write_call(text, c, seq, start_ns);
-  return json::parse(text);
-}
-
-std::string session_text(const Recording& r) {
-  const std::vector<CallRecord>* calls = &r.calls;
-  json j = to_json(r, false);
-  j.erase("calls");
-  // The calls go last, so a reader learns the format and kind without reading past them.
-  std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
-  text.pop_back();  // the closing brace
-  std::string list = ",\"calls\":[";
-  list.reserve(calls->size() * 160 + 16);
-  for (std::size_t i = 0; i < calls->size(); ++i) {
-    if (i) list += ',';
-    write_call(list, (*calls)[i], i, r.start_ns);
-    list += '\n';
-  }
-  list += "]}";
-  return text + list + "\n";
+  char text[kMaxCallText];
+  return json::parse(text, write_call_text(text, c, seq, start_ns));
 }
 
 json to_json(const Recording& r) {
@@ -362,12 +246,12 @@ class CallBuilder {
       case Field::Parent: m_call.parent = checked_integer<std::uint64_t>(exact, k); break;
       case Field::Pid: m_call.pid = checked_integer<std::uint32_t>(exact, k); break;
       case Field::Thread: m_call.tid = checked_integer<std::uint32_t>(exact, k); break;
-      case Field::M: m_call.m = checked_integer<std::int64_t>(exact, k); break;
-      case Field::N: m_call.n = checked_integer<std::int64_t>(exact, k); break;
-      case Field::K: m_call.k = checked_integer<std::int64_t>(exact, k); break;
-      case Field::Lda: m_call.lda = checked_integer<std::int64_t>(exact, k); break;
-      case Field::Ldb: m_call.ldb = checked_integer<std::int64_t>(exact, k); break;
-      case Field::Ldc: m_call.ldc = checked_integer<std::int64_t>(exact, k); break;
+      case Field::M: m_call.m = checked_integer<std::int32_t>(exact, k); break;
+      case Field::N: m_call.n = checked_integer<std::int32_t>(exact, k); break;
+      case Field::K: m_call.k = checked_integer<std::int32_t>(exact, k); break;
+      case Field::Lda: m_call.lda = checked_integer<std::int32_t>(exact, k); break;
+      case Field::Ldb: m_call.ldb = checked_integer<std::int32_t>(exact, k); break;
+      case Field::Ldc: m_call.ldc = checked_integer<std::int32_t>(exact, k); break;
       case Field::Alpha: m_call.alpha = v; break;
       case Field::Beta: m_call.beta = v; break;
       case Field::Start: m_start = v; break;
@@ -692,43 +576,58 @@ class FastCallReader {
   CallBuilder m_builder;
 };
 
-// The fast path for sessions this BLAScope wrote: the header parsed as JSON, the calls (last,
-// after `,"calls":[`) read directly. nullopt when the file does not have that shape.
-std::optional<Recording> read_written_session(const std::string& text) {
-  static const std::string kMarker = ",\"calls\":[";
-  const auto at = text.find(kMarker);  // the header is small and comes first
-  if (at == std::string::npos) return std::nullopt;
-  // A header nested deeper than a session ever is goes the careful way (the SAX reader refuses it).
+// Where the top-level "calls":[ begins, found by scanning the header before it (the calls come
+// first in sessions this BLAScope writes, last in older ones); npos for a document of another
+// shape: nested too deep, or "calls" not a key of the top-level object.
+constexpr std::string_view kCallsKey = "\"calls\":[";
+
+std::size_t top_level_calls(const std::string& text) {
   int depth = 0;
   bool in_string = false;
-  for (std::size_t i = 0; i < at; ++i) {
+  char last = '\0';  // the last character outside strings that is not white space
+  for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
       if (c == '\\')
         ++i;
       else if (c == '"')
         in_string = false;
-    } else if (c == '"') {
+      continue;
+    }
+    if (c == '"') {
+      if (depth == 1 && (last == '{' || last == ',') &&
+          std::string_view(text).substr(i, kCallsKey.size()) == kCallsKey) {
+        return i;
+      }
       in_string = true;
     } else if ((c == '{' || c == '[') && ++depth > 64) {
-      return std::nullopt;
+      return std::string::npos;
     } else if (c == '}' || c == ']') {
       --depth;
     }
+    if (!std::isspace(static_cast<unsigned char>(c))) last = c;
   }
-  json header = json::parse(text.substr(0, at) + "}", nullptr, false);
-  if (header.is_discarded() || !header.is_object() || header.contains("calls")) return std::nullopt;
+  return std::string::npos;
+}
+
+// The fast path for sessions this BLAScope wrote: the calls read directly, everything around
+// them parsed as JSON. nullopt when the file does not have that shape.
+std::optional<Recording> read_written_session(const std::string& text) {
+  const std::size_t at = top_level_calls(text);
+  if (at == std::string::npos) return std::nullopt;
   std::vector<CallRecord> calls;
-  FastCallReader reader(text.data() + at + kMarker.size(), text.data() + text.size());
+  FastCallReader reader(text.data() + at + kCallsKey.size(), text.data() + text.size());
   if (!reader.read(calls)) return std::nullopt;
-  // Only the closing brace (and white space) may follow.
-  const char* p = reader.position();
-  const char* end = text.data() + text.size();
-  while (p < end && std::isspace(static_cast<unsigned char>(*p))) ++p;
-  if (p == end || *p != '}') return std::nullopt;
-  for (++p; p < end; ++p) {
-    if (!std::isspace(static_cast<unsigned char>(*p))) return std::nullopt;
-  }
+  // The header is what comes before and after the calls, joined by one comma at most.
+  std::string before = text.substr(0, at);
+  std::string after(reader.position(), text.data() + text.size());
+  while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
+  const std::size_t next = after.find_first_not_of(" \t\r\n");
+  if (next == std::string::npos || before.empty()) return std::nullopt;
+  if (before.back() == ',' && after[next] == '}') before.pop_back();         // calls last (older sessions)
+  if (before.back() == '{' && after[next] == ',') after.erase(0, next + 1);  // calls first
+  json header = json::parse(before + after, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.contains("calls")) return std::nullopt;
   header["calls"] = json::array();
   Recording r = recording_from_json(header);
   r.calls = std::move(calls);

@@ -12,9 +12,6 @@ namespace blasscope::record {
 nlohmann::json to_json(const Recording& recording);
 nlohmann::json to_json(const Recording& recording, bool with_calls);
 nlohmann::json call_to_json(const CallRecord& call, std::uint64_t seq, std::uint64_t start_ns);
-// The session file's text: the same as to_json(recording).dump(), with the calls written
-// directly (a million calls in a fraction of a second rather than many seconds).
-std::string session_text(const Recording& recording);
 // Throws std::invalid_argument naming the field that is wrong.
 Recording recording_from_json(const nlohmann::json& session);
 

@@ -143,7 +143,7 @@ std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final, std::s
 }
 
 void SharedBuffer::reclaim_slots_of_dead_processes() {
-  for (std::uint32_t i = 0; i < kActiveSlots; ++i) {
+  for (std::uint32_t i = 0; i < slots_seen(); ++i) {
     ActiveSlot& slot = m_header->active[i];
     const std::uint32_t pid = slot.owner_pid.load();
     if (slot.owner_tid.load() == 0 || pid == 0 || slot.depth.load() != 0) continue;
@@ -156,7 +156,7 @@ void SharedBuffer::reclaim_slots_of_dead_processes() {
 
 std::vector<CallRecord> SharedBuffer::running() const {
   std::vector<CallRecord> out;
-  for (std::uint32_t i = 0; i < kActiveSlots; ++i) {
+  for (std::uint32_t i = 0; i < slots_seen(); ++i) {
     const ActiveSlot& slot = m_header->active[i];
     if (slot.owner_tid.load() == 0) continue;
     // A consistent copy of the innermost running call: the version and the depth are unchanged

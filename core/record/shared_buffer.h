@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ class SharedBuffer {
   std::uint64_t not_kept() const { return m_not_kept; }
   // Gives back the slots of processes that have exited while no call of theirs was running.
   void reclaim_slots_of_dead_processes();
+  // active[0, slots_seen()) holds every slot a thread has claimed.
+  std::uint32_t slots_seen() const { return std::min(m_header->slots_seen.load(), kActiveSlots); }
   // The calls running now (or when the program stopped), one per thread.
   std::vector<CallRecord> running() const;
   // The mapping of the calls' clock, from the start until now.

@@ -43,6 +43,7 @@ CallRecord call_with_id(std::uint64_t id) {
 TEST(SharedBufferRunning, TheInnermostPublishedCallOfEachThreadIsRunning) {
   SharedBuffer buffer(false);
   ActiveSlot& slot = buffer.header().active[3];
+  buffer.header().slots_seen.store(4);  // as a thread does before it takes slot 3
   slot.owner_tid.store(77);
   slot.owner_pid.store(1);
   slot.stack[0] = call_with_id(10);

@@ -375,14 +375,16 @@ class RecordC(unittest.TestCase):
     def test_value_checks_read_only_what_the_library_reads(self):
         # alpha = 0: DGEMM reads neither A nor B (NULL here), so --check-values must not either;
         # DPOTRF('L') reads the lower triangle only: a NaN above it is none of its business.
+        # (128^3: OpenBLAS 0.3.21's small-matrix kernels for AVX-512, taken up to 100^3, do read
+        # A and B with alpha = 0, and crash on these NULLs by themselves.)
         exe = build_c("reads", """
             #include <cblas.h>
             #include <math.h>
             #include <stdio.h>
             void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
+            static double c[128 * 128];
             int main(void) {
-              double c[4] = {0};
-              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 0.0, 0, 2, 0, 2, 0.0, c, 2);
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 128, 128, 128, 0.0, 0, 128, 0, 128, 0.0, c, 128);
               double a[4] = {4, 2, NAN, 3};  /* column-major 2x2: a[2] is the unused upper triangle */
               int n = 2, info = -1;
               dpotrf_("L", &n, a, &n, &info, 1);

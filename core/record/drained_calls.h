@@ -1,0 +1,37 @@
+#pragma once
+
+// The recorder's side of the ring, as the recording loop uses it: each drain converts the
+// calls to CLOCK_MONOTONIC nanoseconds and hands them to the caller's sink (the session writer)
+// and keeps in the recording only the calls something later needs one by one: failures and the
+// calls they were made from (the diagnoses), captured calls, and child processes' calls (their
+// own sessions). Without a sink every call is kept.
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include "record/recording.h"
+#include "record/shared_buffer.h"
+
+namespace blasscope::record {
+
+class DrainedCalls {
+ public:
+  DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, Recording& out);
+  // Takes what the program has published; `final` as SharedBuffer::drain. Returns how many
+  // calls left the ring (kept or not).
+  std::size_t drain(bool final);
+  // Calls past max_calls: counted in the totals, not kept one by one.
+  std::uint64_t not_kept() const { return m_buffer.not_kept(); }
+
+ private:
+  bool worth_keeping(const CallRecord& call);
+
+  SharedBuffer& m_buffer;
+  const RecordOptions& m_options;
+  Recording& m_out;
+  std::vector<CallRecord> m_drained;           // reused: no new memory per drain
+  std::unordered_set<std::uint64_t> m_wanted;  // parents of kept calls that have not finished yet
+  std::uint64_t m_taken = 0;                   // calls handed on so far (at most max_calls)
+};
+
+}  // namespace blasscope::record

@@ -1,0 +1,80 @@
+#include "record/session_recording.h"
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "kernels/cpu_environment.h"
+#include "record/session_stream.h"
+#include "record/session_writer.h"
+
+namespace blasscope::record {
+namespace {
+
+// Where the sessions go: the program's is streamed as calls come, once its pid names it.
+class SessionFiles {
+ public:
+  explicit SessionFiles(const SessionOptions& options) : m_options(options) {}
+
+  std::string session_path(const Recording& r) const {
+    if (!m_options.output.empty()) return m_options.output;
+    const std::string name = "blasscope-record-" + r.host + "-" + std::to_string(r.pid) + ".json";
+    return m_options.folder.empty() ? name : (std::filesystem::path(m_options.folder) / name).string();
+  }
+  std::string child_path(const Recording& r, std::uint32_t pid) const {
+    const std::string stem = std::filesystem::path(session_path(r)).replace_extension("").string();
+    return stem + "-" + r.host + "-" + std::to_string(pid) + ".json";
+  }
+  StreamedSession& session(const Recording& r) {
+    if (!m_session) m_session = std::make_unique<StreamedSession>(session_path(r));
+    return *m_session;
+  }
+
+ private:
+  const SessionOptions& m_options;
+  std::unique_ptr<StreamedSession> m_session;
+};
+
+}  // namespace
+
+SavedRecording record_to_session(RecordOptions options, const SessionOptions& session) {
+  SessionFiles files(session);
+  options.on_calls = [&files, chained = std::move(options.on_calls)](std::span<const CallRecord> calls,
+                                                                     const Recording& r) {
+    files.session(r).append(calls, r.start_ns);
+    if (chained) chained(calls, r);
+  };
+  SavedRecording saved;
+  saved.recording = record_program(options);
+  Recording& r = saved.recording;
+  if (r.pid == 0) return saved;
+  const core::CpuEnvironment cpu = core::probe_cpu_environment();
+  r.openblas_corename = cpu.openblas_corename;
+  r.kernel_mismatch = cpu.kernel_mismatch;
+  r.peak_gflops_fp32 = cpu.peak_gflops_fp32;
+  r.peak_gflops_fp64 = cpu.peak_gflops_fp64;
+  for (const Recording& child : child_recordings(r)) {
+    // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
+    // it stays listed among the processes, without a session file of its own.
+    if (child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
+    SessionWriter writer(files.child_path(r, child.pid));
+    writer.append(child.calls, child.start_ns);
+    try {
+      writer.finish(child);
+      r.children.push_back({child.pid, child.command.empty() ? "" : child.command.front(), writer.path()});
+    } catch (const std::runtime_error& error) {
+      saved.child_errors.push_back("the session of child " + std::to_string(child.pid) +
+                                   " was not saved: " + error.what());
+    }
+  }
+  StreamedSession& writer = files.session(r);
+  try {
+    writer.finish(r);
+    saved.session = writer.path();
+  } catch (const std::runtime_error& error) {
+    saved.error = error.what();
+  }
+  return saved;
+}
+
+}  // namespace blasscope::record

@@ -1,0 +1,182 @@
+#include "record/session_stream.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace blasscope::record {
+namespace {
+
+constexpr std::size_t kBufferCalls = 8192;  // calls a buffer holds: about 1 MB
+constexpr std::size_t kPiece = 2048;        // calls formatted before they are written: about 400 KB of text
+
+// Leaves the calling thread only the time no other thread wants: SCHED_IDLE, or where that is
+// refused, the lowest priority a nice value gives.
+void run_when_idle() {
+  sched_param none{};
+  if (::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &none) != 0) {
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  }
+}
+
+// Formats calls (numbered from first_seq) in pieces and writes each with `write(text, offset)`,
+// moving `offset` past it; false when a write failed.
+template <typename Write>
+bool write_calls(std::string& text, std::span<const CallRecord> calls, std::uint64_t first_seq, std::uint64_t start_ns,
+                 std::uint64_t& offset, Write&& write) {
+  for (std::size_t done = 0; done < calls.size(); done += kPiece) {
+    text.clear();
+    const auto piece = calls.subspan(done, std::min(kPiece, calls.size() - done));
+    append_calls_text(text, piece, first_seq + done, start_ns);
+    if (!write(text, offset)) return false;
+    offset += text.size();
+  }
+  return true;
+}
+
+}  // namespace
+
+// Calls are copied into buffers that go round: filled by the recording thread, written by the
+// writing thread, given back. Memory the kernel has to find and zero for every new page is
+// what a recorder on this path would otherwise spend most of its time on.
+struct CallBuffer {
+  std::unique_ptr<CallRecord[]> calls{new CallRecord[kBufferCalls]};
+  CallBuffer* next_free = nullptr;
+};
+
+// Calls handed to the writing thread, in order: one buffer's worth at most.
+struct Batch {
+  CallBuffer* buffer = nullptr;
+  std::uint64_t first_seq = 0, count = 0;
+  std::uint64_t start_ns = 0;    // the recording's, which call times count from
+  std::uint64_t end_offset = 0;  // set by the thread: where its text ends in the file
+  std::atomic<Batch*> next{nullptr};
+  std::span<const CallRecord> calls() const { return {buffer->calls.get(), count}; }
+};
+
+struct StreamedSession::Shared {
+  int fd = -1;                                       // the thread's own descriptor of the part file
+  Batch first;                                       // a sentinel: the batches follow it
+  Batch* last = &first;                              // the recording thread's end of the list
+  std::vector<std::unique_ptr<CallBuffer>> buffers;  // every buffer made (the recording thread's)
+  std::atomic<CallBuffer*> free{nullptr};  // written ones: pushed by the thread, taken by the recording thread
+  std::atomic<std::uint32_t> published{0};
+  std::atomic<std::uint64_t> committed{0};  // batches the thread has written, in order
+  std::atomic<bool> stop{false};
+
+  ~Shared() {
+    for (Batch* b = first.next.load(); b;) delete std::exchange(b, b->next.load());
+    if (fd >= 0) ::close(fd);
+  }
+  void wake() {
+    published.fetch_add(1);
+    published.notify_all();
+  }
+  // Only the recording thread takes buffers: a single consumer, so the pop needs no ABA guard.
+  CallBuffer* take_buffer() {
+    CallBuffer* head = free.load(std::memory_order_acquire);
+    while (head && !free.compare_exchange_weak(head, head->next_free, std::memory_order_acquire)) {
+    }
+    if (head) return head;
+    buffers.push_back(std::make_unique<CallBuffer>());
+    return buffers.back().get();
+  }
+  void give_back(CallBuffer* buffer) {
+    buffer->next_free = free.load(std::memory_order_relaxed);
+    while (!free.compare_exchange_weak(buffer->next_free, buffer, std::memory_order_release)) {
+    }
+  }
+  void write_in_background(std::uint64_t offset);
+};
+
+void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
+  run_when_idle();
+  std::string text;
+  const auto write = [this](const std::string& piece, std::uint64_t at) {
+    for (std::size_t done = 0; done < piece.size();) {
+      const ssize_t wrote = ::pwrite(fd, piece.data() + done, piece.size() - done, static_cast<off_t>(at + done));
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) return false;
+      done += static_cast<std::size_t>(wrote);
+    }
+    return true;
+  };
+  for (Batch* done = &first;;) {
+    const std::uint32_t seen = published.load();
+    if (stop.load()) return;
+    Batch* batch = done->next.load(std::memory_order_acquire);
+    if (!batch) {
+      published.wait(seen);
+      continue;
+    }
+    // A failed write leaves the rest to finish(), which reports it.
+    if (!write_calls(text, batch->calls(), batch->first_seq, batch->start_ns, offset, write)) return;
+    batch->end_offset = offset;
+    give_back(batch->buffer);
+    committed.fetch_add(1);
+    done = batch;
+  }
+}
+
+StreamedSession::StreamedSession(std::string path) : m_file(std::move(path)), m_shared(std::make_shared<Shared>()) {
+  const std::string_view head = session_head();
+  if (!m_file.write_at(head.data(), head.size(), 0)) return;  // finish() reports it
+  m_shared->fd = ::fcntl(m_file.descriptor(), F_DUPFD_CLOEXEC, 0);
+  // Without a thread (no descriptor for it), finish() writes everything.
+  if (m_shared->fd >= 0) std::thread(&Shared::write_in_background, m_shared, std::uint64_t{head.size()}).detach();
+}
+
+StreamedSession::~StreamedSession() {
+  m_shared->stop.store(true);
+  m_shared->wake();
+}
+
+void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t start_ns) {
+  Shared& s = *m_shared;
+  for (std::size_t done = 0; done < calls.size();) {
+    auto* batch = new Batch;
+    batch->buffer = s.take_buffer();
+    batch->count = std::min(kBufferCalls, calls.size() - done);
+    std::memcpy(static_cast<void*>(batch->buffer->calls.get()), calls.data() + done, batch->count * sizeof(CallRecord));
+    batch->first_seq = m_calls;
+    batch->start_ns = start_ns;
+    m_calls += batch->count;
+    done += batch->count;
+    s.last->next.store(batch, std::memory_order_release);
+    s.last = batch;
+  }
+  s.wake();
+}
+
+void StreamedSession::finish(const Recording& recording) {
+  // From here the thread starts no new batch; what it wrote stays, the rest is written here. A
+  // batch it is still writing is written here too: the same bytes at the same place.
+  Shared& s = *m_shared;
+  s.stop.store(true);
+  s.wake();
+  const std::uint64_t committed = s.committed.load();
+  Batch* batch = &s.first;
+  for (std::uint64_t i = 0; i < committed; ++i) batch = batch->next.load(std::memory_order_acquire);
+  std::uint64_t offset = committed ? batch->end_offset : session_head().size();
+  const auto write = [this](const std::string& text, std::uint64_t at) {
+    return m_file.write_at(text.data(), text.size(), at);
+  };
+  std::string text;
+  for (batch = batch->next.load(std::memory_order_acquire); batch; batch = batch->next.load()) {
+    if (!write_calls(text, batch->calls(), batch->first_seq, batch->start_ns, offset, write)) break;
+  }
+  write(session_tail(recording), offset);
+  m_file.commit();
+}
+
+}  // namespace blasscope::record

@@ -1,0 +1,41 @@
+#pragma once
+
+// The program's session, written while it runs by a thread that works only on a core nothing
+// else wants (SCHED_IDLE): on two cores a recorder formatting a million calls beside an
+// OpenBLAS that uses both would slow the program it measures. When the program ends, whatever
+// the thread has not written yet is written by the caller at its own priority, without waiting
+// for the thread: under load an idle-class thread may not run for seconds.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "record/recording.h"
+#include "record/session_writer.h"
+
+namespace blasscope::record {
+
+class StreamedSession {
+ public:
+  explicit StreamedSession(std::string path);
+  ~StreamedSession();  // an unfinished file is removed; the thread is told to stop
+  StreamedSession(const StreamedSession&) = delete;
+  StreamedSession& operator=(const StreamedSession&) = delete;
+
+  const std::string& path() const { return m_file.path(); }
+  // On the recording thread: hands calls (their times counted from start_ns) to the writing
+  // thread, numbered on from the last.
+  void append(std::span<const CallRecord> calls, std::uint64_t start_ns);
+  // Writes every call the thread has not, then the rest of the session (from `recording`, whose
+  // own calls are not written: they were appended), and renames the file into place. Throws
+  // std::runtime_error naming the path and the reason.
+  void finish(const Recording& recording);
+
+ private:
+  struct Shared;
+  PartFile m_file;
+  std::shared_ptr<Shared> m_shared;
+  std::uint64_t m_calls = 0;  // appended so far
+};
+
+}  // namespace blasscope::record

@@ -1,0 +1,259 @@
+#include "record/session_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string_view>
+
+#include "record/recording_json.h"
+#include "record/routine_names.h"
+
+namespace blasscope::record {
+namespace {
+
+constexpr std::string_view kHead = R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)";
+constexpr std::size_t kFlushAt = 1u << 18;  // write() in pieces of about 256 KB
+
+// Appends into a buffer the caller sized for one call: no bounds checks per character.
+class CallText {
+ public:
+  explicit CallText(char* out) : m_p(out) {}
+  char* end() const { return m_p; }
+
+  void raw(std::string_view s) {
+    std::memcpy(m_p, s.data(), s.size());
+    m_p += s.size();
+  }
+  void key(std::string_view k) {
+    *m_p++ = m_first ? '{' : ',';
+    m_first = false;
+    *m_p++ = '"';
+    raw(k);
+    *m_p++ = '"';
+    *m_p++ = ':';
+  }
+  template <typename T>
+  void number(std::string_view k, T value) {
+    key(k);
+    m_p = std::to_chars(m_p, m_p + 32, value).ptr;
+  }
+  // The exact decimal of ns / 10^9 ("0.00000006" rather than 6.000000000000001e-08).
+  void seconds(std::string_view k, std::uint64_t ns) {
+    key(k);
+    m_p = std::to_chars(m_p, m_p + 24, ns / 1000000000u).ptr;
+    std::uint64_t fraction = ns % 1000000000u;
+    if (!fraction) return;
+    char digits[9];
+    for (int i = 8; i >= 0; --i, fraction /= 10) digits[i] = static_cast<char>('0' + fraction % 10);
+    int length = 9;
+    while (digits[length - 1] == '0') --length;
+    *m_p++ = '.';
+    raw({digits, static_cast<std::size_t>(length)});
+  }
+  // JSON has no NaN or Inf, and a NaN CFROM is the finding: they are written as strings.
+  void real(std::string_view k, double value) {
+    if (std::isfinite(value)) return number(k, value);
+    key(k);
+    *m_p++ = '"';
+    raw(std::isnan(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity");
+    *m_p++ = '"';
+  }
+  // Only letters, digits, '_' and ' ' are kept: nothing in a call needs escaping.
+  void text(std::string_view k, std::string_view value) {
+    key(k);
+    *m_p++ = '"';
+    for (const char c : value) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ') *m_p++ = c;
+    }
+    *m_p++ = '"';
+  }
+  void flag(std::string_view k) {
+    key(k);
+    raw("true");
+  }
+  void close() {
+    if (m_first) *m_p++ = '{';
+    *m_p++ = '}';
+  }
+  // Goes on after a nested object written by another CallText at end().
+  void resume_at(char* p) { m_p = p; }
+
+ private:
+  char* m_p;
+  bool m_first = true;
+};
+
+// Every routine's `,"routine":NAME,"dtype":DTYPE` text, made once: a call is written without
+// building or filtering a string.
+std::string_view names_of(Routine routine, Precision precision) {
+  static const auto* const kNames = [] {
+    auto* table = new std::array<std::array<std::string, kPrecisionCount>, kRoutineCount>;
+    char text[kMaxCallText];
+    for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+      for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
+        const auto routine = static_cast<Routine>(r);
+        const auto precision = static_cast<Precision>(p);
+        CallText w(text);
+        w.key("");  // the names never come first: the table holds what follows a key
+        w.text("routine", routine_name(routine, precision));
+        w.text("dtype", precision_dtype(precision, routine));
+        (*table)[r][p].assign(text + 4, w.end());  // without the placeholder's `{"":`
+      }
+    }
+    return table;
+  }();
+  const auto r = static_cast<std::uint32_t>(routine), p = static_cast<std::uint32_t>(precision);
+  return r < kRoutineCount && p < kPrecisionCount ? std::string_view((*kNames)[r][p])
+                                                  : std::string_view(R"(,"routine":"unknown","dtype":"")");
+}
+
+}  // namespace
+
+char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
+  CallText w(out);
+  w.number("seq", seq);
+  w.number("id", c.id);
+  w.number("pid", c.pid);
+  w.number("thread", c.tid);
+  w.raw(names_of(c.routine, c.precision));
+  w.seconds("start", c.start_ns > start_ns ? c.start_ns - start_ns : 0);
+  w.seconds("seconds", c.duration_ns);
+  if (c.parent) w.number("parent", c.parent);
+  if (c.m) w.number("m", c.m);
+  if (c.n) w.number("n", c.n);
+  if (c.k) w.number("k", c.k);
+  if (c.lda) w.number("lda", c.lda);
+  if (c.ldb) w.number("ldb", c.ldb);
+  if (c.ldc) w.number("ldc", c.ldc);
+  if (c.side_uplo && std::isalpha(c.side_uplo)) {
+    const char letter = static_cast<char>(c.side_uplo);
+    w.text("char", {&letter, 1});
+  }
+  if (c.alpha != 0) w.real("alpha", c.alpha);
+  if (c.beta != 0) w.real("beta", c.beta);
+  if (c.flags & kHasInfo) w.number("info", c.info);
+  if (c.flags & kHasStatus) w.number("status", c.info);
+  if (c.flags & kCblas) w.flag("cblas");
+  if (c.flags & kRowMajor) w.flag("row_major");
+  if (c.flags & kTransA) w.flag("trans_a");
+  if (c.flags & kTransB) w.flag("trans_b");
+  if (c.flags & kValuesChecked) w.flag("values_checked");
+  if (c.flags & kCaptured) w.flag("captured");
+  if (c.xerbla_parameter) {
+    w.key("xerbla");
+    CallText x(w.end());
+    x.text("routine", {c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)});
+    x.number("parameter", c.xerbla_parameter);
+    x.close();
+    w.resume_at(x.end());
+  }
+  if (c.input_nan) w.number("input_nan", c.input_nan);
+  if (c.input_inf) w.number("input_inf", c.input_inf);
+  if (c.output_nan) w.number("output_nan", c.output_nan);
+  if (c.output_inf) w.number("output_inf", c.output_inf);
+  w.close();
+  return w.end();
+}
+
+std::string_view session_head() {
+  return kHead;
+}
+
+void append_calls_text(std::string& out, std::span<const CallRecord> calls, std::uint64_t first_seq,
+                       std::uint64_t start_ns) {
+  char text[kMaxCallText + 2];
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    char* at = text;
+    if (first_seq + i) *at++ = ',';
+    *at++ = '\n';
+    out.append(text, write_call_text(at, calls[i], first_seq + i, start_ns));
+  }
+}
+
+std::string session_tail(const Recording& r) {
+  nlohmann::json header = to_json(r, false);
+  for (const char* key : {"format", "version", "kind", "calls"}) header.erase(key);
+  std::string text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text.front() = ',';  // the header's own '{': it continues the object after the calls
+  return "\n]" + text + "\n";
+}
+
+PartFile::PartFile(std::string path) : m_path(std::move(path)), m_part(m_path + ".part") {
+  m_fd = ::open(m_part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (m_fd < 0) m_error = "cannot write " + m_part + ": " + std::strerror(errno);
+}
+
+PartFile::~PartFile() {
+  if (m_fd >= 0) ::close(m_fd);
+  if (!m_committed) ::unlink(m_part.c_str());
+}
+
+bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset) {
+  std::size_t done = 0;
+  while (m_fd >= 0 && m_error.empty() && done < size) {
+    const ssize_t wrote = ::pwrite(m_fd, data + done, size - done, static_cast<off_t>(offset + done));
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      m_error = "cannot write " + m_part + ": " + std::strerror(wrote < 0 ? errno : ENOSPC);
+      break;
+    }
+    done += static_cast<std::size_t>(wrote);
+  }
+  return m_fd >= 0 && m_error.empty();
+}
+
+void PartFile::commit() {
+  if (m_fd >= 0 && ::close(m_fd) != 0 && m_error.empty())
+    m_error = "cannot write " + m_part + ": " + std::strerror(errno);
+  m_fd = -1;
+  // A file already under the name goes first: ext4 makes a rename over an existing file write
+  // the new one's data out at once (auto_da_alloc), tens of milliseconds for a big session.
+  if (m_error.empty() && ::unlink(m_path.c_str()) != 0 && errno != ENOENT) {
+    m_error = "cannot replace " + m_path + ": " + std::strerror(errno);
+  }
+  if (m_error.empty() && ::rename(m_part.c_str(), m_path.c_str()) != 0) {
+    m_error = "cannot rename " + m_part + " to " + m_path + ": " + std::strerror(errno);
+  }
+  if (!m_error.empty()) throw std::runtime_error(m_error);
+  m_committed = true;
+}
+
+SessionWriter::SessionWriter(std::string path) : m_file(std::move(path)), m_buffer(kHead) {}
+
+void SessionWriter::flush() {
+  m_file.write_at(m_buffer.data(), m_buffer.size(), m_offset);
+  m_offset += m_buffer.size();
+  m_buffer.clear();
+}
+
+void SessionWriter::append(std::span<const CallRecord> calls, std::uint64_t start_ns) {
+  constexpr std::size_t kPiece = 2048;  // calls formatted at a time: about 400 KB of text
+  for (std::size_t done = 0; done < calls.size(); done += kPiece) {
+    const auto piece = calls.subspan(done, std::min(kPiece, calls.size() - done));
+    append_calls_text(m_buffer, piece, m_seq, start_ns);
+    m_seq += piece.size();
+    if (m_buffer.size() >= kFlushAt) flush();
+  }
+}
+
+void SessionWriter::finish(const Recording& recording) {
+  m_buffer += session_tail(recording);
+  flush();
+  m_file.commit();
+}
+
+std::string session_text(const Recording& r) {
+  std::string text(kHead);
+  append_calls_text(text, r.calls, 0, r.start_ns);
+  return text + session_tail(r);
+}
+
+}  // namespace blasscope::record

@@ -1,0 +1,81 @@
+#pragma once
+
+// Writing a recording's session file while the program runs. The calls are the bulk of a
+// session (a million calls are about 200 MB of JSON), so they are formatted and written as the
+// recorder drains them, on the core the program leaves idle, and when the program ends only the
+// rest (totals, processes, captures: a few KB) is left to write. The file is
+//   {"format":"blasscope-session","version":1,"kind":"recording","calls":[ CALL,\n ... ],REST}
+// so a reader learns the format and kind from its first bytes.
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "record/recording.h"
+
+namespace blasscope::record {
+
+// The most text one call takes (every field at its longest is about 700 bytes).
+inline constexpr std::size_t kMaxCallText = 1024;
+
+// Writes `call` as a session's call object (numbered `seq`, its start relative to `start_ns`)
+// at `out`, which has room for kMaxCallText bytes; returns the end of what it wrote. Times are
+// written as the exact decimal of their nanoseconds.
+char* write_call_text(char* out, const CallRecord& call, std::uint64_t seq, std::uint64_t start_ns);
+
+// The text before the calls, and after them (everything but the calls, from `recording`).
+std::string_view session_head();
+std::string session_tail(const Recording& recording);
+// Appends calls as the session lists them, numbered from `first_seq` (the first call of a
+// session, number 0, has no comma before it).
+void append_calls_text(std::string& out, std::span<const CallRecord> calls, std::uint64_t first_seq,
+                       std::uint64_t start_ns);
+
+// A file written under PATH.part and renamed to PATH once whole, so that a reader never sees
+// half a session under the real name; removed if it never was.
+class PartFile {
+ public:
+  explicit PartFile(std::string path);
+  ~PartFile();
+  PartFile(const PartFile&) = delete;
+  PartFile& operator=(const PartFile&) = delete;
+
+  const std::string& path() const { return m_path; }
+  int descriptor() const { return m_fd; }
+  // Writes `size` bytes at `offset`; false after any failure (the first one is kept).
+  bool write_at(const char* data, std::size_t size, std::uint64_t offset);
+  // Closes the file and renames it into place. Throws std::runtime_error naming the path and
+  // the first failure, a write's or its own.
+  void commit();
+
+ private:
+  std::string m_path, m_part;
+  int m_fd = -1;
+  std::string m_error;
+  bool m_committed = false;
+};
+
+// A session file written in two stages: calls as they come, everything else at the end.
+class SessionWriter {
+ public:
+  explicit SessionWriter(std::string path);
+
+  const std::string& path() const { return m_file.path(); }
+  // Appends calls (numbered on from the last). Never throws: a failure to write is reported
+  // by finish().
+  void append(std::span<const CallRecord> calls, std::uint64_t start_ns);
+  std::uint64_t calls_written() const { return m_seq; }
+  // Writes the rest of `recording` (not its calls: those were appended) and renames the file
+  // into place. Throws std::runtime_error naming the path and the reason.
+  void finish(const Recording& recording);
+
+ private:
+  void flush();
+  PartFile m_file;
+  std::string m_buffer;  // text not yet written
+  std::uint64_t m_offset = 0, m_seq = 0;
+};
+
+// The whole session file's text in memory (what SessionWriter writes for the same recording).
+std::string session_text(const Recording& recording);
+
+}  // namespace blasscope::record

@@ -1,0 +1,261 @@
+// Sessions of recordings as they are written: one call's text, the whole file, the file written
+// while the program runs (a background thread and the caller sharing the work), and the readers.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <thread>
+
+#include "record/recording_json.h"
+#include "record/session_stream.h"
+#include "record/session_writer.h"
+
+namespace blasscope::record {
+namespace {
+
+constexpr std::uint64_t kStart = 5'000'000'000;
+
+CallRecord call(std::uint64_t id, std::uint64_t parent = 0) {
+  CallRecord c;
+  c.id = id;
+  c.parent = parent;
+  c.pid = 4242;
+  c.tid = 4243;
+  c.routine = Routine::Gemv;
+  c.precision = Precision::D;
+  c.start_ns = kStart + id * 1000;
+  c.duration_ns = 60 + id;
+  c.m = 200;
+  c.n = static_cast<std::int32_t>(id % 300);
+  c.lda = 200;
+  c.alpha = 1;
+  c.side_uplo = 'T';
+  return c;
+}
+
+// A call with every field set, the unusual values included.
+CallRecord full_call() {
+  CallRecord c = call(7, 3);
+  c.routine = Routine::Lascl;
+  c.precision = Precision::Z;
+  c.k = 5;
+  c.ldb = 9;
+  c.ldc = 11;
+  c.alpha = std::numeric_limits<double>::quiet_NaN();
+  c.beta = -std::numeric_limits<double>::infinity();
+  c.info = -4;
+  c.xerbla_parameter = 4;
+  std::snprintf(c.xerbla_routine, sizeof c.xerbla_routine, "ZLASCL");
+  c.input_nan = 1;
+  c.input_inf = 2;
+  c.output_nan = 3;
+  c.output_inf = 4294967295u;
+  c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured;
+  c.side_uplo = 'G';
+  return c;
+}
+
+Recording recording_of(std::vector<CallRecord> calls) {
+  Recording r;
+  r.command = {"python3", "train.py"};
+  r.host = "host";
+  r.pid = 4242;
+  r.start_ns = kStart;
+  r.wall_seconds = 1.5;
+  r.calls_total = calls.size();
+  r.calls = std::move(calls);
+  return r;
+}
+
+// `a` as read back from a session, `b` as written: a session's call starts count from the
+// recording's start (a session keeps no point of the recorder's monotonic clock).
+void expect_same_call(const CallRecord& a, const CallRecord& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.parent, b.parent);
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(a.tid, b.tid);
+  EXPECT_EQ(a.routine, b.routine);
+  EXPECT_EQ(a.precision, b.precision);
+  EXPECT_EQ(a.start_ns, b.start_ns - kStart);
+  EXPECT_EQ(a.duration_ns, b.duration_ns);
+  EXPECT_EQ(a.m, b.m);
+  EXPECT_EQ(a.n, b.n);
+  EXPECT_EQ(a.k, b.k);
+  EXPECT_EQ(a.lda, b.lda);
+  EXPECT_EQ(a.ldb, b.ldb);
+  EXPECT_EQ(a.ldc, b.ldc);
+  EXPECT_TRUE(a.alpha == b.alpha || (std::isnan(a.alpha) && std::isnan(b.alpha))) << a.alpha << " " << b.alpha;
+  EXPECT_TRUE(a.beta == b.beta || (std::isnan(a.beta) && std::isnan(b.beta))) << a.beta << " " << b.beta;
+  EXPECT_EQ(a.info, b.info);
+  EXPECT_EQ(a.xerbla_parameter, b.xerbla_parameter);
+  EXPECT_STREQ(a.xerbla_routine, b.xerbla_routine);
+  EXPECT_EQ(a.input_nan, b.input_nan);
+  EXPECT_EQ(a.input_inf, b.input_inf);
+  EXPECT_EQ(a.output_nan, b.output_nan);
+  EXPECT_EQ(a.output_inf, b.output_inf);
+  EXPECT_EQ(a.flags, b.flags);
+  EXPECT_EQ(a.side_uplo, b.side_uplo);
+}
+
+void expect_same_calls(const std::vector<CallRecord>& a, const std::vector<CallRecord>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) expect_same_call(a[i], b[i]);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() / ("blasscope-session-writer-" + std::to_string(::getpid()) + "-" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(m_dir);
+    std::filesystem::create_directories(m_dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+  std::string path(const std::string& name) const { return (m_dir / name).string(); }
+  std::filesystem::path m_dir;
+};
+
+TEST(SessionText, EveryFieldOfEveryCallReadsBack) {
+  const Recording r = recording_of({call(1), call(2, 1), full_call()});
+  const std::string text = session_text(r);
+  EXPECT_EQ(text.rfind(R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)", 0), 0u)
+      << "the format and kind come first, the calls right after them";
+  const Recording back = parse_recording_text(text);
+  expect_same_calls(back.calls, r.calls);
+  EXPECT_EQ(back.command, r.command);
+  EXPECT_EQ(back.wall_seconds, r.wall_seconds);
+  // The JSON parser reads the same text to the same calls.
+  expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, r.calls);
+}
+
+TEST(SessionText, TimesAreTheExactDecimalsOfTheirNanoseconds) {
+  CallRecord a = call(1), b = call(2), c = call(3);
+  a.duration_ns = 60;
+  a.start_ns = kStart;
+  b.duration_ns = 1'000'000'001;
+  b.start_ns = kStart + 2'500'000'000;
+  c.duration_ns = 0;
+  c.start_ns = kStart - 5;  // before the start (clock jitter): at the start, never negative
+  const std::string text = session_text(recording_of({a, b, c}));
+  EXPECT_NE(text.find(R"("start":0,"seconds":0.00000006,)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("start":2.5,"seconds":1.000000001,)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("start":0,"seconds":0,)"), std::string::npos) << text;
+}
+
+TEST(SessionReader, CallsFirstOrCallsLastReadTheSame) {
+  const Recording r = recording_of({call(1), full_call(), call(9, 7)});
+  const std::string text = session_text(r);
+  // An older BLAScope wrote the header first and the calls last.
+  nlohmann::json header = nlohmann::json::parse(text);
+  const nlohmann::json calls = header["calls"];
+  header.erase("calls");
+  std::string old = header.dump();
+  old.pop_back();
+  old += ",\"calls\":" + calls.dump() + "}";
+  expect_same_calls(parse_recording_text(old).calls, r.calls);
+  expect_same_calls(parse_recording_text(text).calls, r.calls);
+}
+
+TEST(SessionReader, OnlyTheTopLevelCallsAreTheCalls) {
+  // A "calls" key nested in another object, before the real one, is not the recording's.
+  const std::string text =
+      R"({"format":"blasscope-session","version":1,"kind":"recording","extra":{"calls":[{"routine":"sgemm"}]},)"
+      R"("calls":[{"seq":0,"id":1,"routine":"dgemm","start":0,"seconds":1}],"pid":1})";
+  const Recording r = parse_recording_text(text);
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].routine, Routine::Gemm);
+  EXPECT_EQ(r.calls[0].precision, Precision::D);
+}
+
+TEST(SessionReader, EscapedTextGoesTheCarefulWayToTheSameCalls) {
+  // "dg\u0065mm" is "dgemm": the fast reader leaves escapes to the JSON parser.
+  const std::string text = R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)"
+                           R"({"seq":0,"id":1,"routine":"dg\u0065mm","start":0,"seconds":0.5,"m":3}],"pid":1})";
+  const Recording r = parse_recording_text(text);
+  ASSERT_EQ(r.calls.size(), 1u);
+  EXPECT_EQ(r.calls[0].routine, Routine::Gemm);
+  EXPECT_EQ(r.calls[0].m, 3);
+  EXPECT_EQ(r.calls[0].duration_ns, 500'000'000u);
+}
+
+TEST_F(TempDir, AStreamedSessionIsTheSessionTextWhateverTheThreadGotDone) {
+  // Finishing at once races the writing thread: whichever writes a batch, the file is the same.
+  std::vector<CallRecord> calls;
+  for (std::uint64_t id = 1; id <= 20000; ++id) calls.push_back(call(id, id > 1 && id % 7 ? id - 1 : 0));
+  calls[123] = full_call();
+  const Recording r = recording_of(calls);
+  const std::string expected = session_text(r);
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{777}, std::size_t{8192}, std::size_t{20000}}) {
+    for (const bool wait : {false, true}) {
+      const std::string file = path("streamed.json");
+      {
+        StreamedSession session(file);
+        for (std::size_t i = 0; i < calls.size(); i += chunk) {
+          session.append(std::span(calls).subspan(i, std::min(chunk, calls.size() - i)), kStart);
+        }
+        if (wait) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        session.finish(r);
+      }
+      EXPECT_EQ(file_text(file), expected) << "chunks of " << chunk << (wait ? ", after a wait" : "");
+      EXPECT_FALSE(std::filesystem::exists(file + ".part"));
+    }
+  }
+}
+
+TEST_F(TempDir, AStreamedSessionWithoutCallsIsWhole) {
+  const Recording r = recording_of({});
+  const std::string file = path("empty.json");
+  StreamedSession(file).finish(r);
+  EXPECT_EQ(file_text(file), session_text(r));
+  EXPECT_TRUE(parse_recording_text(file_text(file)).calls.empty());
+}
+
+TEST_F(TempDir, ASessionReplacesAnOlderFileOfItsName) {
+  const std::string file = path("session.json");
+  { std::ofstream(file) << "an older session"; }
+  const Recording r = recording_of({call(1)});
+  SessionWriter writer(file);
+  writer.append(r.calls, r.start_ns);
+  writer.finish(r);
+  EXPECT_EQ(file_text(file), session_text(r));
+  EXPECT_FALSE(std::filesystem::exists(file + ".part"));
+}
+
+TEST_F(TempDir, AFolderThatCannotBeWrittenIsAnErrorNamingThePath) {
+  const std::string file = path("missing-folder/session.json");
+  const Recording r = recording_of({call(1)});
+  StreamedSession session(file);
+  session.append(r.calls, r.start_ns);
+  try {
+    session.finish(r);
+    FAIL() << "finished a session in a folder that does not exist";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("missing-folder/session.json.part"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+TEST_F(TempDir, AnUnfinishedSessionLeavesNothingBehind) {
+  const std::string file = path("abandoned.json");
+  {
+    StreamedSession session(file);
+    session.append(std::vector<CallRecord>{call(1), call(2)}, kStart);
+  }
+  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_FALSE(std::filesystem::exists(file + ".part"));
+}
+
+}  // namespace
+}  // namespace blasscope::record
