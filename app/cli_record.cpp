@@ -1,8 +1,10 @@
 #include "cli_record.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -29,6 +31,20 @@ constexpr const char* kRecordUsage =
 void stop_blas_thread_pool() {
   using Shutdown = int (*)();
   if (const auto shutdown = reinterpret_cast<Shutdown>(::dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) shutdown();
+}
+
+// SIGTERM or SIGHUP sent to the recorder (timeout(1), a closed terminal, a job scheduler) stops
+// the program the way --timeout does and the session is still written: the recorder must not
+// die and leave the program running unrecorded, its session unwritten.
+std::atomic<int> g_stop_signal{0};
+
+void forward_termination() {
+  struct sigaction stop {};
+  stop.sa_handler = [](int sig) { g_stop_signal.store(sig); };
+  sigemptyset(&stop.sa_mask);
+  stop.sa_flags = 0;  // no SA_RESTART: the recorder's wait ends at once
+  ::sigaction(SIGTERM, &stop, nullptr);
+  ::sigaction(SIGHUP, &stop, nullptr);
 }
 
 bool parse_number(const std::string& text, double& out) {
@@ -111,6 +127,8 @@ int run_record(const std::vector<std::string>& args) {
   const std::string stem = output.empty() ? "blasscope-record-captures-" + std::to_string(::getpid())
                                           : std::filesystem::path(output).replace_extension("").string();
   options.capture_dir = stem + ".captures";
+  forward_termination();
+  options.stop_signal = &g_stop_signal;
   record::SessionOptions session;
   session.output = output;
   record::SavedRecording saved;

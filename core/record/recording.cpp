@@ -204,7 +204,7 @@ Recording record_program(const RecordOptions& options) {
   // The recorder yields to the program: draining is background work that the ring buffers,
   // and a recorder waking up on a core that an OpenBLAS thread needs stalls a whole GEMM.
   const ThreadNiceness background(10);
-  int status = 0;
+  int status = 0, received = 0;
   bool stopping = false;
   auto stop_deadline = Clock::time_point::max();
   auto next_progress = started;
@@ -230,6 +230,10 @@ Recording record_program(const RecordOptions& options) {
     if (options.progress && now >= next_progress) {
       stop_requested = !options.progress(buffer.header().write_index.load());
       next_progress = now + std::chrono::milliseconds(100);
+    }
+    if (options.stop_signal && options.stop_signal->load() != 0) {
+      stop_requested = true;
+      received = options.stop_signal->load();
     }
     const bool timed_out =
         options.timeout_seconds > 0 && now - started >= std::chrono::duration<double>(options.timeout_seconds);
@@ -302,7 +306,11 @@ Recording record_program(const RecordOptions& options) {
     out.exit_status = WEXITSTATUS(status);
   }
   if (out.timed_out) out.exit_status = 124;
-  if (out.stopped) out.problem = "stopped on request while it ran";
+  if (out.stopped) {
+    out.problem = received ? "the recorder received " + signal_text(received) +
+                                 " and stopped the program; what it had recorded is kept"
+                           : "stopped on request while it ran";
+  }
   bool blas_found = false;
   for (const auto& p : out.processes) blas_found = blas_found || p.blas_found;
   if (out.processes.empty()) {

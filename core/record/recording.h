@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -88,6 +89,9 @@ struct RecordOptions {
   std::uint64_t capture_limit_bytes = 256ull << 20, capture_limit_count = 100;
   // Called about every 100 ms with the number of calls so far; returns false to stop the program.
   std::function<bool(std::uint64_t calls)> progress;
+  // Set (by a signal handler) to a signal the recorder received, such as SIGTERM: the program is
+  // stopped as on request, and the recording says which signal stopped it.
+  const std::atomic<int>* stop_signal = nullptr;
   // Given every finished call (up to max_calls) as the recorder drains them, on the recording
   // thread, their times already in CLOCK_MONOTONIC nanoseconds: what a session writer streams to
   // disk while the program runs. With it, Recording::calls keeps only what is needed one by one

@@ -242,6 +242,36 @@ class RecordSciPy(unittest.TestCase):
         running = next(c for c in report["running"] if c["id"] == hang["call"])
         self.assertEqual(running["input_inf"], 1)
 
+    def test_a_recorder_sent_sigterm_stops_the_program_and_still_writes_the_session(self):
+        # timeout(1), a closed terminal or a job scheduler sends the recorder SIGTERM: the program
+        # must not run on unrecorded, and what it did until then must be in the session.
+        script = write("sleeper.py", """
+            import numpy as np, sys, time
+            a = np.random.rand(64, 64)
+            for _ in range(25):
+                a @ a
+            print("working", flush=True)
+            time.sleep(60)
+        """)
+        session = os.path.join(WORK, "terminated.json")
+        shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+        proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=WORK)
+        self.assertEqual(proc.stdout.readline().strip(), b"working")
+        proc.send_signal(15)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 128 + 15, err.decode())
+        with open(session) as f:
+            recorded = json.load(f)
+        self.assertEqual(recorded["signal"], "SIGTERM")
+        self.assertIn("received SIGTERM", recorded["problem"])
+        self.assertEqual(recorded["calls_total"], 25)
+        self.assertEqual(len(recorded["calls"]), 25)
+        self.assertFalse(os.path.exists(session + ".part"))
+        if shm_before or os.path.isdir("/dev/shm"):
+            left = {n for n in set(os.listdir("/dev/shm")) - shm_before if n.startswith("blasscope-record-")}
+            self.assertEqual(left, set(), "the recording buffer was left in /dev/shm")
+
 
 @unittest.skipUnless(has_module("torch"), "python3-torch is not installed (scripts/dev.sh installs it)")
 class RecordTorch(unittest.TestCase):
