@@ -610,22 +610,30 @@ std::size_t top_level_calls(const std::string& text) {
   return std::string::npos;
 }
 
-// The fast path for sessions this BLAScope wrote: the calls read directly, everything around
-// them parsed as JSON. nullopt when the file does not have that shape.
+}  // namespace
+
 std::optional<Recording> read_written_session(const std::string& text) {
   const std::size_t at = top_level_calls(text);
   if (at == std::string::npos) return std::nullopt;
   std::vector<CallRecord> calls;
   FastCallReader reader(text.data() + at + kCallsKey.size(), text.data() + text.size());
   if (!reader.read(calls)) return std::nullopt;
-  // The header is what comes before and after the calls, joined by one comma at most.
+  // The header is what comes before and after the calls: `{...,` and `,...}` (calls in the
+  // middle), `{` and `,...}` (first) or `{...,` and `}` (last, as older sessions have them).
   std::string before = text.substr(0, at);
   std::string after(reader.position(), text.data() + text.size());
   while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
   const std::size_t next = after.find_first_not_of(" \t\r\n");
   if (next == std::string::npos || before.empty()) return std::nullopt;
-  if (before.back() == ',' && after[next] == '}') before.pop_back();         // calls last (older sessions)
-  if (before.back() == '{' && after[next] == ',') after.erase(0, next + 1);  // calls first
+  after.erase(0, next);
+  // Exactly the separators JSON has there: `{` or `,` before the key, `,` or `}` after the calls.
+  if ((before.back() != '{' && before.back() != ',') || (after.front() != ',' && after.front() != '}')) {
+    return std::nullopt;
+  }
+  if (before.back() == ',') before.pop_back();
+  if (after.front() == ',') after.erase(0, 1);
+  if (before.empty() || after.empty()) return std::nullopt;
+  if (before.back() != '{' && after.front() != '}') before += ',';
   json header = json::parse(before + after, nullptr, false);
   if (header.is_discarded() || !header.is_object() || header.contains("calls")) return std::nullopt;
   header["calls"] = json::array();
@@ -634,8 +642,6 @@ std::optional<Recording> read_written_session(const std::string& text) {
   for (CallRecord& c : r.calls) c.start_ns += r.start_ns;
   return r;
 }
-
-}  // namespace
 
 Recording parse_recording_text(const std::string& text) {
   if (auto fast = read_written_session(text)) return std::move(*fast);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "record/recording.h"
@@ -20,6 +21,11 @@ Recording recording_from_json(const nlohmann::json& session);
 // Throws nlohmann::json::exception for text that is not JSON, std::invalid_argument for a
 // field that is wrong.
 Recording parse_recording_text(const std::string& text);
+
+// The fast path of parse_recording_text, for sessions as BLAScope writes them: the calls read
+// directly, everything around them parsed as JSON. nullopt for a text of another shape (which
+// parse_recording_text then reads with the JSON parser).
+std::optional<Recording> read_written_session(const std::string& text);
 
 // Whether a parsed session file holds a recording (rather than a run).
 bool is_recording_session(const nlohmann::json& session);

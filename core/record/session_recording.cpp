@@ -1,9 +1,12 @@
 #include "record/session_recording.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
 
+#include "io/text_file.h"
 #include "kernels/cpu_environment.h"
 #include "record/session_stream.h"
 #include "record/session_writer.h"
@@ -37,13 +40,23 @@ class SessionFiles {
 
 }  // namespace
 
+// A device or a pipe named as the session (/dev/stdout, a FIFO, `>(gzip > s.gz)`) is written
+// in place, once, at the end, as every other text file BLAScope writes: it cannot be renamed over.
+bool written_in_place(const std::string& path) {
+  struct stat st;
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 SavedRecording record_to_session(RecordOptions options, const SessionOptions& session) {
   SessionFiles files(session);
-  options.on_calls = [&files, chained = std::move(options.on_calls)](std::span<const CallRecord> calls,
-                                                                     const Recording& r) {
-    files.session(r).append(calls, r.start_ns);
-    if (chained) chained(calls, r);
-  };
+  const bool in_place = written_in_place(session.output);
+  if (!in_place) {
+    options.on_calls = [&files, chained = std::move(options.on_calls)](std::span<const CallRecord> calls,
+                                                                       const Recording& r) {
+      files.session(r).append(calls, r.start_ns);
+      if (chained) chained(calls, r);
+    };
+  }
   SavedRecording saved;
   saved.recording = record_program(options);
   Recording& r = saved.recording;
@@ -67,11 +80,16 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
                                    " was not saved: " + error.what());
     }
   }
-  StreamedSession& writer = files.session(r);
   try {
-    writer.finish(r);
-    saved.session = writer.path();
-  } catch (const std::runtime_error& error) {
+    if (in_place) {
+      core::write_text_file(session.output, session_text(r));
+      saved.session = session.output;
+    } else {
+      StreamedSession& writer = files.session(r);
+      writer.finish(r);
+      saved.session = writer.path();
+    }
+  } catch (const std::runtime_error& error) {  // InputError is one too
     saved.error = error.what();
   }
   return saved;

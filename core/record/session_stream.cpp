@@ -10,6 +10,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <new>
+#include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -122,8 +125,10 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
     // A failed write leaves the rest to finish(), which reports it.
     if (!write_calls(text, batch->calls(), batch->first_seq, batch->start_ns, offset, write)) return;
     batch->end_offset = offset;
-    give_back(batch->buffer);
+    // Committed before the buffer goes back: finish() rewrites every batch past `committed`
+    // from its buffer, which must still hold that batch's calls.
     committed.fetch_add(1);
+    give_back(batch->buffer);
     done = batch;
   }
 }
@@ -132,8 +137,14 @@ StreamedSession::StreamedSession(std::string path) : m_file(std::move(path)), m_
   const std::string_view head = session_head();
   if (!m_file.write_at(head.data(), head.size(), 0)) return;  // finish() reports it
   m_shared->fd = ::fcntl(m_file.descriptor(), F_DUPFD_CLOEXEC, 0);
-  // Without a thread (no descriptor for it), finish() writes everything.
-  if (m_shared->fd >= 0) std::thread(&Shared::write_in_background, m_shared, std::uint64_t{head.size()}).detach();
+  // Without a thread (no descriptor for it, or no thread to be had: a program with thousands of
+  // threads under a pids limit), finish() writes everything.
+  if (m_shared->fd < 0) return;
+  try {
+    std::thread(&Shared::write_in_background, m_shared, std::uint64_t{head.size()}).detach();
+  } catch (const std::system_error&) {
+    ::close(std::exchange(m_shared->fd, -1));
+  }
 }
 
 StreamedSession::~StreamedSession() {
@@ -141,7 +152,7 @@ StreamedSession::~StreamedSession() {
   m_shared->wake();
 }
 
-void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t start_ns) {
+void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t start_ns) try {
   Shared& s = *m_shared;
   for (std::size_t done = 0; done < calls.size();) {
     auto* batch = new Batch;
@@ -156,6 +167,9 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
     s.last = batch;
   }
   s.wake();
+} catch (const std::bad_alloc&) {
+  // The recording goes on (its totals stay exact); the session cannot be whole.
+  m_out_of_memory = true;
 }
 
 void StreamedSession::finish(const Recording& recording) {
@@ -176,6 +190,7 @@ void StreamedSession::finish(const Recording& recording) {
     if (!write_calls(text, batch->calls(), batch->first_seq, batch->start_ns, offset, write)) break;
   }
   write(session_tail(recording), offset);
+  if (m_out_of_memory) throw std::runtime_error("out of memory while the calls were written to " + path());
   m_file.commit();
 }
 

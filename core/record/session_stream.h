@@ -36,6 +36,7 @@ class StreamedSession {
   PartFile m_file;
   std::shared_ptr<Shared> m_shared;
   std::uint64_t m_calls = 0;  // appended so far
+  bool m_out_of_memory = false;
 };
 
 }  // namespace blasscope::record

@@ -1,6 +1,7 @@
 #include "record/session_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
@@ -186,14 +188,36 @@ std::string session_tail(const Recording& r) {
   return "\n]" + text + "\n";
 }
 
-PartFile::PartFile(std::string path) : m_path(std::move(path)), m_part(m_path + ".part") {
-  m_fd = ::open(m_part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (m_fd < 0) m_error = "cannot write " + m_part + ": " + std::strerror(errno);
+namespace {
+
+// The mode a file made with open(..., 0666) would get: mkstemp makes 0600.
+mode_t created_file_mode() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  unsigned mask = 022;
+  char line[128];
+  while (status && std::fgets(line, sizeof line, status)) {
+    if (std::sscanf(line, "Umask: %o", &mask) == 1) break;
+  }
+  if (status) std::fclose(status);
+  return static_cast<mode_t>(0666 & ~mask);
+}
+
+}  // namespace
+
+PartFile::PartFile(std::string path) : m_path(std::move(path)), m_part(m_path + ".XXXXXX.part") {
+  // A name of its own: two recorders given the same --output must not write into one file.
+  m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
+  if (m_fd < 0) {
+    m_error = "cannot write " + m_path + ".part: " + std::strerror(errno);
+    m_part.clear();
+    return;
+  }
+  ::fchmod(m_fd, created_file_mode());
 }
 
 PartFile::~PartFile() {
   if (m_fd >= 0) ::close(m_fd);
-  if (!m_committed) ::unlink(m_part.c_str());
+  if (!m_committed && !m_part.empty()) ::unlink(m_part.c_str());
 }
 
 bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset) {

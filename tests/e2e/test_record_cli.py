@@ -242,6 +242,10 @@ class RecordSciPy(unittest.TestCase):
         running = next(c for c in report["running"] if c["id"] == hang["call"])
         self.assertEqual(running["input_inf"], 1)
 
+
+class RecordLifecycle(unittest.TestCase):
+    """What happens to the recorder itself: signals sent to it, where its session goes."""
+
     def test_a_recorder_sent_sigterm_stops_the_program_and_still_writes_the_session(self):
         # timeout(1), a closed terminal or a job scheduler sends the recorder SIGTERM: the program
         # must not run on unrecorded, and what it did until then must be in the session.
@@ -267,10 +271,30 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("received SIGTERM", recorded["problem"])
         self.assertEqual(recorded["calls_total"], 25)
         self.assertEqual(len(recorded["calls"]), 25)
-        self.assertFalse(os.path.exists(session + ".part"))
+        self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
         if shm_before or os.path.isdir("/dev/shm"):
             left = {n for n in set(os.listdir("/dev/shm")) - shm_before if n.startswith("blasscope-record-")}
             self.assertEqual(left, set(), "the recording buffer was left in /dev/shm")
+
+    def test_a_session_named_as_a_fifo_is_written_into_it(self):
+        # `--output /dev/stdout` or `>(gzip > s.gz)`: a pipe cannot be renamed over, it is written.
+        fifo = os.path.join(WORK, "session.fifo")
+        os.mkfifo(fifo)
+        script = write("fifo_prog.py", """
+            import numpy as np
+            a = np.random.rand(20, 20)
+            for _ in range(7):
+                a @ a
+        """)
+        proc = subprocess.Popen([CLI, "record", "--quiet", "--output", fifo, "--", PYTHON, script], cwd=WORK,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with open(fifo) as f:
+            recorded = json.load(f)
+        err = proc.communicate(timeout=60)[1].decode()
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(recorded["calls_total"], 7)
+        self.assertEqual(len(recorded["calls"]), 7)
+        self.assertTrue(os.path.exists(fifo) and not os.path.isfile(fifo), "the FIFO was replaced by a file")
 
 
 @unittest.skipUnless(has_module("torch"), "python3-torch is not installed (scripts/dev.sh installs it)")
