@@ -109,9 +109,7 @@ int run_report(const std::vector<std::string>& args) {
     std::string text;
     if (document.kind == core::DocumentKind::Recording) {
       const auto diagnoses = core::diagnose_recording(*document.recording);
-      text = format == "json" ? core::recording_report_json(*document.recording, diagnoses)
-                                        .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                                    "\n"
+      text = format == "json"   ? core::recording_report_json_text(*document.recording, diagnoses)
              : format == "html" ? core::recording_html(*document.recording, diagnoses)
                                 : core::recording_markdown(*document.recording, diagnoses);
       write_report(text, output);

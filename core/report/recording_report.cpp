@@ -4,6 +4,7 @@
 
 #include "record/recording_json.h"
 #include "record/routine_names.h"
+#include "record/session_writer.h"
 #include "report/text_table.h"
 #include "text/format.h"
 
@@ -89,8 +90,8 @@ std::string captures_text(const record::Recording& r) {
 
 }  // namespace
 
-json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
-  const json session = record::to_json(r);
+json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses, bool with_calls) {
+  const json session = record::to_json(r, with_calls);
   json out = {{"kind", "recording"},
               {"command", r.command},
               {"exit_status", r.exit_status},
@@ -125,6 +126,25 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
     out["crash"] = {{"signal", r.signal}, {"call", call}};
   }
   return out;
+}
+
+std::string recording_report_json_text(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
+  std::string text =
+      recording_report_json(r, diagnoses, false).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  // The calls are written straight into the text: a JSON tree of a million calls takes
+  // gigabytes and many seconds. A top-level key is the only one indented by two spaces, and
+  // no string holds a raw newline, so this is the report's own "calls".
+  static constexpr std::string_view kEmpty = "\n  \"calls\": []";
+  const std::size_t at = text.find(kEmpty);
+  if (at == std::string::npos) return text + "\n";
+  std::string calls = "\n  \"calls\": [";
+  char call[record::kMaxCallText];
+  for (std::size_t i = 0; i < r.calls.size(); ++i) {
+    calls += i ? ",\n    " : "\n    ";
+    calls.append(call, record::write_call_text(call, r.calls[i], i, r.start_ns));
+  }
+  calls += r.calls.empty() ? "]" : "\n  ]";
+  return text.replace(at, kEmpty.size(), calls) + "\n";
 }
 
 std::string recording_summary(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {

@@ -12,7 +12,10 @@ namespace blasscope::core {
 // `blasscope-cli report RECORDING --format json`: kind, command, exit_status, routines
 // (exact per-routine aggregates), calls (seq, thread, routine, dtype, sizes, seconds, info,
 // parent), diagnoses (each naming its call), captures, crash.
-nlohmann::json recording_report_json(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);
+nlohmann::json recording_report_json(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses,
+                                     bool with_calls = true);
+// The same report as indented JSON text, its calls written directly (one per line).
+std::string recording_report_json_text(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);
 
 // The per-routine table and the diagnoses, as the recorder prints them on stderr.
 std::string recording_summary(const record::Recording& recording, const std::vector<Diagnosis>& diagnoses);

@@ -53,13 +53,20 @@ def compare(cli, work, name, command, repeats):
     """Wall times of `repeats` alternating runs, plain and under `record` (end to end: starting
     the recorder, the program, writing the session, the summary), and the program's own wall
     time as the session gives it. Returns the medians and the median of each recorded run over
-    the plain run just before it: the machine's speed drifts by 10-20 % over minutes on a shared
+    the plain run beside it: the machine's speed drifts by 10-20 % over minutes on a shared
     VM, much less between two runs a second apart."""
     plain, program, total = [], [], []
     for i in range(repeats):
         session = os.path.join(work, f"{name}-{i}.json")
-        plain.append(timed(command, work))
-        total.append(timed([cli, "record", "--quiet", "--output", session, "--", *command], work))
+        # Whichever runs second in a pair is a few % slower on this VM (a plain run after a plain
+        # run too): the order alternates so that it cancels out.
+        recorded = lambda: timed([cli, "record", "--quiet", "--output", session, "--", *command], work)
+        if i % 2:
+            total.append(recorded())
+            plain.append(timed(command, work))
+        else:
+            plain.append(timed(command, work))
+            total.append(recorded())
         with open(session) as f:
             program.append(json.load(f)["wall_seconds"])
         os.unlink(session)
