@@ -106,13 +106,7 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
   run_when_idle();
   std::string text;
   const auto write = [this](const std::string& piece, std::uint64_t at) {
-    for (std::size_t done = 0; done < piece.size();) {
-      const ssize_t wrote = ::pwrite(fd, piece.data() + done, piece.size() - done, static_cast<off_t>(at + done));
-      if (wrote < 0 && errno == EINTR) continue;
-      if (wrote <= 0) return false;
-      done += static_cast<std::size_t>(wrote);
-    }
-    return true;
+    return write_all_at(fd, piece.data(), piece.size(), at) == 0;
   };
   for (Batch* done = &first;;) {
     const std::uint32_t seen = published.load();

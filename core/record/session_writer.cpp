@@ -220,18 +220,22 @@ PartFile::~PartFile() {
   if (!m_committed && !m_part.empty()) ::unlink(m_part.c_str());
 }
 
-bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset) {
-  std::size_t done = 0;
-  while (m_fd >= 0 && m_error.empty() && done < size) {
-    const ssize_t wrote = ::pwrite(m_fd, data + done, size - done, static_cast<off_t>(offset + done));
+int write_all_at(int fd, const char* data, std::size_t size, std::uint64_t offset) {
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t wrote = ::pwrite(fd, data + done, size - done, static_cast<off_t>(offset + done));
     if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      m_error = "cannot write " + m_part + ": " + std::strerror(wrote < 0 ? errno : ENOSPC);
-      break;
-    }
+    if (wrote <= 0) return wrote < 0 ? errno : ENOSPC;
     done += static_cast<std::size_t>(wrote);
   }
-  return m_fd >= 0 && m_error.empty();
+  return 0;
+}
+
+bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset) {
+  if (m_fd < 0 || !m_error.empty()) return false;
+  if (const int error = write_all_at(m_fd, data, size, offset)) {
+    m_error = "cannot write " + m_part + ": " + std::strerror(error);
+  }
+  return m_error.empty();
 }
 
 void PartFile::commit() {

@@ -30,7 +30,11 @@ std::string session_tail(const Recording& recording);
 void append_calls_text(std::string& out, std::span<const CallRecord> calls, std::uint64_t first_seq,
                        std::uint64_t start_ns);
 
-// A file written under PATH.part and renamed to PATH once whole, so that a reader never sees
+// Writes all of `size` bytes at `offset` of `fd`; 0, or the errno of the failure (ENOSPC for a
+// write that wrote nothing).
+int write_all_at(int fd, const char* data, std::size_t size, std::uint64_t offset);
+
+// A file written under PATH.XXXXXX.part (a name of its own) and renamed to PATH once whole, so that a reader never sees
 // half a session under the real name; removed if it never was.
 class PartFile {
  public:
