@@ -34,8 +34,8 @@ void append_calls_text(std::string& out, std::span<const CallRecord> calls, std:
 // write that wrote nothing).
 int write_all_at(int fd, const char* data, std::size_t size, std::uint64_t offset);
 
-// A file written under PATH.XXXXXX.part (a name of its own) and renamed to PATH once whole, so that a reader never sees
-// half a session under the real name; removed if it never was.
+// A file written under PATH.XXXXXX.part (a name of its own) and renamed to PATH once whole, so
+// that a reader never sees half a session under the real name; removed if it never was.
 class PartFile {
  public:
   explicit PartFile(std::string path);
