@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -262,7 +261,6 @@ Recording record_program(const RecordOptions& options) {
     }
   }
   if (exit_fd >= 0) ::close(exit_fd);
-
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
   if (stopping) {
     // Children that ignored SIGTERM go now, like the program.

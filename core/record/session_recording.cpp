@@ -38,14 +38,14 @@ class SessionFiles {
   std::unique_ptr<StreamedSession> m_session;
 };
 
-}  // namespace
-
 // A device or a pipe named as the session (/dev/stdout, a FIFO, `>(gzip > s.gz)`) is written
 // in place, once, at the end, as every other text file BLAScope writes: it cannot be renamed over.
 bool written_in_place(const std::string& path) {
   struct stat st;
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
+
+}  // namespace
 
 SavedRecording record_to_session(RecordOptions options, const SessionOptions& session) {
   SessionFiles files(session);
