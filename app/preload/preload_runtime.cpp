@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -13,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+
+#include "symbol_binding.h"
 
 namespace blasscope::preload {
 namespace {
@@ -201,36 +202,19 @@ void mark_blas_found() {
   }
 }
 
-void* real_symbol(const char* name) {
-  if (void* p = ::dlsym(RTLD_NEXT, name)) {
+void* real_symbol(const char* name, const void* caller) {
+  // In the global scope after ours: a program or library linked to the BLAS at start-up.
+  void* found = ::dlsym(RTLD_NEXT, name);
+  // Else the library was loaded later by dlopen(RTLD_LOCAL) (a Python extension's dependency),
+  // and two loaded libraries may define the name: liblapack.so.3 and libopenblas.so.0 both
+  // define dgesdd_, and every one of them a weak xerbla_ that NumPy's modules override. Take
+  // the one the caller's reference binds to; failing that, the first one loaded.
+  const void* self = ::dlsym(RTLD_DEFAULT, name);
+  if (!found) found = bound_for_caller(name, caller, self);
+  if (!found) found = first_definition(name, self);
+  if (found) {
     mark_blas_found();
-    return p;
-  }
-  // The library was loaded later with RTLD_LOCAL (a Python extension's dependency): look in
-  // every loaded object for a definition that is not ours.
-  struct Search {
-    const char* name;
-    void* self;
-    void* found;
-  } search{name, ::dlsym(RTLD_DEFAULT, name), nullptr};
-  ::dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        if (!info->dlpi_name || !*info->dlpi_name) return 0;
-        void* handle = ::dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (!handle) return 0;
-        void* p = ::dlsym(handle, s->name);
-        ::dlclose(handle);
-        if (p && p != s->self) {
-          s->found = p;
-          return 1;
-        }
-        return 0;
-      },
-      &search);
-  if (search.found) {
-    mark_blas_found();
-    return search.found;
+    return found;
   }
   std::fprintf(stderr, "blasscope-preload: the real %s is not in any loaded library; the call cannot go on\n", name);
   std::abort();

@@ -18,18 +18,22 @@ using record::Routine;
 record::SharedHeader* shared();
 bool check_gemm_values();
 
-// The real routine `name` in the library that defines it (not ours), or aborts with a message
-// naming it: a call we cannot forward must not silently do nothing.
-void* real_symbol(const char* name);
+// The real routine `name` (not ours), as the code at `caller` (a return address into the
+// program) would have bound it without the preload library; aborts with a message naming it:
+// a call we cannot forward must not silently do nothing.
+void* real_symbol(const char* name, const void* caller);
 
-// Resolves once, then returns the cached address.
-#define BLASSCOPE_REAL(type, name)                                     \
-  ([]() -> type {                                                      \
-    static std::atomic<void*> cached{nullptr};                         \
-    void* p = cached.load(std::memory_order_relaxed);                  \
-    if (!p) cached.store(p = ::blasscope::preload::real_symbol(name)); \
-    return reinterpret_cast<type>(p);                                  \
-  }())
+// Resolves once, for the first caller, then returns the cached address. A GNU statement
+// expression, not a lambda: the return address must be the interposed function's own.
+#define BLASSCOPE_REAL(type, name)                                                                                  \
+  __extension__({                                                                                                   \
+    static std::atomic<void*> cached{nullptr};                                                                      \
+    void* p = cached.load(std::memory_order_relaxed);                                                               \
+    if (!p)                                                                                                         \
+      cached.store(                                                                                                 \
+          p = ::blasscope::preload::real_symbol(name, __builtin_extract_return_addr(__builtin_return_address(0)))); \
+    reinterpret_cast<type>(p);                                                                                      \
+  })
 
 std::uint64_t now_ns();
 
