@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <stdexcept>
+#include <system_error>
 
 #include "io/text_file.h"
 #include "kernels/cpu_environment.h"
@@ -57,11 +59,18 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
       if (chained) chained(calls, r);
     };
   }
+  // The machine is probed while the program runs (its clock measure is a few ms of one core's
+  // time, usually while the program is still starting), not after it, where a user waits for it.
+  std::future<core::CpuEnvironment> probe;
+  try {
+    probe = std::async(std::launch::async, core::probe_cpu_environment);
+  } catch (const std::system_error&) {  // no thread to be had (a pids limit): probed afterwards
+  }
   SavedRecording saved;
   saved.recording = record_program(options);
   Recording& r = saved.recording;
+  const core::CpuEnvironment cpu = probe.valid() ? probe.get() : core::probe_cpu_environment();
   if (r.pid == 0) return saved;
-  const core::CpuEnvironment cpu = core::probe_cpu_environment();
   r.openblas_corename = cpu.openblas_corename;
   r.kernel_mismatch = cpu.kernel_mismatch;
   r.peak_gflops_fp32 = cpu.peak_gflops_fp32;
