@@ -1,6 +1,5 @@
 #include "io/hdf5_filter_guard.h"
 
-#include <dlfcn.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,12 +10,19 @@
 #include <string>
 #include <vector>
 
+// libhdf5's built-in filter classes and the registration behind H5Zregister: not in its public
+// headers, but defined by the library (H5Zprivate.h), static or shared.
+extern "C" {
+extern const H5Z_class2_t H5Z_DEFLATE[1], H5Z_SHUFFLE[1], H5Z_FLETCHER32[1], H5Z_SZIP[1], H5Z_NBIT[1],
+    H5Z_SCALEOFFSET[1];
+herr_t H5Z_register(const H5Z_class2_t* filter);
+}
+
 namespace blasscope::core {
 namespace {
 
-// libhdf5's built-in filter classes, exported by the shared library under these names.
-constexpr std::array<const char*, 6> kBuiltins = {"H5Z_DEFLATE", "H5Z_SHUFFLE", "H5Z_FLETCHER32",
-                                                  "H5Z_SZIP",    "H5Z_NBIT",    "H5Z_SCALEOFFSET"};
+constexpr std::array<const H5Z_class2_t*, 6> kBuiltins = {H5Z_DEFLATE, H5Z_SHUFFLE, H5Z_FLETCHER32,
+                                                          H5Z_SZIP,    H5Z_NBIT,    H5Z_SCALEOFFSET};
 std::array<H5Z_func_t, kBuiltins.size()> g_original{};
 std::array<H5Z_filter_t, kBuiltins.size()> g_id{};
 
@@ -95,23 +101,19 @@ constexpr std::array<H5Z_func_t, sizeof...(K)> wrappers(std::index_sequence<K...
   return {guarded<K>...};
 }
 
-// H5Zregister refuses to replace a predefined filter; H5Z_register, which libhdf5 exports for
-// its own use and which H5Zregister calls after that check, replaces the table entry.
-using RegisterFilter = herr_t (*)(const H5Z_class2_t*);
-
+// H5Zregister refuses to replace a predefined filter; H5Z_register, which H5Zregister calls
+// after that check, replaces the table entry.
 void install() {
   constexpr auto kWrappers = wrappers(std::make_index_sequence<kBuiltins.size()>{});
   H5open();
-  const auto replace = reinterpret_cast<RegisterFilter>(::dlsym(RTLD_DEFAULT, "H5Z_register"));
-  if (!replace) return;  // another libhdf5: its own checks apply
   for (std::size_t k = 0; k < kBuiltins.size(); ++k) {
-    const auto* builtin = static_cast<const H5Z_class2_t*>(::dlsym(RTLD_DEFAULT, kBuiltins[k]));
-    if (!builtin || !builtin->filter || builtin->version != H5Z_CLASS_T_VERS) continue;  // another libhdf5
+    const H5Z_class2_t* builtin = kBuiltins[k];
+    if (!builtin->filter || builtin->version != H5Z_CLASS_T_VERS) continue;  // another libhdf5
     H5Z_class2_t wrapped = *builtin;
     g_original[k] = builtin->filter;
     g_id[k] = builtin->id;
     wrapped.filter = kWrappers[k];
-    if (replace(&wrapped) < 0) H5Eclear2(H5E_DEFAULT);
+    if (H5Z_register(&wrapped) < 0) H5Eclear2(H5E_DEFAULT);
   }
 }
 
