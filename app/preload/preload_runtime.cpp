@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 
 #include "symbol_binding.h"
 
@@ -127,10 +128,10 @@ void append_finished(const CallRecord& call) {
   while (true) {
     // The recorder's read index is loaded only when the ring looks full from the last one
     // seen: its cache line stays with the recorder.
-    if (w - t_read_index_seen >= s.ring_capacity) {
+    if (w - t_read_index_seen >= record::kRingCapacity) {
       t_read_index_seen = s.read_index.load(std::memory_order_acquire);
     }
-    if (w - t_read_index_seen >= s.ring_capacity) {
+    if (w - t_read_index_seen >= record::kRingCapacity) {
       // Full: the recorder is behind. Wait for it (nothing is lost), but not for a recorder
       // that has stopped draining: after a second the call is dropped, and so are all later
       // ones at once (an orphaned child must not wait a second per call).
@@ -147,7 +148,9 @@ void append_finished(const CallRecord& call) {
     }
     if (s.write_index.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel)) break;
   }
-  record::RingEntry& entry = s.ring[w % s.ring_capacity];
+  // The layout version was checked at attach: the capacity is ours, a power of two (a mask,
+  // not a 64-bit division on every call).
+  record::RingEntry& entry = s.ring[w & (record::kRingCapacity - 1)];
   entry.call = call;
   entry.ready.store(w + 1, std::memory_order_release);
 }
@@ -241,7 +244,7 @@ CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) 
 // Decides where this call is written: the next entry of the thread's slot, or m_local when
 // the thread has no slot or the calls are nested deeper than a slot publishes.
 CallRecord& CallScope::place_call() {
-  if (!g_shared) return m_local;
+  if (!g_shared) return *::new (&m_local) CallRecord{};
   m_active = true;
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
   // that longjmp'ed or threw past them, as R's does): they are gone, not parents.
@@ -252,7 +255,7 @@ CallRecord& CallScope::place_call() {
   t_innermost = this;
   m_level = m_parent ? m_parent->m_level + 1 : 0;
   record::ActiveSlot* slot = my_slot();
-  if (!slot || m_level >= record::kSlotDepth) return m_local;
+  if (!slot || m_level >= record::kSlotDepth) return *::new (&m_local) CallRecord{};
   m_slot = slot;
   m_pid = g_pid;
   // One writer per slot (its thread): the version is odd while the entry is rewritten, so
@@ -322,10 +325,7 @@ CallScope* CallScope::innermost() {
 
 std::uint8_t alignment_log2(const void* p) {
   const auto v = reinterpret_cast<std::uintptr_t>(p);
-  if (v == 0) return 12;
-  std::uint8_t bits = 0;
-  while (bits < 12 && !(v & (std::uintptr_t{1} << bits))) ++bits;
-  return bits;
+  return v == 0 ? 12 : static_cast<std::uint8_t>(std::min(12, __builtin_ctzll(v)));
 }
 
 template <typename Real>

@@ -20,9 +20,10 @@ inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // w
 // what a tight loop of tiny calls makes between two wake-ups of a recorder that yields to the
 // program: with 16384 entries a loop of 1x1 GEMMs waited, 30 % slower.
 inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (8 MiB)
-inline constexpr std::uint32_t kActiveSlots = 256;        // threads with a call running (more share atomic totals)
-inline constexpr std::uint32_t kSlotDepth = 8;            // nested calls a slot publishes (deeper ones are not)
-inline constexpr std::uint32_t kMaxProcesses = 256;       // processes that attached
+static_assert((kRingCapacity & (kRingCapacity - 1)) == 0, "ring indices are masked");
+inline constexpr std::uint32_t kActiveSlots = 256;   // threads with a call running (more share atomic totals)
+inline constexpr std::uint32_t kSlotDepth = 8;       // nested calls a slot publishes (deeper ones are not)
+inline constexpr std::uint32_t kMaxProcesses = 256;  // processes that attached
 
 // Every routine the preload library interposes, in every precision it exists in.
 enum class Routine : std::uint8_t {

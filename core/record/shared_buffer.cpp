@@ -113,7 +113,7 @@ std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final, std::s
   const std::uint64_t first = r;
   const std::uint64_t w = s.write_index.load(std::memory_order_acquire);
   while (r < w) {
-    RingEntry& entry = s.ring[r % s.ring_capacity];
+    RingEntry& entry = s.ring[r & (kRingCapacity - 1)];
     if (entry.ready.load(std::memory_order_acquire) != r + 1) {
       // Still being written: next time. An entry unfinished for a second had a writer that
       // died between reserving and publishing it; it must not stall the ring.
