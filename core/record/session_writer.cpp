@@ -62,6 +62,11 @@ class CallText {
   }
   // JSON has no NaN or Inf, and a NaN CFROM is the finding: they are written as strings.
   void real(std::string_view k, double value) {
+    // Nearly every alpha and beta is a small integer (1, -1): written as one, the same text the
+    // shortest form gives (below 10^4 the exponent form is never shorter), without its search.
+    if (value > -1e4 && value < 1e4 && value == static_cast<double>(static_cast<int>(value))) {
+      return number(k, static_cast<int>(value));
+    }
     if (std::isfinite(value)) return number(k, value);
     key(k);
     *m_p++ = '"';

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -162,6 +163,21 @@ TEST(SessionText, TimesAreTheExactDecimalsOfTheirNanoseconds) {
   EXPECT_NE(text.find(R"("start":0,"seconds":0.00000006,)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("start":2.5,"seconds":1.000000001,)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"("start":0,"seconds":0,)"), std::string::npos) << text;
+}
+
+TEST(SessionText, ScalarsAreWrittenAsTheirShortestForm) {
+  // Small integers take a quicker path; the text must be what the shortest form gives.
+  for (const double v : {1.0, -1.0, 2.0, 9999.0, -9999.0, 10000.0, -10000.0, 1e5, 1e22, 123456789.0, 0.5, -2.5e-7,
+                         1.0 / 3.0, 4096.0, 2147483648.0}) {
+    CallRecord c = call(1);
+    c.alpha = v;
+    c.beta = 7;  // so that a comma follows alpha's text
+    char text[kMaxCallText];
+    const std::string written(text, write_call_text(text, c, 0, kStart));
+    char shortest[64];
+    const std::string expected = R"("alpha":)" + std::string(shortest, std::to_chars(shortest, shortest + 64, v).ptr);
+    EXPECT_NE(written.find(expected + ","), std::string::npos) << v << ": " << written;
+  }
 }
 
 TEST(SessionReader, CallsFirstOrCallsLastReadTheSame) {
