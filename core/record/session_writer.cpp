@@ -51,14 +51,15 @@ class CallText {
   void seconds(std::string_view k, std::uint64_t ns) {
     key(k);
     m_p = std::to_chars(m_p, m_p + 24, ns / 1000000000u).ptr;
-    std::uint64_t fraction = ns % 1000000000u;
+    auto fraction = static_cast<std::uint32_t>(ns % 1000000000u);
     if (!fraction) return;
-    char digits[9];
-    for (int i = 8; i >= 0; --i, fraction /= 10) digits[i] = static_cast<char>('0' + fraction % 10);
-    int length = 9;
-    while (digits[length - 1] == '0') --length;
+    // The nine digits go straight into place (a copy of a digit buffer written a byte at a time
+    // stalled on store forwarding), then the trailing zeros are dropped.
     *m_p++ = '.';
-    raw({digits, static_cast<std::size_t>(length)});
+    for (int i = 8; i >= 0; --i, fraction /= 10) m_p[i] = static_cast<char>('0' + fraction % 10);
+    int length = 9;
+    while (m_p[length - 1] == '0') --length;
+    m_p += length;
   }
   // JSON has no NaN or Inf, and a NaN CFROM is the finding: they are written as strings.
   void real(std::string_view k, double value) {
