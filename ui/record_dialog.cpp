@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 #include <QVBoxLayout>
 
 #include "record/session_recording.h"
@@ -37,7 +38,10 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
   auto* browse = new QPushButton(tr("Browse…"));
   directoryRow->addWidget(m_directory);
   directoryRow->addWidget(browse);
-  form->addRow(tr("&Working directory:"), directoryRow);
+  // A row holding a layout gets a label without a buddy: made here, so that Alt+W works.
+  auto* directoryLabel = new QLabel(tr("&Working directory:"));
+  directoryLabel->setBuddy(m_directory);
+  form->addRow(directoryLabel, directoryRow);
   m_timeout = new QSpinBox;
   m_timeout->setRange(0, 7 * 24 * 3600);
   m_timeout->setSuffix(tr(" s"));
@@ -49,6 +53,8 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
   layout->addLayout(form);
   m_status = new QLabel(tr("Ready."));
   m_status->setObjectName(QStringLiteral("status"));
+  m_status->setWordWrap(true);                                   // long session paths and error messages
+  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);  // the session's path can be copied
   layout->addWidget(m_status);
   auto* buttons = new QDialogButtonBox;
   m_record = buttons->addButton(tr("&Record"), QDialogButtonBox::AcceptRole);
@@ -139,16 +145,23 @@ void RecordDialog::start() {
       error = QString::fromStdString(saved.error);
     }
     const QString path = QString::fromStdString(saved.session);
-    m_task.post(generation, [this, path, error, calls = recording.calls_total, status = recording.exit_status] {
-      setRecording(false);
-      if (!error.isEmpty()) {
-        m_status->setText(tr("Not recorded: %1").arg(error));
-        emit failed(error);
-        return;
-      }
-      m_status->setText(tr("%L1 calls recorded, exit status %2; saved as %3").arg(calls).arg(status).arg(path));
-      emit recorded(path);
-    });
+    // A child process's session that could not be written loses that child's calls only: the
+    // program's session opens, and the status says what is missing (the CLI prints the same).
+    QStringList childErrors;
+    for (const std::string& e : saved.child_errors) childErrors << QString::fromStdString(e);
+    m_task.post(generation,
+                [this, path, error, childErrors, calls = recording.calls_total, status = recording.exit_status] {
+                  setRecording(false);
+                  if (!error.isEmpty()) {
+                    m_status->setText(tr("Not recorded: %1").arg(error));
+                    emit failed(error);
+                    return;
+                  }
+                  QString text = tr("%L1 calls recorded, exit status %2; saved as %3").arg(calls).arg(status).arg(path);
+                  if (!childErrors.isEmpty()) text += QLatin1Char('\n') + childErrors.join(QLatin1Char('\n'));
+                  m_status->setText(text);
+                  emit recorded(path);
+                });
   });
 }
 
