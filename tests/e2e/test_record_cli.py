@@ -246,9 +246,9 @@ class RecordSciPy(unittest.TestCase):
 class RecordLifecycle(unittest.TestCase):
     """What happens to the recorder itself: signals sent to it, where its session goes."""
 
-    def test_a_recorder_sent_sigterm_stops_the_program_and_still_writes_the_session(self):
-        # timeout(1), a closed terminal or a job scheduler sends the recorder SIGTERM: the program
-        # must not run on unrecorded, and what it did until then must be in the session.
+    def test_a_recorder_sent_sigterm_or_sighup_stops_the_program_and_still_writes_the_session(self):
+        # timeout(1), a closed terminal or a job scheduler sends the recorder SIGTERM or SIGHUP: the
+        # program must not run on unrecorded, and what it did until then must be in the session.
         script = write("sleeper.py", """
             import numpy as np, sys, time
             a = np.random.rand(64, 64)
@@ -257,24 +257,27 @@ class RecordLifecycle(unittest.TestCase):
             print("working", flush=True)
             time.sleep(60)
         """)
-        session = os.path.join(WORK, "terminated.json")
-        shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
-        proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=WORK)
-        self.assertEqual(proc.stdout.readline().strip(), b"working")
-        proc.send_signal(15)
-        out, err = proc.communicate(timeout=30)
-        self.assertEqual(proc.returncode, 128 + 15, err.decode())
-        with open(session) as f:
-            recorded = json.load(f)
-        self.assertEqual(recorded["signal"], "SIGTERM")
-        self.assertIn("received SIGTERM", recorded["problem"])
-        self.assertEqual(recorded["calls_total"], 25)
-        self.assertEqual(len(recorded["calls"]), 25)
-        self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
-        if shm_before or os.path.isdir("/dev/shm"):
-            left = {n for n in set(os.listdir("/dev/shm")) - shm_before if n.startswith("blasscope-record-")}
-            self.assertEqual(left, set(), "the recording buffer was left in /dev/shm")
+        for number, name in ((15, "SIGTERM"), (1, "SIGHUP")):
+            with self.subTest(signal=name):
+                session = os.path.join(WORK, f"stopped-by-{name}.json")
+                shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+                proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=WORK)
+                self.assertEqual(proc.stdout.readline().strip(), b"working")
+                proc.send_signal(number)
+                out, err = proc.communicate(timeout=30)
+                # The recorder stops the program with SIGTERM, as --timeout does, and exits as it did.
+                self.assertEqual(proc.returncode, 128 + 15, err.decode())
+                with open(session) as f:
+                    recorded = json.load(f)
+                self.assertEqual(recorded["signal"], "SIGTERM")
+                self.assertIn(f"received {name}", recorded["problem"])
+                self.assertEqual(recorded["calls_total"], 25)
+                self.assertEqual(len(recorded["calls"]), 25)
+                self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
+                if os.path.isdir("/dev/shm"):
+                    left = {n for n in set(os.listdir("/dev/shm")) - shm_before if n.startswith("blasscope-record-")}
+                    self.assertEqual(left, set(), "the recording buffer was left in /dev/shm")
 
     def test_a_session_named_as_a_fifo_is_written_into_it(self):
         # `--output /dev/stdout` or `>(gzip > s.gz)`: a pipe cannot be renamed over, it is written.
