@@ -250,9 +250,9 @@ void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape
     shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                    \
     if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                         \
     shape.align_a = blasscope::preload::alignment_log2(a);                                                        \
-    blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape, [&] {                       \
-      BLASSCOPE_REAL(Fn, #fname)(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);                      \
-    });                                                                                                           \
+    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */            \
+    blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape,                             \
+                                   [&] { real(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy); });     \
   }
 BLASSCOPE_CBLAS_GEMV(cblas_sgemv, float, float, S)
 BLASSCOPE_CBLAS_GEMV(cblas_dgemv, double, double, D)
@@ -269,28 +269,28 @@ BLASSCOPE_CBLAS_GEMV(cblas_zgemv, double, const void*, Z)
     shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                       \
     if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                            \
     shape.align_a = blasscope::preload::alignment_log2(a);                                                           \
-    blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape, [&] {                          \
-      BLASSCOPE_REAL(Fn, #fname)(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);                             \
-    });                                                                                                              \
+    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */               \
+    blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape,                                \
+                                   [&] { real(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc); });            \
   }
 BLASSCOPE_CBLAS_SYRK(cblas_ssyrk, float, float, S)
 BLASSCOPE_CBLAS_SYRK(cblas_dsyrk, double, double, D)
 BLASSCOPE_CBLAS_SYRK(cblas_csyrk, float, const void*, C)
 BLASSCOPE_CBLAS_SYRK(cblas_zsyrk, double, const void*, Z)
 
-#define BLASSCOPE_CBLAS_TRSM(fname, Real, S, precision)                                                  \
-  BLASSCOPE_EXPORT void fname(int order, int side, int uplo, int trans, int diag, int m, int n, S alpha, \
-                              const void* a, int lda, void* b, int ldb) {                                \
-    using Fn = void (*)(int, int, int, int, int, int, int, S, const void*, int, void*, int);             \
-    blasscope::record::CallRecord shape;                                                                 \
-    shape.m = m, shape.n = n, shape.lda = lda, shape.ldb = ldb;                                          \
-    shape.side_uplo = side == 141 ? 'L' : 'R';                                                           \
-    shape.alpha = blasscope::preload::scalar_value<Real>(alpha);                                         \
-    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                \
-    shape.align_a = blasscope::preload::alignment_log2(a);                                               \
-    blasscope::preload::cblas_call(Routine::Trsm, Precision::precision, order, shape, [&] {              \
-      BLASSCOPE_REAL(Fn, #fname)(order, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb);           \
-    });                                                                                                  \
+#define BLASSCOPE_CBLAS_TRSM(fname, Real, S, precision)                                                         \
+  BLASSCOPE_EXPORT void fname(int order, int side, int uplo, int trans, int diag, int m, int n, S alpha,        \
+                              const void* a, int lda, void* b, int ldb) {                                       \
+    using Fn = void (*)(int, int, int, int, int, int, int, S, const void*, int, void*, int);                    \
+    blasscope::record::CallRecord shape;                                                                        \
+    shape.m = m, shape.n = n, shape.lda = lda, shape.ldb = ldb;                                                 \
+    shape.side_uplo = side == 141 ? 'L' : 'R';                                                                  \
+    shape.alpha = blasscope::preload::scalar_value<Real>(alpha);                                                \
+    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                       \
+    shape.align_a = blasscope::preload::alignment_log2(a);                                                      \
+    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */          \
+    blasscope::preload::cblas_call(Routine::Trsm, Precision::precision, order, shape,                           \
+                                   [&] { real(order, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb); }); \
   }
 BLASSCOPE_CBLAS_TRSM(cblas_strsm, float, float, S)
 BLASSCOPE_CBLAS_TRSM(cblas_dtrsm, double, double, D)

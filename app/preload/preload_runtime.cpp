@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,11 +83,19 @@ __attribute__((constructor)) void attach() {
   if (fd < 0) return;
   // Not populated: most processes of a program (shells, helpers) never call BLAS, and the
   // ring's page faults of those that do are a few per hundred calls, once.
+  // A recorder of another build made a file of another size: mapping ours past its end would
+  // fault, and its ring and tables are not where ours are.
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || st.st_size != static_cast<off_t>(record::kSharedBytes)) {
+    ::close(fd);
+    return;
+  }
   void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return;
   auto* header = static_cast<record::SharedHeader*>(map);
-  if (header->magic != record::kMagic || header->version != record::kLayoutVersion) {
+  if (header->magic != record::kMagic || header->version != record::kLayoutVersion ||
+      header->ring_capacity != record::kRingCapacity || header->active_slots != record::kActiveSlots) {
     ::munmap(map, record::kSharedBytes);
     return;
   }
@@ -205,16 +214,36 @@ void mark_blas_found() {
   }
 }
 
-void* real_symbol(const char* name, const void* caller) {
-  // In the global scope after ours: a program or library linked to the BLAS at start-up.
-  void* found = ::dlsym(RTLD_NEXT, name);
-  // Else the library was loaded later by dlopen(RTLD_LOCAL) (a Python extension's dependency),
-  // and two loaded libraries may define the name: liblapack.so.3 and libopenblas.so.0 both
-  // define dgesdd_, and every one of them a weak xerbla_ that NumPy's modules override. Take
-  // the one the caller's reference binds to; failing that, the first one loaded.
-  const void* self = ::dlsym(RTLD_DEFAULT, name);
-  if (!found) found = bound_for_caller(name, caller, self);
-  if (!found) found = first_definition(name, self);
+namespace {
+// Held only to publish a resolved entry (nothing inside it waits): resolving itself runs
+// unlocked, and two threads resolving the same caller at once find the same answer.
+pthread_mutex_t g_publish_lock = PTHREAD_MUTEX_INITIALIZER;
+__attribute__((constructor)) void reset_the_lock_in_forked_children() {
+  ::pthread_atfork(nullptr, nullptr, [] { ::pthread_mutex_init(&g_publish_lock, nullptr); });
+}
+
+void publish(RealRoutine& routine, const CallerObject& caller, std::uintptr_t at, void* real) {
+  ::pthread_mutex_lock(&g_publish_lock);
+  const std::uint32_t n = routine.count.load(std::memory_order_relaxed);
+  if (cached_real(routine, at)) {
+    // published meanwhile by another thread
+  } else if (n < RealRoutine::kCallers) {
+    RealRoutine::Caller& entry = routine.callers[n];
+    entry.begin.store(caller.begin, std::memory_order_relaxed);
+    entry.end.store(caller.end, std::memory_order_relaxed);
+    entry.real.store(real, std::memory_order_relaxed);
+    routine.count.store(n + 1, std::memory_order_release);
+  } else {
+    routine.overflow.store(real, std::memory_order_release);
+  }
+  ::pthread_mutex_unlock(&g_publish_lock);
+}
+}  // namespace
+
+void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at) {
+  CallerObject caller;
+  void* found = definition_for(name, at, ::dlsym(RTLD_DEFAULT, name), caller);
+  if (found) publish(routine, caller, at, found);
   if (found) {
     mark_blas_found();
     return found;

@@ -18,21 +18,45 @@ using record::Routine;
 record::SharedHeader* shared();
 bool check_gemm_values();
 
-// The real routine `name` (not ours), as the code at `caller` (a return address into the
-// program) would have bound it without the preload library; aborts with a message naming it:
-// a call we cannot forward must not silently do nothing.
-void* real_symbol(const char* name, const void* caller);
+// The real routines behind one interposed name, by calling library: two libraries may bind the
+// same name to different definitions (each NumPy module that loads a LAPACK its own xerbla_,
+// MKL beside OpenBLAS). Entries are published once, complete, then never change.
+struct RealRoutine {
+  static constexpr std::uint32_t kCallers = 16;
+  struct Caller {
+    std::atomic<std::uintptr_t> begin{0}, end{0};  // the calling object's addresses
+    std::atomic<void*> real{nullptr};
+  };
+  Caller callers[kCallers];
+  std::atomic<std::uint32_t> count{0};
+  std::atomic<void*> overflow{nullptr};  // for callers past kCallers: the first of them's
+};
 
-// Resolves once, for the first caller, then returns the cached address. A GNU statement
-// expression, not a lambda: the return address must be the interposed function's own.
-#define BLASSCOPE_REAL(type, name)                                                                                  \
-  __extension__({                                                                                                   \
-    static std::atomic<void*> cached{nullptr};                                                                      \
-    void* p = cached.load(std::memory_order_relaxed);                                                               \
-    if (!p)                                                                                                         \
-      cached.store(                                                                                                 \
-          p = ::blasscope::preload::real_symbol(name, __builtin_extract_return_addr(__builtin_return_address(0)))); \
-    reinterpret_cast<type>(p);                                                                                      \
+// What a call returning to `at` forwards to, if already resolved.
+inline void* cached_real(const RealRoutine& routine, std::uintptr_t at) {
+  const std::uint32_t n = routine.count.load(std::memory_order_acquire);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const RealRoutine::Caller& c = routine.callers[i];
+    const std::uintptr_t begin = c.begin.load(std::memory_order_relaxed);
+    if (at - begin < c.end.load(std::memory_order_relaxed) - begin) return c.real.load(std::memory_order_relaxed);
+  }
+  return n == RealRoutine::kCallers ? routine.overflow.load(std::memory_order_acquire) : nullptr;
+}
+
+// Resolves `name` for a call returning to `at` (as the dynamic linker would have bound it for
+// that caller, see symbol_binding.h) and caches it; aborts with a message naming it where no
+// loaded library defines it: a call we cannot forward must not silently do nothing.
+void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at);
+
+// The real routine for this call. A GNU statement expression, not a lambda: the return
+// address must be the interposed function's own (so never use it inside a lambda).
+#define BLASSCOPE_REAL(type, name)                                                                                 \
+  __extension__({                                                                                                  \
+    static ::blasscope::preload::RealRoutine routine_;                                                             \
+    const auto at_ = reinterpret_cast<std::uintptr_t>(__builtin_extract_return_addr(__builtin_return_address(0))); \
+    void* real_ = ::blasscope::preload::cached_real(routine_, at_);                                                \
+    if (!real_) real_ = ::blasscope::preload::resolve_real(routine_, name, at_);                                   \
+    reinterpret_cast<type>(real_);                                                                                 \
   })
 
 std::uint64_t now_ns();

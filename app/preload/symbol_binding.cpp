@@ -2,9 +2,11 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ struct LoadedObject {
   std::string soname;
   std::vector<std::string> needed_names;
   std::vector<std::size_t> needed;
+  std::uintptr_t begin = 0, end = 0;  // where its segments are mapped
 };
 
 // The loaded objects in load order, rebuilt when a library was loaded or unloaded since.
@@ -36,8 +39,12 @@ LoadedObject describe(const dl_phdr_info& info) {
   object.name = info.dlpi_name ? info.dlpi_name : "";
   const ElfW(Dyn)* dynamic = nullptr;
   for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
-    if (info.dlpi_phdr[i].p_type == PT_DYNAMIC) {
-      dynamic = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr + info.dlpi_phdr[i].p_vaddr);
+    const ElfW(Phdr)& segment = info.dlpi_phdr[i];
+    if (segment.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr + segment.p_vaddr);
+    if (segment.p_type == PT_LOAD) {
+      const std::uintptr_t begin = info.dlpi_addr + segment.p_vaddr, end = begin + segment.p_memsz;
+      object.begin = object.end == 0 ? begin : std::min(object.begin, begin);
+      object.end = std::max(object.end, end);
     }
   }
   if (!dynamic) return object;
@@ -114,44 +121,68 @@ void* defined_in_tree_of(const char* file, const char* name, const void* self) {
   return p != self ? p : nullptr;
 }
 
-std::mutex g_table_mutex;
+// The loaded object holding `address`, or objects.size().
+std::size_t object_at(const std::vector<LoadedObject>& objects, std::uintptr_t address) {
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    if (address >= objects[i].begin && address < objects[i].end) return i;
+  }
+  return objects.size();
+}
+
+// A pthread mutex, not std::mutex: re-initialised in a forked child.
+pthread_mutex_t g_table_lock = PTHREAD_MUTEX_INITIALIZER;
 ObjectTable g_table;
+
+void* resolve(ObjectTable& table, const char* name, std::uintptr_t at, const void* self, CallerObject& caller) {
+  refresh(table);
+  const std::vector<LoadedObject>& objects = table.objects;
+  const std::size_t calling = object_at(objects, at);
+  if (calling < objects.size()) {
+    caller = {objects[calling].begin, objects[calling].end};
+  } else {
+    caller = {at & ~std::uintptr_t{4095}, (at & ~std::uintptr_t{4095}) + 4096};
+  }
+  void* global = ::dlsym(RTLD_NEXT, name);
+  if (calling == objects.size()) return global;
+  // The object whose dlopen loaded the caller: the first loaded one whose tree holds it (any
+  // object loaded earlier with the caller in its tree would have loaded the caller earlier).
+  std::size_t root = 0;
+  while (root < calling && !in_tree(objects, root, calling)) ++root;
+  // Loaded with the program (the main program's tree, or the program itself): the global
+  // scope is its whole scope.
+  if (root == 0) return global;
+  void* local = defined_in_tree_of(objects[root].name.c_str(), name, self);
+  if (!global) return local;
+  if (!local) return global;
+  // Both: the global definition counts only if it was there when the caller was bound.
+  return object_at(objects, reinterpret_cast<std::uintptr_t>(global)) < calling ? global : local;
+}
 
 }  // namespace
 
-void* bound_for_caller(const char* name, const void* caller, const void* self) {
-  Dl_info where{};
-  if (!caller || !::dladdr(caller, &where) || !where.dli_fname) return nullptr;
-  std::lock_guard<std::mutex> lock(g_table_mutex);
-  refresh(g_table);
-  const std::vector<LoadedObject>& objects = g_table.objects;
-  std::size_t calling = objects.size();
-  for (std::size_t i = 0; i < objects.size(); ++i) {
-    if (objects[i].name == where.dli_fname) calling = i;
+void* definition_for(const char* name, std::uintptr_t at, const void* self, CallerObject& caller) {
+  // Never waited for: a thread inside dlopen (holding the loader's lock) whose library's
+  // constructor makes a first BLAS call must not wait for one that holds this lock and waits
+  // for the loader's. A thread that finds it taken works on a table of its own.
+  const bool shared = ::pthread_mutex_trylock(&g_table_lock) == 0;
+  ObjectTable own;
+  ObjectTable& table = shared ? g_table : own;
+  void* found = resolve(table, name, at, self, caller);
+  // A call from code no loaded object holds, or a name nothing in its scopes defines: the
+  // first loaded library defining it, the objects' names copied first (no dlopen while
+  // dl_iterate_phdr holds the loader's lock).
+  for (std::size_t i = 0; !found && i < table.objects.size(); ++i) {
+    found = defined_in_tree_of(table.objects[i].name.c_str(), name, self);
   }
-  if (calling == objects.size()) return nullptr;
-  // The object dlopen loaded the caller with is the first loaded one whose tree holds it: any
-  // object loaded earlier with the caller in its tree would have loaded the caller earlier.
-  for (std::size_t root = 0; root <= calling; ++root) {
-    if (in_tree(objects, root, calling)) return defined_in_tree_of(objects[root].name.c_str(), name, self);
-  }
-  return nullptr;
+  if (shared) ::pthread_mutex_unlock(&g_table_lock);
+  return found;
 }
 
-void* first_definition(const char* name, const void* self) {
-  struct Search {
-    const char* name;
-    const void* self;
-    void* found;
-  } search{name, self, nullptr};
-  ::dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) -> int {
-        auto* s = static_cast<Search*>(data);
-        s->found = defined_in_tree_of(info->dlpi_name, s->name, s->self);
-        return s->found ? 1 : 0;
-      },
-      &search);
-  return search.found;
+namespace {
+// In a child after fork the lock may be held by a thread that does not exist there.
+__attribute__((constructor)) void reset_the_lock_in_forked_children() {
+  ::pthread_atfork(nullptr, nullptr, [] { ::pthread_mutex_init(&g_table_lock, nullptr); });
 }
+}  // namespace
 
 }  // namespace blasscope::preload

@@ -2,18 +2,24 @@
 
 // Where the real BLAS/LAPACK routine is for a call we interposed: the definition the dynamic
 // linker would have bound the caller's reference to had the preload library not been there.
-// Used once per routine, on its first call; these allocate and lock.
+// Resolved once per routine and calling library; these allocate and lock.
+#include <cstdint>
 
 namespace blasscope::preload {
 
-// `name` as bound for a reference made from the library containing the address `caller`, when
-// that library was loaded by dlopen: the dynamic linker looks it up in the dependency tree of
-// the object that dlopen loaded (breadth first), not in the caller's own tree. nullptr where
-// the caller is part of the program's start-up libraries (the global scope: dlsym(RTLD_NEXT)
-// answers there), or the name resolves to nothing but `self` (ours).
-void* bound_for_caller(const char* name, const void* caller, const void* self);
+// The address range of the loaded object a call came from, for caching what it binds to.
+struct CallerObject {
+  std::uintptr_t begin = 0, end = 0;
+};
 
-// The first loaded library, in load order, whose tree defines `name` other than as `self`.
-void* first_definition(const char* name, const void* self);
+// `name` as bound for a reference made from the object containing the address `at`, leaving
+// out `self` (our own definition), or nullptr. The global scope first, as it was when that
+// object was loaded (a library dlopen'ed RTLD_GLOBAL after it is not in it: Python opens its
+// extension modules RTLD_NOW, binding them at once); then the dependency tree, breadth first,
+// of the object whose dlopen loaded the caller (not the caller's own tree: NumPy's xerbla_
+// override in the module that loaded liblapack.so.3 is what liblapack's calls bind to); and
+// where the caller is unknown, the first loaded library whose tree defines it. `caller` gets
+// the calling object's range (a page around `at` where no loaded object holds it).
+void* definition_for(const char* name, std::uintptr_t at, const void* self, CallerObject& caller);
 
 }  // namespace blasscope::preload

@@ -3,10 +3,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <future>
 #include <memory>
 #include <stdexcept>
-#include <system_error>
 
 #include "io/text_file.h"
 #include "kernels/cpu_environment.h"
@@ -59,17 +57,12 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
       if (chained) chained(calls, r);
     };
   }
-  // The machine is probed while the program runs (its clock measure is a few ms of one core's
-  // time, usually while the program is still starting), not after it, where a user waits for it.
-  std::future<core::CpuEnvironment> probe;
-  try {
-    probe = std::async(std::launch::async, core::probe_cpu_environment);
-  } catch (const std::system_error&) {  // no thread to be had (a pids limit): probed afterwards
-  }
+  // The machine is probed before the program starts: its clock, measured beside a busy program,
+  // reads low (a third low beside four spinning threads), and a low clock is a low peak.
+  const core::CpuEnvironment cpu = core::probe_cpu_environment();
   SavedRecording saved;
   saved.recording = record_program(options);
   Recording& r = saved.recording;
-  const core::CpuEnvironment cpu = probe.valid() ? probe.get() : core::probe_cpu_environment();
   if (r.pid == 0) return saved;
   r.openblas_corename = cpu.openblas_corename;
   r.kernel_mismatch = cpu.kernel_mismatch;

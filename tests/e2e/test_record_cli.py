@@ -456,11 +456,11 @@ class RecordC(unittest.TestCase):
         self.assertNotIn("input_nan", potrf)
         self.assertEqual(ids(report), [])
 
-    def test_a_call_goes_to_the_library_its_caller_binds_not_the_first_one_loaded(self):
+    def test_each_call_goes_to_the_library_its_caller_binds(self):
         # NumPy's case: libopenblas.so.0 (loaded first, by the core module) and liblapack.so.3
         # (needed by the linalg module) both define dgesdd_, both loaded RTLD_LOCAL; unrecorded,
         # the linalg module's call runs liblapack.so.3's. Here two libraries define dpotrf_, each
-        # setting its own INFO; the caller is linked to the second.
+        # setting its own INFO, and two callers are linked one to each, called in turn.
         for name, info in (("first", 11), ("second", 22)):
             src = write(f"lib{name}.c", f"""
                 void dpotrf_(const char* u, const int* n, double* a, const int* lda, int* info, unsigned long l) {{
@@ -468,30 +468,35 @@ class RecordC(unittest.TestCase):
                 }}
             """)
             subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, f"lib{name}.so"), src], check=True)
-        caller = write("libcaller.c", """
-            void dpotrf_(const char*, const int*, double*, const int*, int*, unsigned long);
-            int factor(void) { int n = 1, info = 0; double a = 4; dpotrf_("L", &n, &a, &n, &info, 1); return info; }
-        """)
-        subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, "libcaller.so"), caller, "-L", WORK,
-                        "-l:libsecond.so", "-Wl,-rpath,$ORIGIN"], check=True)
+        for caller, library in (("a", "first"), ("b", "second")):
+            src = write(f"libcall{caller}.c", f"""
+                void dpotrf_(const char*, const int*, double*, const int*, int*, unsigned long);
+                int factor_{caller}(void) {{ int n = 1, info = 0; double a = 4; dpotrf_("L", &n, &a, &n, &info, 1); return info; }}
+            """)
+            subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, f"libcall{caller}.so"), src, "-L", WORK,
+                            f"-l:lib{library}.so", "-Wl,-rpath,$ORIGIN"], check=True)
         exe = build_c("two_lapacks", """
             #include <dlfcn.h>
             #include <stdio.h>
             int main(int argc, char** argv) {
-              if (!dlopen("./libfirst.so", RTLD_NOW | RTLD_LOCAL)) return 90;
-              void* caller = dlopen("./libcaller.so", RTLD_NOW | RTLD_LOCAL);
-              if (!caller) return 91;
-              int (*factor)(void) = (int (*)(void))dlsym(caller, "factor");
-              printf("info %d\\n", factor());
+              void* a = dlopen("./libcalla.so", RTLD_NOW | RTLD_LOCAL);
+              void* b = dlopen("./libcallb.so", RTLD_NOW | RTLD_LOCAL);
+              if (!a || !b) return 90;
+              int (*fa)(void) = (int (*)(void))dlsym(a, "factor_a");
+              int (*fb)(void) = (int (*)(void))dlsym(b, "factor_b");
+              for (int i = 0; i < 2; ++i) {
+                const int first = fa(), second = fb();
+                printf("a %d b %d\\n", first, second);
+              }
               return 0;
             }
         """, "-ldl")
         plain = subprocess.run([exe], capture_output=True, text=True, cwd=WORK)
-        self.assertEqual(plain.stdout.strip(), "info 22")
+        self.assertEqual(plain.stdout.split("\n")[0], "a 11 b 22")
         proc, report = record(exe)
         self.assertEqual(proc.returncode, 0, proc.err)
-        self.assertEqual(proc.out.strip(), "info 22")
-        self.assertEqual([c["info"] for c in report["calls"] if c["routine"] == "dpotrf"], [22])
+        self.assertEqual(proc.out, plain.stdout)
+        self.assertEqual([c["info"] for c in report["calls"] if c["routine"] == "dpotrf"], [11, 22, 11, 22])
 
     def test_a_statically_linked_program_is_said_to_be_unrecordable(self):
         exe = build_c("static", 'int main(void) { return 5; }', "-static")
