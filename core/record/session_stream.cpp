@@ -9,11 +9,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -52,8 +54,12 @@ bool write_calls(std::string& text, std::span<const CallRecord> calls, std::uint
 // Calls are copied into buffers that go round: filled by the recording thread, written by the
 // writing thread, given back. Memory the kernel has to find and zero for every new page is
 // what a recorder on this path would otherwise spend most of its time on.
+static_assert(std::is_trivially_copyable_v<CallRecord>, "buffers hold records made by memcpy");
 struct CallBuffer {
-  std::unique_ptr<CallRecord[]> calls{new CallRecord[kBufferCalls]};
+  // Raw bytes, not CallRecord[]: the records' constructors would zero a megabyte that memcpy
+  // overwrites at once, and fault in pages a short batch never uses. memcpy makes the records.
+  std::unique_ptr<std::byte[]> storage{new std::byte[kBufferCalls * sizeof(CallRecord)]};
+  CallRecord* calls() { return reinterpret_cast<CallRecord*>(storage.get()); }
   CallBuffer* next_free = nullptr;
 };
 
@@ -64,7 +70,7 @@ struct Batch {
   std::uint64_t start_ns = 0;    // the recording's, which call times count from
   std::uint64_t end_offset = 0;  // set by the thread: where its text ends in the file
   std::atomic<Batch*> next{nullptr};
-  std::span<const CallRecord> calls() const { return {buffer->calls.get(), count}; }
+  std::span<const CallRecord> calls() const { return {buffer->calls(), count}; }
 };
 
 struct StreamedSession::Shared {
@@ -152,7 +158,7 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
     auto* batch = new Batch;
     batch->buffer = s.take_buffer();
     batch->count = std::min(kBufferCalls, calls.size() - done);
-    std::memcpy(static_cast<void*>(batch->buffer->calls.get()), calls.data() + done, batch->count * sizeof(CallRecord));
+    std::memcpy(static_cast<void*>(batch->buffer->calls()), calls.data() + done, batch->count * sizeof(CallRecord));
     batch->first_seq = m_calls;
     batch->start_ns = start_ns;
     m_calls += batch->count;
