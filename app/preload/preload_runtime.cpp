@@ -81,8 +81,6 @@ __attribute__((constructor)) void attach() {
   if (!path || !*path) return;
   const int fd = ::open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return;
-  // Not populated: most processes of a program (shells, helpers) never call BLAS, and the
-  // ring's page faults of those that do are a few per hundred calls, once.
   // A recorder of another build made a file of another size: mapping ours past its end would
   // fault, and its ring and tables are not where ours are.
   struct stat st;
@@ -90,6 +88,8 @@ __attribute__((constructor)) void attach() {
     ::close(fd);
     return;
   }
+  // Not populated: most processes of a program (shells, helpers) never call BLAS, and the
+  // ring's page faults of those that do are a few per hundred calls, once.
   void* map = ::mmap(nullptr, record::kSharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return;
@@ -243,8 +243,8 @@ void publish(RealRoutine& routine, const CallerObject& caller, std::uintptr_t at
 void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at) {
   CallerObject caller;
   void* found = definition_for(name, at, ::dlsym(RTLD_DEFAULT, name), caller);
-  if (found) publish(routine, caller, at, found);
   if (found) {
+    publish(routine, caller, at, found);
     mark_blas_found();
     return found;
   }

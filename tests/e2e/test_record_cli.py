@@ -9,6 +9,7 @@ usage: test_record_cli.py CLI
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -497,6 +498,28 @@ class RecordC(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.err)
         self.assertEqual(proc.out, plain.stdout)
         self.assertEqual([c["info"] for c in report["calls"] if c["routine"] == "dpotrf"], [11, 22, 11, 22])
+
+    def test_a_recording_buffer_of_another_size_is_not_attached_to(self):
+        # A recorder of another build (another ring or slot count) made the buffer: its header may
+        # look right, but mapping this build's layout past the file's end would kill the program
+        # with SIGBUS at its first call. The program must run as if it were not recorded.
+        exe = build_c("one_gemm", """
+            #include <cblas.h>
+            #include <stdio.h>
+            int main(void) {
+              double a = 2, b = 3, c = 0;
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              printf("c %g\\n", c);
+              return 0;
+            }
+        """, "-lopenblas")
+        buffer = os.path.join(WORK, "short-buffer")
+        with open(buffer, "wb") as f:  # magic "BLSR", this layout's version, ring and slot counts; 4 KiB long
+            f.write(struct.pack("<IIII", 0x52534C42, 8, 1 << 16, 256).ljust(4096, b"\0"))
+        preload = os.path.join(os.path.dirname(CLI), "..", "lib", "libblasscope-preload.so")
+        env = dict(os.environ, LD_PRELOAD=preload, BLASSCOPE_RECORD_SHM=buffer)
+        proc = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=60)
+        self.assertEqual((proc.returncode, proc.stdout), (0, "c 6\n"), proc.stderr)
 
     def test_a_statically_linked_program_is_said_to_be_unrecordable(self):
         exe = build_c("static", 'int main(void) { return 5; }', "-static")
