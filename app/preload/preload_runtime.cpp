@@ -29,7 +29,7 @@ thread_local record::ActiveSlot* t_slot = nullptr;
 thread_local bool t_no_slot = false;  // the table was full when this thread looked
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
-thread_local std::uint64_t t_read_index_seen = 0;            // the recorder's read index, as last loaded
+thread_local std::uint64_t t_write_limit_seen = 0;           // the recorder's write limit, as last loaded
 bool g_check_values = false;                                 // set by the recorder before the program starts
 record::CallClock g_clock = record::CallClock::MonotonicNs;  // likewise
 
@@ -71,7 +71,7 @@ void after_fork_in_child() {
   t_no_slot = false;
   t_innermost = nullptr;
   t_next_id = t_id_end = 0;  // the parent's block of ids stays the parent's
-  t_read_index_seen = 0;
+  t_write_limit_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
   if (g_shared) register_process();
 }
@@ -135,13 +135,12 @@ void append_finished(const CallRecord& call) {
   std::uint64_t w = s.write_index.load(std::memory_order_relaxed);
   std::uint64_t waited_since = 0;
   while (true) {
-    // The recorder's read index is loaded only when the ring looks full from the last one
-    // seen: its cache line stays with the recorder.
-    if (w - t_read_index_seen >= record::kRingCapacity) {
-      t_read_index_seen = s.read_index.load(std::memory_order_acquire);
-    }
-    if (w - t_read_index_seen >= record::kRingCapacity) {
-      // Full: the recorder is behind. Wait for it (nothing is lost), but not for a recorder
+    // The recorder's limit is loaded only when the ring looks full from the last one seen: its
+    // cache line stays with the recorder.
+    if (w >= t_write_limit_seen) t_write_limit_seen = s.write_limit.load(std::memory_order_acquire);
+    if (w >= t_write_limit_seen) {
+      record::want_whole_ring(s);
+      // Full: the recorder is behind, or the ring still growing. Wait (nothing is lost), but not for a recorder
       // that has stopped draining: after a second the call is dropped, and so are all later
       // ones at once (an orphaned child must not wait a second per call).
       const std::uint64_t now = now_ns();

@@ -5,6 +5,10 @@
 // a plain file mapped MAP_SHARED by both: a header with per-routine totals kept exact by
 // atomics, a table of the calls running now (one slot per thread), and a ring of finished
 // calls the recorder drains as the program runs. Nothing here allocates or locks.
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 
@@ -13,7 +17,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 8;
+inline constexpr std::uint32_t kLayoutVersion = 9;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -142,9 +146,13 @@ struct SharedHeader {
   std::atomic<std::uint64_t> capture_limit_bytes, capture_limit_count;
   alignas(64) std::atomic<std::uint64_t> next_call_id;  // ids handed out in blocks
   std::atomic<std::uint64_t> write_index;               // ring slots reserved by writers
-  alignas(64) std::atomic<std::uint64_t> read_index;    // ring slots the recorder has drained
-  alignas(64) std::atomic<std::uint64_t> dropped;       // finished calls lost because the ring was full
-  std::atomic<std::uint32_t> recorder_gone;             // a writer waited a second in vain: later calls drop at once
+  // Writers reserve ring indices below this: the recorder's read index + the capacity, and no
+  // further than the part of the ring allocated so far (only its first entries, until a writer
+  // first finds it full and sets `ring_wanted`, waking the recorder's allocating thread).
+  alignas(64) std::atomic<std::uint64_t> write_limit;
+  std::atomic<std::uint32_t> ring_wanted;          // a futex: 0 until the whole ring is wanted
+  alignas(64) std::atomic<std::uint64_t> dropped;  // finished calls lost because the ring was full
+  std::atomic<std::uint32_t> recorder_gone;        // a writer waited a second in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
   std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed
@@ -155,5 +163,13 @@ struct SharedHeader {
 };
 
 inline constexpr std::size_t kSharedBytes = sizeof(SharedHeader);
+
+// A writer found the ring full: the recorder is asked, once, to allocate the rest of it. The
+// futex word is in a MAP_SHARED file, so the wake reaches the recorder's process.
+inline void want_whole_ring(SharedHeader& header) {
+  if (header.ring_wanted.load(std::memory_order_relaxed) == 0 && header.ring_wanted.exchange(1) == 0) {
+    ::syscall(SYS_futex, &header.ring_wanted, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  }
+}
 
 }  // namespace blasscope::record

@@ -262,6 +262,7 @@ Recording record_program(const RecordOptions& options) {
   }
   if (exit_fd >= 0) ::close(exit_fd);
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  buffer.stop_growing();  // the program has ended: the ring needs no more room
   if (stopping) {
     // Children that ignored SIGTERM go now, like the program.
     collect_processes(buffer.header(), out);
@@ -319,6 +320,11 @@ Recording record_program(const RecordOptions& options) {
     out.problem =
         "the program made no BLAS or LAPACK call through a shared library (none was called, or it "
         "links a BLAS statically)";
+  } else if (const std::string error = buffer.growth_error(); !error.empty() && buffer.header().dropped.load() > 0) {
+    out.problem = "the recording buffer could not grow past " + std::to_string(buffer.ring_allocated()) + " calls (" +
+                  error + "; is " + buffer.path().substr(0, buffer.path().rfind('/')) +
+                  " full?): the program waited a second for room, then " +
+                  std::to_string(buffer.header().dropped.load()) + " calls were counted but not recorded";
   }
   return out;
 }

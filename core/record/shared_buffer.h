@@ -1,8 +1,10 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "record/call_record.h"
@@ -24,8 +26,11 @@ ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t
 // while it runs, read once more after it ends.
 class SharedBuffer {
  public:
-  // Creates the file in `dir` (/dev/shm when it exists) and maps it; throws std::runtime_error.
-  explicit SharedBuffer(bool check_values);
+  // Creates the file in /dev/shm (else /tmp) and maps it; throws std::runtime_error. Only the
+  // tables and the ring's first entries are allocated at once; the rest of the ring is
+  // allocated on a thread of its own while the program starts (see grow_ring).
+  // `ring_entries` below the capacity makes a ring that cannot grow that far (tests).
+  explicit SharedBuffer(bool check_values, std::uint64_t ring_entries = kRingCapacity);
   ~SharedBuffer();  // unmaps and removes the file
   SharedBuffer(const SharedBuffer&) = delete;
   SharedBuffer& operator=(const SharedBuffer&) = delete;
@@ -48,10 +53,27 @@ class SharedBuffer {
   std::vector<CallRecord> running() const;
   // The mapping of the calls' clock, from the start until now.
   ClockMap clock_map() const;
+  // Ends the ring's allocation (the program has ended: it needs no more of it).
+  void stop_growing();
+  // Ring entries allocated so far, and drained so far.
+  std::uint64_t ring_allocated() const { return m_allocated.load(); }
+  std::uint64_t drained() const { return m_read.load(); }
+  // Why the ring could not grow to its capacity ("" if it could); stops its growth first.
+  std::string growth_error();
 
  private:
+  void grow_ring();
+  void publish_write_limit();
+
   std::string m_path;
+  int m_fd = -1;  // kept for the ring's allocation
   SharedHeader* m_header = nullptr;
+  std::atomic<std::uint64_t> m_read{0};       // ring entries drained
+  std::atomic<std::uint64_t> m_allocated{0};  // ring entries backed by allocated pages
+  std::atomic<bool> m_stop_growing{false};
+  std::thread m_grower;
+  std::uint64_t m_ring_entries;  // what the ring may grow to
+  std::string m_growth_error;    // written by the grower before it ends
   std::uint64_t m_lost = 0, m_not_kept = 0;
   std::uint64_t m_stuck_since_ns = 0;    // when the entry at the read index was first seen unfinished
   std::uint64_t m_tick0 = 0, m_ns0 = 0;  // both clocks, when the buffer was made

@@ -2,6 +2,8 @@
 // a thread publishes while they run, and drains the ring, written here as the preload
 // library writes them.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "record/shared_buffer.h"
 
@@ -80,12 +82,85 @@ TEST(SharedBufferDrain, CompleteEntriesInOrderAndAnAbandonedOneOnlyAtTheEnd) {
   buffer.drain(out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].id, 100u);
-  EXPECT_EQ(h.read_index.load(), 1u) << "the read index stops at the unfinished entry";
+  EXPECT_EQ(buffer.drained(), 1u) << "the read index stops at the unfinished entry";
   buffer.drain(out, true);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].id, 102u);
   EXPECT_EQ(buffer.lost(), 1u);
-  EXPECT_EQ(h.read_index.load(), 3u);
+  EXPECT_EQ(buffer.drained(), 3u);
+}
+
+// Bytes of the buffer file backed by pages.
+std::uint64_t allocated_bytes(const SharedBuffer& buffer) {
+  struct stat st {};
+  if (::stat(buffer.path().c_str(), &st) != 0) return 0;
+  return static_cast<std::uint64_t>(st.st_blocks) * 512;
+}
+
+std::uint64_t ring_offset(SharedBuffer& buffer) {
+  return static_cast<std::uint64_t>(reinterpret_cast<char*>(&buffer.header().ring[0]) -
+                                    reinterpret_cast<char*>(&buffer.header()));
+}
+
+TEST(SharedBufferGrowth, TheRingGrowsToItsCapacityWhileWritersStayWithinWhatIsAllocated) {
+  SharedBuffer buffer(false);
+  SharedHeader& h = buffer.header();
+  want_whole_ring(h);  // as a writer that found the ring full
+  // Sampled while it grows: a writer may never be let past the pages allocated.
+  for (int i = 0; i < 200000 && buffer.ring_allocated() < kRingCapacity; ++i) {
+    const std::uint64_t limit = h.write_limit.load();
+    ASSERT_LE(limit, buffer.ring_allocated());
+    ASSERT_GE(allocated_bytes(buffer), ring_offset(buffer) + limit * sizeof(RingEntry));
+  }
+  EXPECT_EQ(buffer.growth_error(), "");
+  EXPECT_EQ(buffer.ring_allocated(), kRingCapacity);
+  EXPECT_EQ(h.write_limit.load(), std::uint64_t{kRingCapacity}) << "nothing drained yet: one full ring";
+  EXPECT_GE(allocated_bytes(buffer), kSharedBytes);
+
+  // Draining raises the limit by what was drained.
+  for (std::uint64_t i = 0; i < 5; ++i) {
+    h.ring[i].call = call_with_id(i + 1);
+    h.ring[i].ready.store(i + 1);
+  }
+  h.write_index.store(5);
+  std::vector<CallRecord> out;
+  buffer.drain(out);
+  EXPECT_EQ(out.size(), 5u);
+  EXPECT_EQ(h.write_limit.load(), std::uint64_t{kRingCapacity} + 5);
+}
+
+TEST(SharedBufferGrowth, ARingThatCannotGrowHoldsWritersAtWhatIsAllocated) {
+  constexpr std::uint64_t kCannotPass = 12288;  // as if /dev/shm filled up there
+  SharedBuffer buffer(false, kCannotPass);
+  want_whole_ring(buffer.header());
+  for (int i = 0; i < 5000 && buffer.ring_allocated() < kCannotPass; ++i) ::usleep(1000);
+  EXPECT_EQ(buffer.growth_error(), "limited to 12288 entries");
+  EXPECT_EQ(buffer.ring_allocated(), kCannotPass);
+  SharedHeader& h = buffer.header();
+  EXPECT_EQ(h.write_limit.load(), kCannotPass);
+  EXPECT_LT(allocated_bytes(buffer), kSharedBytes) << "the rest of the ring has no pages";
+  // Draining does not lift the limit past the allocation: the ring would wrap into holes.
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    h.ring[i].call = call_with_id(i + 1);
+    h.ring[i].ready.store(i + 1);
+  }
+  h.write_index.store(3);
+  std::vector<CallRecord> out;
+  buffer.drain(out);
+  EXPECT_EQ(out.size(), 3u);
+  EXPECT_EQ(h.write_limit.load(), kCannotPass);
+}
+
+TEST(SharedBufferGrowth, UnwantedTheRingKeepsItsFirstEntriesAndStopsAtOnce) {
+  SharedBuffer buffer(false);
+  ::usleep(20000);  // the grower waits for a writer that needs more room; none comes
+  EXPECT_EQ(buffer.ring_allocated(), 4096u);
+  EXPECT_EQ(buffer.header().write_limit.load(), 4096u);
+  EXPECT_LT(allocated_bytes(buffer), kSharedBytes);
+  EXPECT_GE(allocated_bytes(buffer), ring_offset(buffer) + 4096 * sizeof(RingEntry));
+  buffer.stop_growing();  // the program ended: the waiting grower ends too (no hang here)
+  EXPECT_EQ(buffer.ring_allocated(), 4096u);
+  EXPECT_EQ(buffer.growth_error(), "") << "stopped, not failed";
 }
 
 }  // namespace
