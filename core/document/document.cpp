@@ -5,9 +5,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "io/input_error.h"
+#include "io/text_file.h"
 #include "record/recording_json.h"
 #include "results/session_file.h"
 #include "workload/scenarios.h"
@@ -15,14 +15,6 @@
 
 namespace blasscope::core {
 namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(InputError::Kind::Unreadable, "cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Whether JSON text is a session: its top-level "format" is "blasscope-session" (a workload
 // has none). Only top-level values are kept while parsing, so a long event list costs no
@@ -149,7 +141,7 @@ Document open_document(const std::string& source) {
       return doc;
     }
   }
-  const std::string text = read_all(source);
+  const std::string text = read_text_file(source);
   const std::string kind = session_kind(text);
   if (kind == "index") {
     doc.kind = DocumentKind::TensorFile;

@@ -1,5 +1,9 @@
 #include "io/text_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,6 +37,37 @@ void write_in_place(const std::string& path, const std::string& content) {
 }
 
 }  // namespace
+
+std::string read_text_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(InputError::Kind::Unreadable, "cannot open " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  std::string text;
+  std::size_t size = 0;
+  try {
+    text.resize(regular ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t{1} << 16);
+    while (true) {
+      // One byte more than the file holds: a file that grew meanwhile is read on, not cut.
+      if (size == text.size()) text.resize(text.size() * 2);
+      const ssize_t got = ::read(fd, text.data() + size, text.size() - size);
+      if (got == 0) break;
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        const int error = errno;
+        ::close(fd);
+        throw InputError(InputError::Kind::Unreadable, "cannot read " + path + ": " + std::strerror(error));
+      }
+      size += static_cast<std::size_t>(got);
+    }
+  } catch (const std::bad_alloc&) {
+    ::close(fd);
+    throw InputError(InputError::Kind::Unreadable, "cannot read " + path + ": not enough memory for it");
+  }
+  ::close(fd);
+  text.resize(size);
+  return text;
+}
 
 void write_text_file(const std::string& path, const std::string& content) {
   // A regular file is written beside itself and renamed over, so a full disk leaves the old

@@ -4,10 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
-#include <unordered_map>
+#include <type_traits>
+#include <utility>
 
 #include "record/routine_names.h"
 #include "record/session_writer.h"
@@ -43,6 +45,15 @@ T checked_integer(long double v, const char* key) {
   if (!(v >= lowest && v < end) || static_cast<long double>(static_cast<T>(v)) != v) {
     throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
   }
+  return static_cast<T>(v);
+}
+
+// The same for an integer as parsed (in integers: long double arithmetic is x87 code, and took
+// a tenth of opening a million-call session).
+template <typename T, typename V>
+requires std::is_integral_v<V> T checked_integer(V v, const char* key) {
+  if (!std::in_range<T>(v))
+    throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
   return static_cast<T>(v);
 }
 
@@ -173,39 +184,41 @@ enum class Field {
   Captured
 };
 
+// By length first: a hash of every key took a tenth of opening a million-call session.
 Field field_of(std::string_view key) {
-  static const std::unordered_map<std::string_view, Field> kFields = {{"id", Field::Id},
-                                                                      {"parent", Field::Parent},
-                                                                      {"pid", Field::Pid},
-                                                                      {"thread", Field::Thread},
-                                                                      {"m", Field::M},
-                                                                      {"n", Field::N},
-                                                                      {"k", Field::K},
-                                                                      {"lda", Field::Lda},
-                                                                      {"ldb", Field::Ldb},
-                                                                      {"ldc", Field::Ldc},
-                                                                      {"alpha", Field::Alpha},
-                                                                      {"beta", Field::Beta},
-                                                                      {"start", Field::Start},
-                                                                      {"seconds", Field::Seconds},
-                                                                      {"info", Field::Info},
-                                                                      {"status", Field::Status},
-                                                                      {"input_nan", Field::InputNan},
-                                                                      {"input_inf", Field::InputInf},
-                                                                      {"output_nan", Field::OutputNan},
-                                                                      {"output_inf", Field::OutputInf},
-                                                                      {"routine", Field::Routine},
-                                                                      {"char", Field::Char},
-                                                                      {"xerbla", Field::Xerbla},
-                                                                      {"parameter", Field::Parameter},
-                                                                      {"cblas", Field::Cblas},
-                                                                      {"row_major", Field::RowMajor},
-                                                                      {"trans_a", Field::TransA},
-                                                                      {"trans_b", Field::TransB},
-                                                                      {"values_checked", Field::ValuesChecked},
-                                                                      {"captured", Field::Captured}};
-  const auto it = kFields.find(key);
-  return it == kFields.end() ? Field::Other : it->second;
+  struct Name {
+    std::string_view text;
+    Field field;
+  };
+  static constexpr Name kByLength[][8] = {
+      {},
+      {{"m", Field::M}, {"n", Field::N}, {"k", Field::K}},
+      {{"id", Field::Id}},
+      {{"pid", Field::Pid}, {"lda", Field::Lda}, {"ldb", Field::Ldb}, {"ldc", Field::Ldc}},
+      {{"beta", Field::Beta}, {"info", Field::Info}, {"char", Field::Char}},
+      {{"alpha", Field::Alpha}, {"start", Field::Start}, {"cblas", Field::Cblas}},
+      {{"parent", Field::Parent}, {"thread", Field::Thread}, {"status", Field::Status}, {"xerbla", Field::Xerbla}},
+      {{"seconds", Field::Seconds},
+       {"routine", Field::Routine},
+       {"trans_a", Field::TransA},
+       {"trans_b", Field::TransB}},
+      {{"captured", Field::Captured}},
+      {{"input_nan", Field::InputNan},
+       {"input_inf", Field::InputInf},
+       {"row_major", Field::RowMajor},
+       {"parameter", Field::Parameter}},
+      {{"output_nan", Field::OutputNan}, {"output_inf", Field::OutputInf}},
+      {},
+      {},
+      {},
+      {{"values_checked", Field::ValuesChecked}},
+  };
+  if (key.size() >= std::size(kByLength)) return Field::Other;
+  for (const Name& name : kByLength[key.size()]) {
+    if (name.text.empty()) break;
+    if (name.text == key) return name.field;
+  }
+  return Field::Other;
 }
 
 // Reads one call object's events into a CallRecord: the one reader of the format (the fast path,
@@ -233,7 +246,9 @@ class CallBuilder {
   void check_value() const {
     if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
   }
-  void number(long double exact) {
+  // `exact`: an integer as parsed, or any number as a long double (exact for every integer).
+  template <typename V>
+  void number(V exact) {
     if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
     const auto v = static_cast<double>(exact);
     const char* k = m_key.c_str();
@@ -335,9 +350,9 @@ void feed(CallBuilder& builder, const json& object) {
     } else if (value.is_array()) {
       throw std::invalid_argument("a call holds an array");
     } else if (value.is_number_unsigned()) {
-      builder.number(static_cast<long double>(value.get<std::uint64_t>()));
+      builder.number(value.get<std::uint64_t>());
     } else if (value.is_number_integer()) {
-      builder.number(static_cast<long double>(value.get<std::int64_t>()));
+      builder.number(value.get<std::int64_t>());
     } else if (value.is_number()) {
       builder.number(value.get<double>());
     } else if (value.is_string()) {
@@ -373,10 +388,10 @@ class SessionSax {
   }
   bool boolean(bool v) { return value_in_calls() ? (m_builder.boolean(v), true) : m_dom.boolean(v); }
   bool number_integer(json::number_integer_t v) {
-    return value_in_calls() ? (m_builder.number(static_cast<long double>(v)), true) : m_dom.number_integer(v);
+    return value_in_calls() ? (m_builder.number(v), true) : m_dom.number_integer(v);
   }
   bool number_unsigned(json::number_unsigned_t v) {
-    return value_in_calls() ? (m_builder.number(static_cast<long double>(v)), true) : m_dom.number_unsigned(v);
+    return value_in_calls() ? (m_builder.number(v), true) : m_dom.number_unsigned(v);
   }
   bool number_float(json::number_float_t v, const std::string& s) {
     return value_in_calls() ? (m_builder.number(v), true) : m_dom.number_float(v, s);
@@ -556,12 +571,12 @@ class FastCallReader {
       std::uint64_t v = 0;
       const auto [end, error] = std::from_chars(start, m_p, v);
       if (error != std::errc() || end != m_p) return false;
-      m_builder.number(static_cast<long double>(v));
+      m_builder.number(v);
     } else if (integral) {
       std::int64_t v = 0;
       const auto [end, error] = std::from_chars(start, m_p, v);
       if (error != std::errc() || end != m_p) return false;
-      m_builder.number(static_cast<long double>(v));
+      m_builder.number(v);
     } else {
       double v = 0;
       const auto [end, error] = std::from_chars(start, m_p, v);
@@ -616,6 +631,12 @@ std::optional<Recording> read_written_session(const std::string& text) {
   const std::size_t at = top_level_calls(text);
   if (at == std::string::npos) return std::nullopt;
   std::vector<CallRecord> calls;
+  // Room for as many calls as the text can hold at the size BLAScope writes them (about 190
+  // bytes; reserved, not touched): a vector doubling its way to a million calls copied 0.2 GB.
+  try {
+    calls.reserve((text.size() - at) / 128);
+  } catch (const std::bad_alloc&) {  // then it grows as it goes
+  }
   FastCallReader reader(text.data() + at + kCallsKey.size(), text.data() + text.size());
   if (!reader.read(calls)) return std::nullopt;
   // The header is what comes before and after the calls: `{...,` and `,...}` (calls in the

@@ -3,8 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "io/input_error.h"
 #include "io/strict_json.h"
@@ -38,11 +36,7 @@ void write_session(const std::string& path, const std::string& workload_file, co
 }
 
 SessionFile read_session_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(InputError::Kind::Unreadable, "cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_session(text.str(), path);
+  return parse_session(read_text_file(path), path);
 }
 
 namespace {

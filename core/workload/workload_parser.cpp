@@ -2,13 +2,12 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "io/input_error.h"
 #include "io/strict_json.h"
+#include "io/text_file.h"
 #include "tensor/host_tensor.h"
 #include "workload/byte_size.h"
 
@@ -374,10 +373,7 @@ Workload parse_workload_file(const std::string& path) {
   const auto size = std::filesystem::file_size(path, error);
   if (error) throw InputError(InputError::Kind::Unreadable, "cannot read workload: " + error.message());
   if (size > kMaxWorkloadBytes) fail_malformed("workload file is larger than 16 MiB");
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  Workload w = parse_workload_text(text.str(), std::filesystem::absolute(path).parent_path().string());
+  Workload w = parse_workload_text(read_text_file(path), std::filesystem::absolute(path).parent_path().string());
   w.source_path = std::filesystem::absolute(path).string();
   return w;
 }

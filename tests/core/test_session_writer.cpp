@@ -219,6 +219,32 @@ TEST(SessionReader, AMissingSeparatorIsNotJoinedOver) {
   EXPECT_THROW(parse_recording_text(text), nlohmann::json::exception);
 }
 
+TEST(SessionReader, IntegersOutsideTheirFieldAreRefusedNamingIt) {
+  // Each read the fast way and, with an escape in the routine, the JSON parser's way.
+  const auto session = [](const std::string& field, const std::string& routine) {
+    return R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[{"id":1,"routine":")" + routine +
+           R"(","start":0,"seconds":0,)" + field + "}],\"pid\":1}";
+  };
+  for (const char* routine : {"dgemm", "dg\\u0065mm"}) {
+    EXPECT_EQ(
+        parse_recording_text(session(R"("m":2147483647,"pid":4294967295,"info":-2147483648)", routine)).calls.at(0).m,
+        2147483647);
+    for (const char* bad : {R"("m":2147483648)", R"("pid":4294967296)", R"("id":-1)", R"("info":-2147483649)",
+                            R"("lda":1.5)", R"("parent":18446744073709551616)", R"("n":1e300)"}) {
+      try {
+        parse_recording_text(session(bad, routine));
+        ADD_FAILURE() << "accepted " << bad << " (" << routine << ")";
+      } catch (const std::invalid_argument& error) {
+        const std::string name = std::string(bad).substr(1, std::string(bad).find('"', 1) - 1);
+        EXPECT_NE(std::string(error.what()).find('"' + name + '"'), std::string::npos) << error.what();
+      } catch (const nlohmann::json::exception& error) {
+        // 2^64 does not fit nlohmann's integers: its parser refuses it as a number out of range.
+        EXPECT_STREQ(bad, R"("parent":18446744073709551616)") << error.what();
+      }
+    }
+  }
+}
+
 TEST(SessionReader, EscapedTextGoesTheCarefulWayToTheSameCalls) {
   // "dg\u0065mm" is "dgemm": the fast reader leaves escapes to the JSON parser.
   const std::string text = R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)"

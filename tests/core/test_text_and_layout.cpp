@@ -93,3 +93,27 @@ TEST(Text, WritingAFileReportsEveryWayItCanFail) {
     }
   }
 }
+
+TEST(Text, ReadingAFileGivesEveryByteOrNamesWhyNot) {
+  blasscope::test::TempDir dir;
+  std::string content(300000, 'a');
+  content[7] = '\0';  // text files may hold anything: nothing stops at a NUL
+  content.back() = 'z';
+  const std::string path = dir.file("session.json");
+  write_text_file(path, content);
+  EXPECT_EQ(read_text_file(path), content);
+  write_text_file(path, "");
+  EXPECT_EQ(read_text_file(path), "");
+  // A device is read in pieces until it ends (its size says nothing).
+  EXPECT_EQ(read_text_file("/dev/null"), "");
+  const std::pair<std::string, std::string> bad[] = {{dir.file("missing.json"), "cannot open"},
+                                                     {dir.path().string(), "cannot read"}};
+  for (const auto& [file, says] : bad) {
+    try {
+      read_text_file(file);
+      ADD_FAILURE() << "no error for " << file;
+    } catch (const InputError& error) {
+      EXPECT_NE(std::string(error.what()).find(says + " " + file), std::string::npos) << error.what();
+    }
+  }
+}
