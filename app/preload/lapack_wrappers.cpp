@@ -83,16 +83,31 @@ bool is_query(const Word* a, const LapackArgs& d) {
 // Records and forwards one call. The real routine gets 17 words: its own N first, then zeros
 // it never reads.
 // The workload op that replays a captured call, or nullptr for routines BLAScope cannot replay.
-const char* replay_op(Routine routine) {
+// The workload op that replays a driver's call: the same driver, and for an SVD whether it
+// computed U and V^T (JOBZ / JOBU not 'N'), which takes LAPACK down another path.
+const char* driver_name(Routine routine) {
   switch (routine) {
-    case Routine::Gesdd:
-    case Routine::Gesvd: return R"({"op": "svd", "a": "a"})";
-    case Routine::Gelsd:
-    case Routine::Gelsy:
-    case Routine::Gelss:
-    case Routine::Gels: return R"({"op": "lstsq", "a": "a", "b": "b"})";
+    case Routine::Gesdd: return "gesdd";
+    case Routine::Gesvd: return "gesvd";
+    case Routine::Gelsd: return "gelsd";
+    case Routine::Gelsy: return "gelsy";
+    case Routine::Gelss: return "gelss";
+    case Routine::Gels: return "gels";
     default: return nullptr;
   }
+}
+
+bool replay_op(Routine routine, char job, char* out, std::size_t size) {
+  const char* driver = driver_name(routine);
+  if (!driver) return false;
+  if (routine == Routine::Gesdd || routine == Routine::Gesvd) {
+    const bool uv = job != 'N' && job != 'n';
+    std::snprintf(out, size, R"({"op": "svd", "a": "a", "driver": "%s", "compute_uv": %s})", driver,
+                  uv ? "true" : "false");
+  } else {
+    std::snprintf(out, size, R"({"op": "lstsq", "a": "a", "b": "b", "driver": "%s"})", driver);
+  }
+  return true;
 }
 
 void format_real(char* out, std::size_t size, double v) {
@@ -110,7 +125,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
   CallScope scope(routine, precision);
   InputCapture capture;
   const bool top_level = scope.recording() && scope.call.parent == 0;
-  const bool replayable = replay_op(routine) || routine == Routine::Lascl;
+  const bool replayable = driver_name(routine) || routine == Routine::Lascl;
   const int reals = precision == Precision::C || precision == Precision::Z ? 2 : 1;
   Word a[17] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];
@@ -163,7 +178,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
         std::snprintf(op, sizeof op, R"({"op": "dlascl", "a": "a", "type": "%c", "cfrom": %s, "cto": %s})", type, cfrom,
                       cto);
       } else {
-        std::snprintf(op, sizeof op, "%s", replay_op(routine));
+        replay_op(routine, static_cast<char>(c.side_uplo), op, sizeof op);
       }
       capture.write(c, scope.failed_here_or_inside(), op);
     }

@@ -13,8 +13,7 @@ DrainedCalls::DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, R
   }
 }
 
-bool DrainedCalls::worth_keeping(const CallRecord& c) {
-  if (!m_options.on_calls) return true;
+bool DrainedCalls::needed_one_by_one(const CallRecord& c) {
   const bool wanted = m_wanted.erase(c.id) > 0;
   const bool keep = wanted || c.pid != m_out.pid || (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 ||
                     c.input_nan != 0 || c.input_inf != 0 || c.output_nan != 0 || c.output_inf != 0;
@@ -25,19 +24,29 @@ bool DrainedCalls::worth_keeping(const CallRecord& c) {
 
 std::size_t DrainedCalls::drain(bool final) {
   m_drained.clear();
-  const std::uint64_t room = m_options.max_calls > m_taken ? m_options.max_calls - m_taken : 0;
-  const std::size_t left_ring = m_buffer.drain(m_drained, final, room);
+  const std::size_t left_ring = m_buffer.drain(m_drained, final);
   if (m_drained.empty()) return left_ring;
   // Mapped through the line from the start to now: every call drained lies between the two
   // samples, so each is placed to within a sample's error, whenever it is drained.
   const ClockMap clock = m_buffer.clock_map();
+  std::size_t passed = 0;
   for (CallRecord& c : m_drained) {
     c.start_ns = clock.point(c.start_ns);
     c.duration_ns = clock.span(c.duration_ns);
-    if (worth_keeping(c)) m_out.calls.push_back(c);
+    const bool needed = needed_one_by_one(c);
+    if (m_taken >= m_options.max_calls) {
+      if (!needed || m_taken_past_cap >= m_options.max_calls) {
+        ++m_not_kept;
+        continue;
+      }
+      ++m_taken_past_cap;
+    }
+    ++m_taken;
+    if (needed || !m_options.on_calls) m_out.calls.push_back(c);
+    m_drained[passed++] = c;
   }
-  m_taken += m_drained.size();
-  if (m_options.on_calls) m_options.on_calls(m_drained, m_out);
+  m_drained.resize(passed);
+  if (m_options.on_calls && passed) m_options.on_calls(m_drained, m_out);
   return left_ring;
 }
 

@@ -4,7 +4,8 @@
 // calls to CLOCK_MONOTONIC nanoseconds and hands them to the caller's sink (the session writer)
 // and keeps in the recording only the calls something later needs one by one: failures and the
 // calls they were made from (the diagnoses), captured calls, and child processes' calls (their
-// own sessions). Without a sink every call is kept.
+// own sessions). Without a sink every call is kept. Past max_calls only those needed calls go
+// on (up to max_calls more of them): a failure after a million good calls is still diagnosed.
 #include <cstdint>
 #include <unordered_set>
 #include <vector>
@@ -20,18 +21,20 @@ class DrainedCalls {
   // Takes what the program has published; `final` as SharedBuffer::drain. Returns how many
   // calls left the ring (kept or not).
   std::size_t drain(bool final);
-  // Calls past max_calls: counted in the totals, not kept one by one.
-  std::uint64_t not_kept() const { return m_buffer.not_kept(); }
+  // Calls past max_calls that nothing needed one by one: counted in the totals only.
+  std::uint64_t not_kept() const { return m_not_kept; }
 
  private:
-  bool worth_keeping(const CallRecord& call);
+  bool needed_one_by_one(const CallRecord& call);
 
   SharedBuffer& m_buffer;
   const RecordOptions& m_options;
   Recording& m_out;
   std::vector<CallRecord> m_drained;           // reused: no new memory per drain
   std::unordered_set<std::uint64_t> m_wanted;  // parents of kept calls that have not finished yet
-  std::uint64_t m_taken = 0;                   // calls handed on so far (at most max_calls)
+  std::uint64_t m_taken = 0;                   // calls handed on so far
+  std::uint64_t m_taken_past_cap = 0;          // of them, needed ones past max_calls (at most max_calls)
+  std::uint64_t m_not_kept = 0;
 };
 
 }  // namespace blasscope::record

@@ -181,7 +181,7 @@ void SharedBuffer::publish_write_limit() {
   }
 }
 
-std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final, std::size_t keep_at_most) {
+std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   SharedHeader& s = *m_header;
   std::uint64_t r = m_read.load(std::memory_order_relaxed);
   const std::uint64_t first = r;
@@ -202,11 +202,7 @@ std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final, std::s
       ++m_lost;
     } else {
       m_stuck_since_ns = 0;
-      if (out.size() < keep_at_most) {
-        out.push_back(entry.call);
-      } else {
-        ++m_not_kept;
-      }
+      out.push_back(entry.call);
     }
     // The write limit is raised once per batch (writers waiting on a full ring see progress
     // every 4096 entries): each store takes the line from the writers' caches.

@@ -38,13 +38,11 @@ class SharedBuffer {
   const std::string& path() const { return m_path; }
   SharedHeader& header() { return *m_header; }
 
-  // Moves the finished calls the program has published into `out`, as long as it holds fewer
-  // than `keep_at_most` (the others are counted in `not_kept`); with `final`, entries a dead
-  // writer reserved but never completed are skipped (and counted in `lost`). Returns how many
-  // calls it took from the ring.
-  std::size_t drain(std::vector<CallRecord>& out, bool final = false, std::size_t keep_at_most = SIZE_MAX);
+  // Moves the finished calls the program has published into `out`; with `final`, entries a
+  // dead writer reserved but never completed are skipped (and counted in `lost`). Returns how
+  // many calls it took from the ring.
+  std::size_t drain(std::vector<CallRecord>& out, bool final = false);
   std::uint64_t lost() const { return m_lost; }
-  std::uint64_t not_kept() const { return m_not_kept; }
   // Gives back the slots of processes that have exited while no call of theirs was running.
   void reclaim_slots_of_dead_processes();
   // active[0, slots_seen()) holds every slot a thread has claimed.
@@ -74,7 +72,7 @@ class SharedBuffer {
   std::thread m_grower;
   std::uint64_t m_ring_entries;  // what the ring may grow to
   std::string m_growth_error;    // written by the grower before it ends
-  std::uint64_t m_lost = 0, m_not_kept = 0;
+  std::uint64_t m_lost = 0;
   std::uint64_t m_stuck_since_ns = 0;    // when the entry at the read index was first seen unfinished
   std::uint64_t m_tick0 = 0, m_ns0 = 0;  // both clocks, when the buffer was made
 };

@@ -226,6 +226,38 @@ class RecordSciPy(unittest.TestCase):
         self.assertTrue(any("CFROM = nan" in e for e in d["evidence"]), d["evidence"])
         self.assertNotIn("lapack-failed", ids(report))  # INFO > 0 there is the consequence, not a second cause
 
+    def test_each_capture_replays_the_driver_the_program_called(self):
+        # Every driver fails its own way on a NaN (gelsy silently, gelss and gesvd with INFO > 0,
+        # gelsd through DLASCL, gesdd with INFO = -4): a replay by another driver would not.
+        script = write("drivers.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.default_rng(1).random((12, 5)); a[2, 3] = np.nan
+            b = np.ones(12)
+            for driver in ("gelsy", "gelss", "gelsd"):
+                try:
+                    scipy.linalg.lstsq(a, b, check_finite=False, lapack_driver=driver)
+                except Exception as e:
+                    print(driver, type(e).__name__)
+            for driver in ("gesvd", "gesdd"):
+                try:
+                    scipy.linalg.svd(a, check_finite=False, lapack_driver=driver, compute_uv=driver == "gesvd")
+                except Exception as e:
+                    print(driver, type(e).__name__)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(sorted(c["routine"] for c in report["captures"]),
+                         ["dgelsd", "dgelss", "dgelsy", "dgesdd", "dgesvd"], proc.err)
+        for capture in report["captures"]:
+            with self.subTest(routine=capture["routine"]):
+                with open(capture["workload"]) as f:
+                    op = json.load(f)["ops"][0]
+                self.assertEqual(op["driver"], capture["routine"][1:])
+                if "compute_uv" in op:
+                    self.assertEqual(op["compute_uv"], capture["routine"] == "dgesvd")
+                recorded = {d["id"] for d in report["diagnoses"] if d.get("call") == capture["call"]}
+                self.assertTrue(recorded - {"non-finite-input"}, report["diagnoses"])
+                self.assertEqual(set(replay_ids(capture)), recorded)
+
     def test_a_hung_lstsq_is_stopped_and_named(self):
         script = write("hang.py", """
             import numpy as np, scipy.linalg
@@ -343,6 +375,16 @@ class RecordC(unittest.TestCase):
         self.assertTrue(any("your LDA = 4, which must be at least 5" in e for e in d["evidence"]), d["evidence"])
         self.assertEqual(len(report["captures"]), 1)
         self.assertEqual(replay_ids(report["captures"][0]), ["illegal-argument"])
+        # Past the per-call cap the failing call is still kept, diagnosed and captured; only the
+        # good calls after the cap are left out (counted in the totals).
+        proc, capped = record(exe, options=("--max-calls", "4"))
+        self.assertEqual(proc.returncode, 3)
+        self.assertEqual(calls_of(capped, "dgemm"), 11)
+        self.assertEqual(len(capped["calls"]), 5, [c["id"] for c in capped["calls"]])
+        self.assertEqual(capped["calls"][-1]["xerbla"]["parameter"], 10)
+        self.assertIn("illegal-argument", ids(capped))
+        self.assertEqual(len(capped["captures"]), 1)
+        self.assertIn("capture: call 11 dgemm", proc.err)
 
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
