@@ -4,9 +4,11 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "diagnose/lapack_meanings.h"
 #include "gpu_model/cublas_status.h"
 #include "record/routine_names.h"
 #include "text/format.h"
@@ -26,8 +28,14 @@ std::string call_name(const CallRecord& c) {
   return upper(record::routine_name(c.routine, c.precision));
 }
 
+// Routines of one square matrix (POTRF, GESV, SYEV) take N alone: their M is recorded as N.
+bool square_only(Routine r) {
+  return r == Routine::Potrf || r == Routine::Gesv || r == Routine::Getrs || r == Routine::Syev || r == Routine::Syevd;
+}
+
 std::string sizes(const CallRecord& c) {
-  std::string text = "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
+  std::string text =
+      square_only(c.routine) ? "N=" + std::to_string(c.n) : "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
   if (c.k)
     text += (c.routine == Routine::Gemm || c.routine == Routine::Syrk ? ", K=" : ", NRHS=") + std::to_string(c.k);
   if (c.lda) text += ", LDA=" + std::to_string(c.lda);
@@ -75,15 +83,52 @@ std::string gemm_parameter(const CallRecord& c, int p) {
   return "";
 }
 
-std::vector<std::string> argument_evidence(const CallRecord& c) {
-  std::vector<std::string> evidence = {
+// The evidence of an XERBLA report made in call `c`, which `top` (the program's own call, `c`
+// itself unless LAPACK made `c` internally) led to.
+std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord& top) {
+  std::vector<std::string> evidence;
+  if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");
+  evidence.push_back(
       call_name(c) + " was called " + ((c.flags & record::kCblas) ? "through CBLAS" : "through its Fortran name") +
       ((c.flags & record::kRowMajor) ? ", row-major" : "") + " with " + sizes(c) +
-      ((c.flags & record::kTransA) ? ", A transposed" : "") + ((c.flags & record::kTransB) ? ", B transposed" : "")};
-  std::string meaning = c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter) : "";
-  evidence.push_back("xerbla reported " + xerbla_routine(c) + " parameter " + std::to_string(c.xerbla_parameter) +
+      ((c.flags & record::kTransA) ? ", A transposed" : "") + ((c.flags & record::kTransB) ? ", B transposed" : ""));
+  const std::string routine = xerbla_routine(c);
+  const bool own = routine.size() > 1 && upper(routine) == call_name(c);  // not a routine it called unrecorded
+  std::string meaning = own && c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter) : "";
+  if (meaning.empty()) {
+    const std::string name = xerbla_parameter_name(routine, c.xerbla_parameter);
+    if (!name.empty()) meaning = "parameter is " + name;
+    // ?LASCL's scalars are recorded: the value it refused is the evidence.
+    if (own && c.routine == Routine::Lascl && (c.xerbla_parameter == 4 || c.xerbla_parameter == 5)) {
+      meaning += " = " + format_number(c.xerbla_parameter == 4 ? c.alpha : c.beta);
+    }
+  }
+  evidence.push_back("xerbla reported " + routine + " parameter " + std::to_string(c.xerbla_parameter) +
                      (meaning.empty() ? std::string() : ": that " + meaning));
+  if (&top != &c && (top.flags & record::kValuesChecked)) evidence.push_back(label(top) + ": " + values(top));
   return evidence;
+}
+
+// The Cause of an argument error outside GEMM, where the catalogue's page (GEMM's list) does
+// not apply: the routine's own list, and who passed the value.
+std::string argument_cause(const CallRecord& c, const CallRecord& top) {
+  const std::string routine = xerbla_routine(c);
+  const std::string list = xerbla_parameter_list(routine);
+  std::string cause =
+      "BLAS and LAPACK check their arguments on entry and report the first bad one through XERBLA, "
+      "as its position in the Fortran argument list of the routine named";
+  cause += list.empty() ? "." : ": for " + routine + " " + list + ".";
+  if (&top != &c) {
+    cause += " Here " + call_name(top) +
+             " made that call itself: the value was computed inside LAPACK from your "
+             "input, not passed by your program (a NaN or Inf in the input becomes a NaN scale factor or norm).";
+  }
+  return cause;
+}
+
+bool is_gemm_xerbla(const CallRecord& c) {
+  const std::string routine = upper(xerbla_routine(c));
+  return routine.size() == 5 && routine.substr(1) == "GEMM";
 }
 
 bool is_lascl_cfrom(const CallRecord& c) {
@@ -91,13 +136,19 @@ bool is_lascl_cfrom(const CallRecord& c) {
   return c.xerbla_parameter == 4 && r.size() == 6 && r.substr(1) == "LASCL";
 }
 
-// Diagnoses keyed by (id, routine): the first call is named, later ones are counted.
+// Diagnoses keyed by (id, routine, variant): the first call is named, later ones like it are
+// counted. The variant keeps apart failures of one id that differ in cause (another parameter,
+// an overflow beside a NaN input). `cause` and `fix`, when given, replace the catalogue's.
+struct Specific {
+  std::string variant, cause, fix;
+};
+
 class Collector {
  public:
   void add(const std::string& id, Severity severity, const CallRecord& c, std::string message,
-           std::vector<std::string> evidence) {
+           std::vector<std::string> evidence, Specific specific = {}) {
     if (!m_calls.insert({id, c.id}).second) return;  // this call has it already (two DLASCLs inside one driver)
-    const auto key = std::make_pair(id, record::routine_name(c.routine, c.precision));
+    const auto key = std::make_tuple(id, record::routine_name(c.routine, c.precision), specific.variant);
     const auto it = m_index.find(key);
     if (it != m_index.end()) {
       ++m_repeats[it->second];
@@ -112,6 +163,7 @@ class Collector {
     d.facts = {{"call", c.id}, {"routine", record::routine_name(c.routine, c.precision)}, {"pid", c.pid}};
     m_index.emplace(key, m_out.size());
     m_out.push_back(std::move(d));
+    m_specific.push_back(std::move(specific));
     m_repeats.push_back(0);
   }
   std::vector<Diagnosis> finish() {
@@ -119,6 +171,8 @@ class Collector {
       if (m_repeats[i]) m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) + " more calls like it");
       m_out[i].facts["repeats"] = m_repeats[i];
       m_out[i] = explained(std::move(m_out[i]));
+      if (!m_specific[i].cause.empty()) m_out[i].cause = m_specific[i].cause;
+      if (!m_specific[i].fix.empty()) m_out[i].fix = m_specific[i].fix;
     }
     return std::move(m_out);
   }
@@ -127,8 +181,9 @@ class Collector {
 
  private:
   std::set<std::pair<std::string, std::uint64_t>> m_calls;
-  std::map<std::pair<std::string, std::string>, std::size_t> m_index;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> m_index;
   std::vector<Diagnosis> m_out;
+  std::vector<Specific> m_specific;
   std::vector<std::uint64_t> m_repeats;
 };
 
@@ -185,6 +240,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
     return top;
   };
+  std::unordered_set<std::uint64_t> running;
+  for (const auto& c : r.running) running.insert(c.id);
   Collector out;
   for (const CallRecord& c : r.calls) {
     const bool lapack = record::is_lapack(c.routine);
@@ -199,15 +256,25 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       evidence.push_back(call_name(c) + " got CFROM = " + format_number(c.alpha) +
                          " and rejected it: xerbla reported " + xerbla_routine(c) + " parameter 4");
       if (top.flags & record::kValuesChecked) evidence.push_back(label(top) + ": " + values(top));
-      if (top.flags & record::kHasInfo)
+      if ((top.flags & record::kHasInfo) && !running.count(top.id))
         evidence.push_back(call_name(top) + " returned INFO = " + std::to_string(top.info));
+      if (running.count(top.id)) evidence.push_back(call_name(top) + " never returned");
+      // NaN and Inf are what a norm of bad input gives; a zero CFROM is another mistake (a
+      // caller's own ?LASCL with a zero scale).
+      const std::string why = std::isnan(c.alpha) || std::isinf(c.alpha) ? "a NaN/Inf norm of the input"
+                                                                         : "CFROM = " + format_number(c.alpha);
       out.add("dlascl-invalid-cfrom", Severity::Error, top,
-              label(top) + ": DLASCL rejected its CFROM (parameter 4), a NaN/Inf norm of the input", evidence);
+              label(top) + ": " + call_name(c) + " rejected its CFROM (parameter 4), " + why, evidence);
     } else if (c.xerbla_parameter != 0) {
-      out.add("illegal-argument", Severity::Error, c,
-              label(c) + ": on entry to " + xerbla_routine(c) + " parameter number " +
-                  std::to_string(c.xerbla_parameter) + " had an illegal value",
-              argument_evidence(c));
+      const CallRecord& top = *outermost(c);
+      const bool gemm_page = is_gemm_xerbla(c) && &top == &c;
+      out.add("illegal-argument", Severity::Error, top,
+              label(top) + ": on entry to " + xerbla_routine(c) + " parameter number " +
+                  std::to_string(c.xerbla_parameter) + " had an illegal value" +
+                  (&top != &c ? " (in " + call_name(c) + ", called inside it)" : std::string()),
+              argument_evidence(c, top),
+              {xerbla_routine(c) + " " + std::to_string(c.xerbla_parameter),
+               gemm_page ? std::string() : argument_cause(c, top), ""});
     } else if (lapack && c.info == -4 && c.input_nan + c.input_inf > 0 &&
                (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd)) {
       // LAPACK >= 3.10 checks the norm itself and returns INFO = -4 instead of calling DLASCL.
@@ -216,10 +283,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
               {label(c) + ": " + values(c), call_name(c) + " returned INFO = -4 (LAPACK 3.10 and later check the norm "
                                                            "before DLASCL would reject it as parameter 4)"});
     } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
+      const auto meaning = positive_info_meaning(c.routine, c.info);
       out.add("lapack-failed", Severity::Error, c,
-              label(c) + ": returned INFO = " + std::to_string(c.info) + " (did not converge or singular)",
+              label(c) + ": returned INFO = " + std::to_string(c.info) +
+                  (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
               {label(c) + " returned INFO = " + std::to_string(c.info),
-               (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"});
+               (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"},
+              meaning ? Specific{"", meaning->cause, meaning->fix} : Specific{});
     }
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
       out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
@@ -228,21 +298,26 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     // error whatever the inputs were.
     if (c.output_nan + c.output_inf > 0 && c.info == 0 && c.xerbla_parameter == 0 && !failed_inside.count(c.id)) {
       const bool from_inputs = c.input_nan + c.input_inf > 0;
+      const Specific variant{from_inputs ? "from its inputs" : "overflow", "", ""};
       out.add("non-finite-output", Severity::Error, c,
               label(c) + ": " + (from_inputs ? "its NaN/Inf inputs gave " : "finite inputs gave ") +
                   std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output",
               {label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
                    " with a non-finite result: nothing reported it",
-               from_inputs ? label(c) + ": " + values(c) : label(c) + ": every input was finite (overflow)"});
+               from_inputs ? label(c) + ": " + values(c) : label(c) + ": every input was finite (overflow)"},
+              variant);
     }
   }
   const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
   for (const CallRecord& c : r.running) {
     const double ran = std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
+    const std::string how = r.timed_out ? "stopped by --timeout"
+                            : r.stopped ? "stopped on request (" + r.problem.substr(0, r.problem.find(';')) + ")"
+                                        : "killed by " + r.signal;
     std::vector<std::string> evidence = {label(c) + " had run for " + format_number(ran) + " s when the program was " +
-                                         (r.timed_out ? "stopped by --timeout" : "killed by " + r.signal)};
+                                         how};
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
-    if (r.timed_out) {
+    if (r.timed_out || r.stopped) {
       out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
               evidence);
     } else if (!r.signal.empty() && !r.stopped) {

@@ -76,6 +76,26 @@ CASES = {
         "import torch\na = torch.eye(5, 4, dtype=torch.float64)\na[3, 3] = 0\n"
         "torch.linalg.lstsq(a, torch.ones(5, 1, dtype=torch.float64), driver='gels')\n",
     ),
+    "numpy-cholesky-not-spd": (
+        "numpy.linalg.cholesky(a), a 3x3 matrix that is not positive definite",
+        "lapack-failed",
+        "import numpy as np\nnp.linalg.cholesky(-np.eye(3))\n",
+    ),
+    "scipy-cholesky-not-spd": (
+        "scipy.linalg.cholesky(a), a 3x3 matrix that is not positive definite",
+        "lapack-failed",
+        "import numpy as np, scipy.linalg\nscipy.linalg.cholesky(-np.eye(3))\n",
+    ),
+    "numpy-inv-singular": (
+        "numpy.linalg.inv(a), a 3x3 matrix of zeros",
+        "lapack-failed",
+        "import numpy as np\nnp.linalg.inv(np.zeros((3, 3)))\n",
+    ),
+    "scipy-solve-singular": (
+        "scipy.linalg.solve(a, b), a 3x3 matrix of ones",
+        "lapack-failed",
+        "import numpy as np, scipy.linalg\nscipy.linalg.solve(np.ones((3, 3)), np.ones(3))\n",
+    ),
     "numpy-matmul-shapes": (
         "numpy a @ b with a 2x3 and b 4x2",
         "shape-mismatch",

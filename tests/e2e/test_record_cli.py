@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 CLI = None
@@ -150,6 +151,52 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(report["captures_skipped"], 1)
         self.assertIn("not captured", proc.err)
 
+    def test_a_factorisation_failure_says_what_its_info_means(self):
+        # DPOTRF and DGESV return INFO > 0 for a matrix, not for a convergence failure: NumPy's
+        # own messages, and the diagnoses, must say the same thing.
+        script = write("factor.py", """
+            import numpy as np
+            for name, f in (("cholesky", lambda: np.linalg.cholesky(-np.eye(3))),
+                            ("inv", lambda: np.linalg.inv(np.zeros((3, 3))))):
+                try:
+                    f()
+                except np.linalg.LinAlgError as e:
+                    print(name, e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertIn("cholesky Matrix is not positive definite", proc.out)
+        self.assertIn("inv Singular matrix", proc.out)
+        titles = [d["title"] for d in report["diagnoses"] if d["id"] == "lapack-failed"]
+        self.assertTrue(any("DPOTRF (N=3, LDA=3): returned INFO = 1: the leading minor of order 1 is not positive "
+                            "definite" in t for t in titles), titles)
+        self.assertTrue(any("DGESV" in t and "U(1,1) is exactly zero: the matrix is singular" in t for t in titles),
+                        titles)
+        causes = " ".join(d["cause"] for d in report["diagnoses"] if d["id"] == "lapack-failed")
+        self.assertIn("POTRF (Cholesky)", causes)
+        self.assertNotIn("did not converge", " ".join(titles))
+
+    @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
+    def test_an_error_inside_a_driver_is_told_in_the_drivers_terms(self):
+        # SciPy's gesvd without U and V^T hands a NaN scale to DLASCL as CTO: the error the user
+        # sees names DLASCL's parameter 5, which the program never passed.
+        script = write("inner.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.default_rng(2).random((6, 4)); a[1, 1] = np.nan
+            try:
+                scipy.linalg.svd(a, lapack_driver="gesvd", compute_uv=False, check_finite=False)
+            except ValueError as e:
+                print(e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertIn("On entry to DLASCL parameter number 5 had an illegal value", proc.out)
+        d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
+        gesvd = next(c for c in report["calls"] if c["id"] == d["call"])
+        self.assertEqual(gesvd["routine"], "dgesvd")
+        self.assertIn("(in DLASCL, called inside it)", d["title"])
+        self.assertTrue(any("that parameter is CTO = nan" in e for e in d["evidence"]), d["evidence"])
+        self.assertIn("5 CTO", d["cause"])
+        self.assertNotIn("TRANSA", d["cause"])
+
     def test_a_silent_overflow_is_found_with_check_values(self):
         script = write("overflow.py", """
             import numpy as np
@@ -274,6 +321,16 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("DGELSD", hang["title"])
         running = next(c for c in report["running"] if c["id"] == hang["call"])
         self.assertEqual(running["input_inf"], 1)
+        # Stopped by the user (SIGTERM to the recorder) rather than --timeout: the same finding.
+        session = os.path.join(WORK, "hang-stopped.json")
+        stopped = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", PYTHON, script], cwd=WORK)
+        time.sleep(3)
+        stopped.send_signal(15)
+        self.assertEqual(stopped.wait(timeout=30), 128 + 15)
+        rep = subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, timeout=60)
+        hang = next(d for d in json.loads(rep.stdout)["diagnoses"] if d["id"] == "kernel-hang")
+        self.assertIn("DGELSD", hang["title"])
+        self.assertTrue(any("the recorder received SIGTERM" in e for e in hang["evidence"]), hang["evidence"])
 
 
 class RecordLifecycle(unittest.TestCase):

@@ -1,0 +1,133 @@
+#include "diagnose/lapack_meanings.h"
+
+#include <array>
+#include <sstream>
+#include <vector>
+
+namespace blasscope::core {
+namespace {
+
+using record::Routine;
+
+struct ArgumentList {
+  std::string_view routine;  // without its precision letter
+  std::vector<std::string_view> names;
+};
+
+// The reference BLAS and LAPACK argument lists (real precisions; the complex drivers add RWORK
+// after LWORK, so only the arguments up to LWORK are named for them).
+const std::vector<ArgumentList>& argument_lists() {
+  static const std::vector<ArgumentList> kLists = {
+      {"GEMM", {"TRANSA", "TRANSB", "M", "N", "K", "ALPHA", "A", "LDA", "B", "LDB", "BETA", "C", "LDC"}},
+      {"GEMV", {"TRANS", "M", "N", "ALPHA", "A", "LDA", "X", "INCX", "BETA", "Y", "INCY"}},
+      {"SYRK", {"UPLO", "TRANS", "N", "K", "ALPHA", "A", "LDA", "BETA", "C", "LDC"}},
+      {"TRSM", {"SIDE", "UPLO", "TRANSA", "DIAG", "M", "N", "ALPHA", "A", "LDA", "B", "LDB"}},
+      {"LASCL", {"TYPE", "KL", "KU", "CFROM", "CTO", "M", "N", "A", "LDA", "INFO"}},
+      {"POTRF", {"UPLO", "N", "A", "LDA", "INFO"}},
+      {"GETRF", {"M", "N", "A", "LDA", "IPIV", "INFO"}},
+      {"GETRS", {"TRANS", "N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "INFO"}},
+      {"GESV", {"N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "INFO"}},
+      {"GESDD", {"JOBZ", "M", "N", "A", "LDA", "S", "U", "LDU", "VT", "LDVT", "WORK", "LWORK"}},
+      {"GESVD", {"JOBU", "JOBVT", "M", "N", "A", "LDA", "S", "U", "LDU", "VT", "LDVT", "WORK", "LWORK"}},
+      {"GELSD", {"M", "N", "NRHS", "A", "LDA", "B", "LDB", "S", "RCOND", "RANK", "WORK", "LWORK"}},
+      {"GELSS", {"M", "N", "NRHS", "A", "LDA", "B", "LDB", "S", "RCOND", "RANK", "WORK", "LWORK"}},
+      {"GELSY", {"M", "N", "NRHS", "A", "LDA", "B", "LDB", "JPVT", "RCOND", "RANK", "WORK", "LWORK"}},
+      {"GELS", {"TRANS", "M", "N", "NRHS", "A", "LDA", "B", "LDB", "WORK", "LWORK"}},
+      {"SYEV", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
+      {"SYEVD", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
+      {"HEEV", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
+      {"HEEVD", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
+  };
+  return kLists;
+}
+
+const ArgumentList* list_of(std::string_view routine) {
+  // XERBLA names the routine with its precision letter and may pad it with blanks.
+  while (!routine.empty() && routine.back() == ' ') routine.remove_suffix(1);
+  if (routine.size() < 2) return nullptr;
+  const char precision = routine.front();
+  if (precision != 'S' && precision != 'D' && precision != 'C' && precision != 'Z') return nullptr;
+  for (const ArgumentList& list : argument_lists()) {
+    if (routine.substr(1) == list.routine) return &list;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string xerbla_parameter_name(std::string_view routine, int parameter) {
+  const ArgumentList* list = list_of(routine);
+  if (!list || parameter < 1 || static_cast<std::size_t>(parameter) > list->names.size()) return "";
+  return std::string(list->names[static_cast<std::size_t>(parameter) - 1]);
+}
+
+std::string xerbla_parameter_list(std::string_view routine) {
+  const ArgumentList* list = list_of(routine);
+  if (!list) return "";
+  std::ostringstream text;
+  for (std::size_t i = 0; i < list->names.size(); ++i) text << (i ? ", " : "") << i + 1 << " " << list->names[i];
+  return text.str();
+}
+
+std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
+  if (info <= 0) return std::nullopt;
+  const std::string i = std::to_string(info);
+  constexpr std::string_view kSvdFix =
+      "Check the input for NaN/Inf first (numpy.isfinite(a).all()); with finite input, try another driver "
+      "(scipy.linalg.svd(a, lapack_driver='gesvd'), or gesdd) or rescale the matrix.";
+  switch (routine) {
+    case Routine::Potrf:
+      return PositiveInfo{
+          "the leading minor of order " + i + " is not positive definite",
+          "POTRF (Cholesky) returns INFO = i > 0 when the leading minor of order i is not positive definite: the "
+          "factorisation could not be completed because the matrix is not symmetric (Hermitian) positive definite. "
+          "NumPy reports it as LinAlgError \"Matrix is not positive definite\", SciPy as \"i-th leading minor of "
+          "the array is not positive definite\".",
+          "Check that the matrix is symmetric positive definite: numpy.linalg.eigvalsh(a).min() must be > 0. A "
+          "covariance or Gram matrix built from fewer samples than dimensions, or rounding, leaves it only "
+          "semi-definite: add a small multiple of the identity (a + eps * numpy.eye(n)), or factor it with "
+          "scipy.linalg.ldl or numpy.linalg.eigh instead."};
+    case Routine::Getrf:
+    case Routine::Gesv:
+      return PositiveInfo{
+          "U(" + i + "," + i + ") is exactly zero: the matrix is singular",
+          "GETRF and GESV return INFO = i > 0 when U(i,i), the i-th pivot of the LU factorisation, is exactly "
+          "zero: the matrix is singular, so it has no inverse and the system has no unique solution. NumPy "
+          "reports it as LinAlgError \"Singular matrix\", SciPy as \"Matrix is singular.\" or a LinAlgWarning "
+          "\"Diagonal number i is exactly zero\".",
+          "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)). Solve in the "
+          "least-squares sense instead (numpy.linalg.lstsq, scipy.linalg.lstsq) or use the pseudo-inverse "
+          "(numpy.linalg.pinv); remove the duplicated or all-zero rows and columns that make it singular."};
+    case Routine::Gels:
+      return PositiveInfo{
+          "the triangular factor of A has a zero on its diagonal (element " + i + "): A does not have full rank",
+          "GELS solves least squares through a QR factorisation that assumes A has full rank: INFO = i > 0 "
+          "means the i-th diagonal element of the triangular factor is zero, so no solution was computed. "
+          "PyTorch reports it as \"the input matrix does not have full rank\".",
+          "Use a rank-revealing driver: gelsd, the default of numpy.linalg.lstsq and scipy.linalg.lstsq "
+          "(torch.linalg.lstsq(a, b, driver='gelsd')), or gelsy; or remove the dependent columns."};
+    case Routine::Syev:
+    case Routine::Syevd:
+      return PositiveInfo{
+          "the eigenvalue algorithm did not converge",
+          "SYEV and SYEVD return INFO > 0 when their iteration fails: off-diagonal elements of an intermediate "
+          "tridiagonal form did not converge to zero (SYEVD with eigenvectors: an eigenvalue of a submatrix "
+          "could not be computed). With finite input this is rare.",
+          "Check the input for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, driver='ev') or "
+          "'evd') or rescale the matrix."};
+    case Routine::Gesdd:
+    case Routine::Gesvd:
+    case Routine::Gelsd:
+    case Routine::Gelss:
+      return PositiveInfo{
+          "the SVD did not converge",
+          "The SVD iteration (the bidiagonal QR or divide and conquer inside these drivers) did not converge: "
+          "INFO counts the off-diagonal elements of an intermediate bidiagonal form that did not reach zero. "
+          "With finite input this is rare and points at extreme conditioning; it is also how this LAPACK "
+          "reports NaN input in some drivers (gesvd with U and V^T, gelsd and gelss).",
+          std::string(kSvdFix)};
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace blasscope::core

@@ -1,0 +1,26 @@
+#pragma once
+
+// What BLAS and LAPACK's own numbers mean, routine by routine, as their reference documentation
+// defines them: the argument XERBLA's parameter number points at, and what a positive INFO says.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "record/call_record.h"
+
+namespace blasscope::core {
+
+// The name of argument `parameter` (from 1, in the Fortran argument list) of the routine XERBLA
+// names ("DLASCL", "ZGEMM"); "" for a routine or a position this table does not know.
+std::string xerbla_parameter_name(std::string_view routine, int parameter);
+
+// The argument list of that routine ("TYPE, KL, KU, CFROM, ..."); "" when unknown.
+std::string xerbla_parameter_list(std::string_view routine);
+
+// What INFO > 0 from `routine` means: one line for the title, then the cause and the fix.
+struct PositiveInfo {
+  std::string summary, cause, fix;
+};
+std::optional<PositiveInfo> positive_info_meaning(record::Routine routine, int info);
+
+}  // namespace blasscope::core

@@ -1,0 +1,185 @@
+// The diagnoses of a recording, on constructed calls: each failure told apart from its
+// neighbours, in the terms of the routine that failed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "diagnose/lapack_meanings.h"
+#include "diagnose/recording_diagnosis.h"
+
+using namespace blasscope::core;
+using blasscope::record::CallRecord;
+using blasscope::record::Precision;
+using blasscope::record::Recording;
+using blasscope::record::Routine;
+
+namespace {
+
+CallRecord call(std::uint64_t id, Routine routine, std::int32_t m, std::int32_t n) {
+  CallRecord c;
+  c.id = id;
+  c.routine = routine;
+  c.precision = Precision::D;
+  c.m = m;
+  c.n = n;
+  c.lda = m;
+  return c;
+}
+
+void xerbla(CallRecord& c, const char* routine, int parameter) {
+  std::strncpy(c.xerbla_routine, routine, sizeof c.xerbla_routine);
+  c.xerbla_parameter = parameter;
+}
+
+std::vector<Diagnosis> of(const std::vector<Diagnosis>& all, const std::string& id) {
+  std::vector<Diagnosis> out;
+  for (const auto& d : all) {
+    if (d.id == id) out.push_back(d);
+  }
+  return out;
+}
+
+bool contains(const std::vector<std::string>& texts, const std::string& part) {
+  for (const auto& t : texts) {
+    if (t.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(RecordingDiagnosis, DifferentBadArgumentsOfOneRoutineAreDifferentDiagnoses) {
+  Recording r;
+  CallRecord lda = call(1, Routine::Gemm, 4, 3), ldc = call(2, Routine::Gemm, 4, 3),
+             again = call(3, Routine::Gemm, 4, 3);
+  for (CallRecord* c : {&lda, &ldc, &again}) c->k = 5, c->ldb = 3, c->ldc = 4, c->flags = blasscope::record::kCblas;
+  xerbla(lda, "DGEMM", 8);
+  xerbla(ldc, "DGEMM", 13);
+  ldc.ldc = 2;
+  xerbla(again, "DGEMM", 8);
+  r.calls = {lda, ldc, again};
+  const auto found = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(found.size(), 2u) << "LDA and LDC are two mistakes";
+  EXPECT_TRUE(contains(found[0].evidence, "your LDA = 4"));
+  EXPECT_TRUE(contains(found[0].evidence, "and 1 more calls like it"));
+  EXPECT_TRUE(contains(found[1].evidence, "your LDC = 2"));
+}
+
+TEST(RecordingDiagnosis, AnOverflowIsNotFoldedIntoANanInputsResult) {
+  Recording r;
+  CallRecord from_nan = call(1, Routine::Gemm, 8, 8), overflow = call(2, Routine::Gemm, 8, 8);
+  from_nan.input_nan = 1;
+  from_nan.output_nan = 8;
+  overflow.output_inf = 64;
+  r.calls = {from_nan, overflow};
+  const auto found = of(diagnose_recording(r), "non-finite-output");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_NE(found[1].title.find("finite inputs gave"), std::string::npos) << found[1].title;
+}
+
+TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {
+  Recording r;
+  CallRecord potrf = call(1, Routine::Potrf, 3, 3), getrf = call(2, Routine::Getrf, 3, 3),
+             gesdd = call(3, Routine::Gesdd, 5, 4);
+  for (CallRecord* c : {&potrf, &getrf, &gesdd}) c->flags = blasscope::record::kHasInfo;
+  potrf.info = 2;
+  getrf.info = 3;
+  gesdd.info = 1;
+  r.calls = {potrf, getrf, gesdd};
+  const auto found = of(diagnose_recording(r), "lapack-failed");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_NE(found[0].title.find("DPOTRF (N=3, LDA=3): returned INFO = 2: the leading minor of order 2 is not "
+                                "positive definite"),
+            std::string::npos)
+      << found[0].title;
+  EXPECT_NE(found[0].cause.find("POTRF (Cholesky)"), std::string::npos) << found[0].cause;
+  EXPECT_NE(found[0].fix.find("eigvalsh"), std::string::npos) << found[0].fix;
+  EXPECT_NE(found[1].title.find("U(3,3) is exactly zero: the matrix is singular"), std::string::npos) << found[1].title;
+  EXPECT_NE(found[1].fix.find("lstsq"), std::string::npos);
+  EXPECT_NE(found[2].title.find("the SVD did not converge"), std::string::npos) << found[2].title;
+}
+
+TEST(RecordingDiagnosis, AnErrorInsideADriverIsTheDriversWithTheInternalRoutinesArguments) {
+  Recording r;
+  CallRecord gesvd = call(10, Routine::Gesvd, 6, 4), lascl = call(11, Routine::Lascl, 4, 1);
+  gesvd.flags = blasscope::record::kHasInfo | blasscope::record::kValuesChecked;
+  gesvd.input_nan = 1;
+  gesvd.info = -5;  // as it returns after the internal error
+  lascl.parent = 10;
+  lascl.flags = blasscope::record::kHasInfo;
+  lascl.alpha = 1;
+  lascl.beta = std::numeric_limits<double>::quiet_NaN();
+  xerbla(lascl, "DLASCL", 5);
+  r.calls = {lascl, gesvd};
+  const auto found = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(found.size(), 1u);
+  const Diagnosis& d = found[0];
+  EXPECT_EQ(d.facts["call"], 10) << "named by the program's own call";
+  EXPECT_NE(d.title.find("call 10 DGESVD"), std::string::npos) << d.title;
+  EXPECT_NE(d.title.find("(in DLASCL, called inside it)"), std::string::npos) << d.title;
+  EXPECT_TRUE(contains(d.evidence, "called DLASCL internally"));
+  EXPECT_TRUE(contains(d.evidence, "that parameter is CTO = nan"));
+  EXPECT_TRUE(contains(d.evidence, "1 NaN and 0 Inf in its inputs"));
+  EXPECT_NE(d.cause.find("4 CFROM, 5 CTO"), std::string::npos) << d.cause;
+  EXPECT_EQ(d.cause.find("TRANSA"), std::string::npos) << "not GEMM's list";
+}
+
+TEST(RecordingDiagnosis, AZeroCfromIsNotCalledANanNorm) {
+  Recording r;
+  CallRecord lascl = call(1, Routine::Lascl, 3, 3);
+  lascl.flags = blasscope::record::kHasInfo;
+  lascl.info = -4;
+  lascl.alpha = 0;
+  lascl.beta = 1;
+  xerbla(lascl, "DLASCL", 4);
+  r.calls = {lascl};
+  const auto found = of(diagnose_recording(r), "dlascl-invalid-cfrom");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("rejected its CFROM (parameter 4), CFROM = 0"), std::string::npos) << found[0].title;
+  EXPECT_EQ(found[0].title.find("NaN/Inf"), std::string::npos) << found[0].title;
+}
+
+TEST(RecordingDiagnosis, ACallStoppedWhileRunningIsAHangAndNeverSaidToHaveReturned) {
+  for (const bool timed_out : {true, false}) {
+    SCOPED_TRACE(timed_out ? "--timeout" : "stopped by a signal to the recorder");
+    Recording r;
+    r.timed_out = timed_out;
+    r.stopped = !timed_out;
+    r.signal = "SIGTERM";
+    r.problem = "the recorder received SIGTERM and stopped the program; what it had recorded is kept";
+    r.start_ns = 1'000'000'000;
+    r.wall_seconds = 5;
+    CallRecord gelsd = call(7, Routine::Gelsd, 30, 9), lascl = call(8, Routine::Lascl, 30, 9);
+    gelsd.start_ns = 2'000'000'000;
+    gelsd.flags = blasscope::record::kHasInfo | blasscope::record::kValuesChecked;
+    gelsd.input_inf = 1;
+    lascl.parent = 7;
+    lascl.alpha = std::numeric_limits<double>::infinity();
+    xerbla(lascl, "DLASCL", 4);
+    r.calls = {lascl};
+    r.running = {gelsd};
+    const auto all = diagnose_recording(r);
+    const auto hang = of(all, "kernel-hang");
+    ASSERT_EQ(hang.size(), 1u);
+    EXPECT_NE(hang[0].title.find("call 7 DGELSD"), std::string::npos) << hang[0].title;
+    EXPECT_TRUE(contains(hang[0].evidence, timed_out ? "stopped by --timeout" : "the recorder received SIGTERM"));
+    EXPECT_TRUE(of(all, "program-crashed").empty());
+    const auto cfrom = of(all, "dlascl-invalid-cfrom");
+    ASSERT_EQ(cfrom.size(), 1u);
+    EXPECT_FALSE(contains(cfrom[0].evidence, "returned INFO")) << "it never returned";
+    EXPECT_TRUE(contains(cfrom[0].evidence, "DGELSD never returned"));
+  }
+}
+
+TEST(LapackMeanings, XerblaParametersAreNamedFromTheRoutinesOwnList) {
+  EXPECT_EQ(xerbla_parameter_name("DLASCL", 4), "CFROM");
+  EXPECT_EQ(xerbla_parameter_name("SPOTRF", 1), "UPLO");
+  EXPECT_EQ(xerbla_parameter_name("ZGEMM ", 13), "LDC");  // XERBLA may pad the name
+  EXPECT_EQ(xerbla_parameter_name("DGESDD", 12), "LWORK");
+  EXPECT_EQ(xerbla_parameter_name("DGESDD", 14), "");  // past what is named
+  EXPECT_EQ(xerbla_parameter_name("DORMBR", 1), "");   // a routine not in the table
+  EXPECT_EQ(xerbla_parameter_name("XPOTRF", 1), "");   // not a precision letter
+  EXPECT_EQ(xerbla_parameter_list("DPOTRF"), "1 UPLO, 2 N, 3 A, 4 LDA, 5 INFO");
+}
+
+}  // namespace
