@@ -172,17 +172,21 @@ void capture_gemm_arguments(record::CallRecord& c) {
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
   const char* order = row ? "C" : "F";
   const long long ar = ta ? c.k : c.m, ac = ta ? c.m : c.k, br = tb ? c.n : c.k, bc = tb ? c.k : c.n;
-  std::snprintf(text, sizeof text,
-                "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
-                "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
-                " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1},\n"
-                "             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 2}},\n"
-                " \"ops\": [{\"op\": \"gemm\", \"a\": \"a\", \"b\": \"b\", \"trans_a\": %s, \"trans_b\": %s, "
-                "\"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld}]}\n",
-                static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, ar,
-                ac, dtype_of(c.precision), order, br, bc, dtype_of(c.precision), order, ta ? "true" : "false",
-                tb ? "true" : "false", static_cast<long long>(c.lda), static_cast<long long>(c.ldb),
-                static_cast<long long>(c.ldc));
+  // C is given in the call's order too: the replay's GEMM takes its layout (row- or column-major)
+  // from C, so without it a column-major call would replay row-major, its parameters swapped.
+  std::snprintf(
+      text, sizeof text,
+      "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
+      "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
+      " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1},\n"
+      "             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 2},\n"
+      "             \"c\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"fill\": \"zeros\"}},\n"
+      " \"ops\": [{\"op\": \"gemm\", \"a\": \"a\", \"b\": \"b\", \"c\": \"c\", \"trans_a\": %s, "
+      "\"trans_b\": %s, \"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld}]}\n",
+      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, ar, ac,
+      dtype_of(c.precision), order, br, bc, dtype_of(c.precision), order, static_cast<long long>(c.m),
+      static_cast<long long>(c.n), dtype_of(c.precision), order, ta ? "true" : "false", tb ? "true" : "false",
+      static_cast<long long>(c.lda), static_cast<long long>(c.ldb), static_cast<long long>(c.ldc));
   std::snprintf(path, sizeof path, "%s/workload.json", dir);
   if (write_text(path, text)) c.flags |= record::kCaptured;
 }

@@ -273,7 +273,9 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                   std::to_string(c.xerbla_parameter) + " had an illegal value" +
                   (&top != &c ? " (in " + call_name(c) + ", called inside it)" : std::string()),
               argument_evidence(c, top),
-              {xerbla_routine(c) + " " + std::to_string(c.xerbla_parameter),
+              // CBLAS's row-major swap makes GEMM's 8 and 10 different arguments in each layout.
+              {xerbla_routine(c) + " " + std::to_string(c.xerbla_parameter) +
+                   ((c.flags & record::kRowMajor) ? " row-major" : ""),
                gemm_page ? std::string() : argument_cause(c, top), ""});
     } else if (lapack && c.info == -4 && c.input_nan + c.input_inf > 0 &&
                (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd)) {

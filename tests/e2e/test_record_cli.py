@@ -443,6 +443,34 @@ class RecordC(unittest.TestCase):
         self.assertEqual(len(capped["captures"]), 1)
         self.assertIn("capture: call 11 dgemm", proc.err)
 
+    def test_each_bad_argument_is_its_own_finding_and_replays_in_its_own_layout(self):
+        exe = build_c("bad_args", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            int main(void) {
+              double *a = calloc(64, 8), *b = calloc(64, 8), *c = calloc(64, 8);
+              /* row-major, LDC = 4 where N = 6 is needed: parameter 13 */
+              cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 4, 6, 5, 1.0, a, 5, b, 6, 0.0, c, 4);
+              /* row-major, LDA = 3 for a transposed 5x4 A: parameter 10 (A and B swapped) */
+              cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, 4, 6, 5, 1.0, a, 3, b, 6, 0.0, c, 6);
+              /* column-major, LDB = 5 for a transposed B stored 6x5: parameter 10, but it is LDB */
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, 4, 6, 5, 1.0, a, 4, b, 5, 0.0, c, 4);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        found = [d for d in report["diagnoses"] if d["id"] == "illegal-argument"]
+        self.assertEqual([d["call"] for d in found], [1, 2, 3], [d["title"] for d in found])
+        said = {d["call"]: " ".join(d["evidence"]) for d in found}
+        self.assertIn("your LDC = 4, which must be at least 6", said[1])
+        self.assertIn("your LDA = 3, which must be at least 4", said[2])
+        self.assertIn("your LDB = 5, which must be at least 6", said[3])
+        self.assertEqual(len(report["captures"]), 3)
+        for capture, parameter in zip(sorted(report["captures"], key=lambda c: c["call"]), (13, 10, 10)):
+            replay = subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True, timeout=300)
+            evidence = " ".join(" ".join(d["evidence"]) for d in json.loads(replay.stdout)["diagnoses"])
+            self.assertIn(f"parameter number {parameter} had an illegal value", evidence, capture)
+
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
             #include <cblas.h>
