@@ -87,6 +87,12 @@ bool reserve(std::uint64_t bytes) {
   return true;
 }
 
+void unreserve(std::uint64_t bytes) {
+  record::SharedHeader* s = shared();
+  s->captured_bytes.fetch_sub(bytes);
+  s->captured_count.fetch_sub(1);
+}
+
 // CAPTURES/call-ID/ (made here: the recorder made CAPTURES).
 bool make_directory(const record::CallRecord& call, char* dir, std::size_t size) {
   std::snprintf(dir, size, "%s/call-%llu", capture_root(), static_cast<unsigned long long>(call.id));
@@ -132,21 +138,25 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
   }
 }
 
-void InputCapture::write(record::CallRecord& call, bool failed, const char* op_json) {
-  if (!failed && shared()->capture_mode.load() != 2) return;
-  if (m_too_large) shared()->capture_skipped.fetch_add(1);
-  if (!m_inputs[0].data || m_too_large) return;
+void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
+  if (m_too_large) return;  // counted as skipped if the call fails
+  if (!m_inputs[0].data) return;
   std::uint64_t bytes = 0;
   for (const Matrix& m : m_inputs) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
   if (!reserve(bytes)) return;
-  char dir[4096], path[4200], text[2048];
-  if (!make_directory(call, dir, sizeof dir)) return;
+  char path[4200], text[2048];
+  if (!make_directory(call, m_dir, sizeof m_dir)) {
+    unreserve(bytes);
+    m_dir[0] = '\0';
+    return;
+  }
+  m_written_bytes = bytes;
   const char* names[2] = {"a", "b"};
   int written = 0;
   for (int i = 0; i < 2; ++i) {
     const Matrix& m = m_inputs[i];
     if (!m.data) continue;
-    std::snprintf(path, sizeof path, "%s/%s.npy", dir, names[i]);
+    std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, names[i]);
     if (!write_npy(path, m.data, m.rows, m.cols, m.element_size)) return;
     ++written;
   }
@@ -157,8 +167,27 @@ void InputCapture::write(record::CallRecord& call, bool failed, const char* op_j
                 "captured by blasscope-cli record\",\n \"tensors\": {%s},\n \"ops\": [%s]}\n",
                 static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), routine_tensors,
                 op_json);
-  std::snprintf(path, sizeof path, "%s/workload.json", dir);
+  std::snprintf(path, sizeof path, "%s/workload.json", m_dir);
   if (write_text(path, text)) call.flags |= record::kCaptured;
+  // Copied out: the memory goes back before the call runs.
+  for (Matrix& m : m_inputs) {
+    std::free(m.data);
+    m.data = nullptr;
+  }
+}
+
+void InputCapture::settle(record::CallRecord& call, bool failed) {
+  if (m_too_large && failed) shared()->capture_skipped.fetch_add(1);
+  if (!m_dir[0] || failed || capturing_all()) return;
+  char path[4200];
+  for (const char* name : {"a.npy", "b.npy", "workload.json"}) {
+    std::snprintf(path, sizeof path, "%s/%s", m_dir, name);
+    ::unlink(path);
+  }
+  ::rmdir(m_dir);
+  unreserve(m_written_bytes);
+  call.flags &= static_cast<std::uint16_t>(~record::kCaptured);
+  m_dir[0] = '\0';
 }
 
 void capture_gemm_arguments(record::CallRecord& c) {

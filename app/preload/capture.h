@@ -4,7 +4,9 @@
 // written as .npy files beside a workload.json that replays the call with
 // `blasscope-cli run`. Only drivers and GEMM argument errors are captured, and only real
 // precisions (BLAScope's replay ops run float32/float64). Copies are made only when
-// captures are on, and only for LAPACK drivers, whose O(n^3) work dwarfs the O(n^2) copy.
+// captures are on, and only for LAPACK drivers, whose O(n^3) work dwarfs the O(n^2) copy, and
+// only for calls likely to fail (NaN/Inf inputs, a scale ?LASCL refuses) unless every call is
+// captured; they are written before the call and removed after it if it did not fail.
 #include <cstddef>
 #include <cstdint>
 
@@ -26,9 +28,13 @@ class InputCapture {
   // Keeps a packed column-major copy of a rows x cols matrix stored with leading dimension ld.
   void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
             std::size_t element_size);
-  // Writes the capture of `call` (a driver: svd, lstsq or dlascl replay) when it failed (or
-  // every call is captured); marks the call kCaptured. `op` is the workload op's JSON.
-  void write(record::CallRecord& call, bool failed, const char* op_json);
+  // Writes the capture of `call` (a driver: svd, lstsq or dlascl replay) from what keep() copied,
+  // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is
+  // captured too. Marks the call kCaptured. `op` is the workload op's JSON.
+  void write_before(record::CallRecord& call, const char* op_json);
+  // After the call: a capture that is not wanted (the call succeeded, and not every call is
+  // captured) is removed again, with its share of the caps.
+  void settle(record::CallRecord& call, bool failed);
 
  private:
   struct Matrix {
@@ -36,8 +42,10 @@ class InputCapture {
     std::int64_t rows = 0, cols = 0;
     std::size_t element_size = 0;
   };
-  Matrix m_inputs[2];        // a, b
-  bool m_too_large = false;  // an input alone is over the cap: not copied, counted if the call fails
+  Matrix m_inputs[2];                 // a, b
+  bool m_too_large = false;           // an input alone is over the cap: not copied, counted if the call fails
+  std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
+  char m_dir[4096] = {};              // where write_before wrote, "" for nothing
 };
 
 // A GEMM that xerbla rejected: its arguments matter, not its values, so the capture is a

@@ -1,6 +1,7 @@
 // LAPACK drivers, factorisations and ?LASCL, interposed under their Fortran names. Each call is
 // recorded with its sizes and INFO; a driver's inputs are scanned for NaN/Inf before it runs
 // (O(n^2) beside its O(n^3)) and its main output after, so a silent non-finite result shows.
+#include <cmath>
 #include <cstdio>
 
 #include "capture.h"
@@ -120,6 +121,20 @@ void format_real(char* out, std::size_t size, double v) {
   }
 }
 
+// The replay op of a captured call (a driver, or a top-level ?LASCL with its scales).
+void replay_op_of(const CallRecord& c, Routine routine, char* op, std::size_t size) {
+  if (routine != Routine::Lascl) {
+    replay_op(routine, static_cast<char>(c.side_uplo), op, size);
+    return;
+  }
+  char cfrom[40], cto[40];
+  format_real(cfrom, sizeof cfrom, c.alpha);
+  format_real(cto, sizeof cto, c.beta);
+  const char type =
+      c.side_uplo == 'L' || c.side_uplo == 'U' || c.side_uplo == 'H' ? static_cast<char>(c.side_uplo) : 'G';
+  std::snprintf(op, size, R"({"op": "dlascl", "a": "a", "type": "%c", "cfrom": %s, "cto": %s})", type, cfrom, cto);
+}
+
 template <typename Real, int N>
 void call_lapack(Forward17 real, Routine routine, Precision precision, const LapackArgs& d, const Word (&w)[N]) {
   CallScope scope(routine, precision);
@@ -150,14 +165,20 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
     }
-    // Inputs as they are now, before LAPACK overwrites them, in case the call fails: copied
-    // only when they hold NaN/Inf (what makes these drivers fail), or when every call is captured.
-    const bool worth_copying = c.input_nan + c.input_inf > 0 || InputCapture::capturing_all();
+    // Inputs as they are now, before LAPACK overwrites them, in case the call fails: copied and
+    // written only when they hold NaN/Inf (what makes these drivers fail) or ?LASCL is given a
+    // scale it refuses (CFROM zero or NaN, CTO NaN), or when every call is captured; written
+    // before the call, so that a call that never returns is captured too.
+    const bool refused_scale = routine == Routine::Lascl && (c.alpha == 0 || std::isnan(c.alpha) || std::isnan(c.beta));
+    const bool worth_copying = c.input_nan + c.input_inf > 0 || refused_scale || InputCapture::capturing_all();
     if (top_level && replayable && !query && worth_copying && InputCapture::enabled(precision)) {
       if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
       if (d.b >= 0 && d.nrhs >= 0) {
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
       }
+      char op[256];
+      replay_op_of(c, routine, op, sizeof op);
+      capture.write_before(c, op);
     }
     scope.begin();
   }
@@ -167,21 +188,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
     const bool query = is_query(a, d);
     if (c.info == 0 && d.scan_inputs && !query) scan_output<Real>(a, d, reals, c);
-    if (top_level && replayable && !query) {
-      char op[256];
-      if (routine == Routine::Lascl) {
-        char cfrom[40], cto[40];
-        format_real(cfrom, sizeof cfrom, c.alpha);
-        format_real(cto, sizeof cto, c.beta);
-        const char type =
-            c.side_uplo == 'L' || c.side_uplo == 'U' || c.side_uplo == 'H' ? static_cast<char>(c.side_uplo) : 'G';
-        std::snprintf(op, sizeof op, R"({"op": "dlascl", "a": "a", "type": "%c", "cfrom": %s, "cto": %s})", type, cfrom,
-                      cto);
-      } else {
-        replay_op(routine, static_cast<char>(c.side_uplo), op, sizeof op);
-      }
-      capture.write(c, scope.failed_here_or_inside(), op);
-    }
+    if (top_level && replayable && !query) capture.settle(c, scope.failed_here_or_inside());
   }
 }
 

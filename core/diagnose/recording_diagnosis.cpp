@@ -261,10 +261,22 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       if (running.count(top.id)) evidence.push_back(call_name(top) + " never returned");
       // NaN and Inf are what a norm of bad input gives; a zero CFROM is another mistake (a
       // caller's own ?LASCL with a zero scale).
-      const std::string why = std::isnan(c.alpha) || std::isinf(c.alpha) ? "a NaN/Inf norm of the input"
-                                                                         : "CFROM = " + format_number(c.alpha);
+      // Inside a driver CFROM is a norm LAPACK computed from the input; called directly, it is
+      // what the program passed.
+      const bool computed = &top != &c && (std::isnan(c.alpha) || std::isinf(c.alpha));
+      const std::string why = computed ? "a NaN/Inf norm of the input" : "CFROM = " + format_number(c.alpha);
       out.add("dlascl-invalid-cfrom", Severity::Error, top,
-              label(top) + ": " + call_name(c) + " rejected its CFROM (parameter 4), " + why, evidence);
+              label(top) + ": " + call_name(c) + " rejected its CFROM (parameter 4), " + why, evidence,
+              c.alpha == 0 ? Specific{"zero",
+                                      "DLASCL multiplies a matrix by CTO/CFROM without overflow, and refuses "
+                                      "as its parameter 4 a CFROM it cannot divide by: zero (and NaN). Here "
+                                      "CFROM = 0, " +
+                                          (&top == &c ? std::string("as the program passed it")
+                                                      : "as " + call_name(top) + " computed it"),
+                                      "Pass as CFROM the scale the matrix has now (a nonzero number, its norm "
+                                      "for instance): a matrix whose norm is zero is all zeros and needs no "
+                                      "scaling."}
+                           : Specific{"not a number", "", ""});
     } else if (c.xerbla_parameter != 0) {
       const CallRecord& top = *outermost(c);
       const bool gemm_page = is_gemm_xerbla(c) && &top == &c;

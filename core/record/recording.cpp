@@ -289,10 +289,13 @@ Recording record_program(const RecordOptions& options) {
   }
   collect_totals(buffer.header(), buffer.slots_seen(), clock, out);
   out.captures_skipped = buffer.header().capture_skipped.load();
-  for (const CallRecord& c : out.calls) {
-    if (!(c.flags & kCaptured)) continue;
-    out.captures.push_back(
-        {c.id, routine_name(c.routine, c.precision), capture_dir + "/call-" + std::to_string(c.id) + "/workload.json"});
+  // Calls still running were captured before they ran: a hang or a crash is replayable too.
+  for (const auto* calls : {&out.calls, &out.running}) {
+    for (const CallRecord& c : *calls) {
+      if (!(c.flags & kCaptured)) continue;
+      out.captures.push_back({c.id, routine_name(c.routine, c.precision),
+                              capture_dir + "/call-" + std::to_string(c.id) + "/workload.json"});
+    }
   }
   if (!capture_dir.empty() && out.captures.empty()) {
     std::error_code error;

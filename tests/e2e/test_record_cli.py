@@ -321,6 +321,13 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("DGELSD", hang["title"])
         running = next(c for c in report["running"] if c["id"] == hang["call"])
         self.assertEqual(running["input_inf"], 1)
+        # Captured before it ran, so the call that never returned can be replayed (with a timeout).
+        capture = next(c for c in report["captures"] if c["call"] == hang["call"])
+        check = subprocess.run([PYTHON, "-c", "import numpy as np, sys; a = np.load(sys.argv[1]); "
+                                "print(a.shape, int(np.isinf(a).sum()))",
+                                os.path.join(os.path.dirname(capture["workload"]), "a.npy")],
+                               capture_output=True, text=True)
+        self.assertEqual(check.stdout.strip(), "(30, 9) 1", check.stderr)
         # Stopped by the user (SIGTERM to the recorder) rather than --timeout: the same finding.
         session = os.path.join(WORK, "hang-stopped.json")
         stopped = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", PYTHON, script], cwd=WORK)
@@ -470,6 +477,41 @@ class RecordC(unittest.TestCase):
             replay = subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True, timeout=300)
             evidence = " ".join(" ".join(d["evidence"]) for d in json.loads(replay.stdout)["diagnoses"])
             self.assertIn(f"parameter number {parameter} had an illegal value", evidence, capture)
+
+    def test_a_scale_dlascl_refuses_is_captured_and_told_apart(self):
+        exe = build_c("lascl", """
+            #include <math.h>
+            #include <stdio.h>
+            void dlascl_(const char*, const int*, const int*, const double*, const double*, const int*, const int*,
+                         double*, const int*, int*);
+            int main(void) {
+              double a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, cfrom = 0.0, cto = 2.0;
+              int m = 3, n = 4, kl = 0, ku = 0, lda = 3, info;
+              dlascl_("G", &kl, &ku, &cfrom, &cto, &m, &n, a, &lda, &info);
+              printf("zero %d\\n", info);
+              cfrom = NAN;
+              dlascl_("G", &kl, &ku, &cfrom, &cto, &m, &n, a, &lda, &info);
+              printf("nan %d\\n", info);
+              cfrom = 1.0;
+              dlascl_("G", &kl, &ku, &cfrom, &cto, &m, &n, a, &lda, &info);
+              printf("fine %d\\n", info);
+              return 0;
+            }
+        """, "-llapack")
+        proc, report = record(exe)
+        for line in ("zero -4", "nan -4", "fine 0"):  # this LAPACK refuses both as parameter 4
+            self.assertIn(line + "\n", proc.out)
+        titles = [d["title"] for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom"]
+        self.assertEqual(len(titles), 2, titles)
+        self.assertIn("CFROM = 0", titles[0])
+        self.assertIn("CFROM = nan", titles[1])
+        zero = next(d for d in report["diagnoses"] if d["call"] == 1)
+        self.assertIn("as the program passed it", zero["cause"])
+        # Both failing calls were captured (their matrix is finite: the scale is what fails), the
+        # good one was not, and each replays to the same finding.
+        self.assertEqual([c["call"] for c in report["captures"]], [1, 2])
+        for capture in report["captures"]:
+            self.assertEqual(replay_ids(capture), ["dlascl-invalid-cfrom"])
 
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
