@@ -1,5 +1,6 @@
 #include "cli_catalogue.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -100,9 +101,20 @@ int run_report(const std::vector<std::string>& args) {
       break;
     }
   }
-  if (session.empty() || (format != "md" && format != "html" && format != "json")) {
-    std::cerr << "usage: blasscope-cli report SESSION [--format md|html|json] [--output FILE]\n";
+  constexpr const char* kUsage = "usage: blasscope-cli report SESSION [--format md|html|json] [--output FILE]\n";
+  if (format != "md" && format != "html" && format != "json") {
+    std::cerr << "error: report: --format is md, html or json, not '" << format << "'\n" << kUsage;
     return kExitUsage;
+  }
+  if (session.empty()) {
+    std::cerr << "error: report: which session? (a file saved by `record` or `run --session`)\n" << kUsage;
+    return kExitUsage;
+  }
+  std::error_code missing;
+  if (!std::filesystem::exists(session, missing)) {
+    // open_document would take the name for a built-in scenario: a report needs a saved session.
+    std::cerr << "error: " << session << ": no such session file\n";
+    return kExitRejected;
   }
   try {
     const core::Document document = core::open_document(session);
@@ -135,7 +147,13 @@ int run_report(const std::vector<std::string>& args) {
     }
     write_report(text, output);
   } catch (const core::InputError& error) {
-    std::cerr << "error: " << session << ": " << error.what() << '\n';
+    // A JSON file that is no session is read as a workload: its error says so.
+    const std::string what = error.what();
+    std::cerr << "error: " << session << ": "
+              << (what.starts_with("workload: ")
+                      ? "not a BLAScope session (read as a workload: " + what.substr(10) + ")"
+                      : what)
+              << '\n';
     return kExitRejected;
   }
   return kExitOk;

@@ -104,6 +104,10 @@ int run_record(const std::vector<std::string>& args) {
     } else if (a == "--help" || a == "-h") {
       std::cout << kRecordUsage;
       return kExitOk;
+    } else if (!has_value && (a == "--output" || a == "--timeout" || a == "--max-calls" || a == "--capture" ||
+                              a == "--capture-limit")) {
+      std::cerr << "error: record: " << a << " needs a value\n" << kRecordUsage;
+      return kExitUsage;
     } else if (!a.starts_with("-")) {
       break;  // the command, without "--"
     } else {

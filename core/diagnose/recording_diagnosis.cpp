@@ -322,6 +322,16 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
               variant);
     }
   }
+  // SIGTERM, SIGINT and SIGHUP end a program on request (its own, a user's, a scheduler's): not a
+  // crash, though what was running when it came is still worth naming.
+  const bool terminated = r.signal == "SIGTERM" || r.signal == "SIGINT" || r.signal == "SIGHUP";
+  const Specific termination{
+      "",
+      "The program ended on " + r.signal +
+          ", a request to stop that a process sends (the program itself, "
+          "a user's Ctrl-C or kill, a job scheduler or a closed terminal), not a fault.",
+      "Nothing to fix in BLAS/LAPACK: find who sent the signal (a scheduler's time limit, a parent process). A "
+      "call named as running was simply the one in progress."};
   const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
   for (const CallRecord& c : r.running) {
     const double ran = std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
@@ -335,8 +345,10 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
               evidence);
     } else if (!r.signal.empty() && !r.stopped) {
-      out.add("program-crashed", Severity::Error, c, "the program died with " + r.signal + " inside " + label(c),
-              evidence);
+      out.add(
+          "program-crashed", terminated ? Severity::Warning : Severity::Error, c,
+          (terminated ? "the program was terminated by " : "the program died with ") + r.signal + " inside " + label(c),
+          evidence, terminated ? termination : Specific{});
     }
   }
   auto diagnoses = out.finish();
@@ -352,10 +364,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   if (!r.signal.empty() && !r.timed_out && !r.stopped && r.running.empty()) {
     Diagnosis d;
     d.id = "program-crashed";
-    d.severity = Severity::Error;
-    d.title = "the program died with " + r.signal + " outside any recorded BLAS/LAPACK call";
+    d.severity = terminated ? Severity::Warning : Severity::Error;
+    d.title = (terminated ? "the program was terminated by " : "the program died with ") + r.signal +
+              " outside any recorded BLAS/LAPACK call";
     d.evidence = {"no recorded call was running in process " + std::to_string(r.pid) + " when it ended"};
-    diagnoses.push_back(explained(std::move(d)));
+    d = explained(std::move(d));
+    if (terminated) d.cause = termination.cause, d.fix = termination.fix;
+    diagnoses.push_back(std::move(d));
   }
   return diagnoses;
 }

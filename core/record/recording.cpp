@@ -46,7 +46,7 @@ std::vector<std::string> program_environment(const std::string& library, const s
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
     if (entry.rfind("LD_PRELOAD=", 0) == 0) {
-      if (entry.size() > 11) preload += ":" + entry.substr(11);
+      if (entry.size() > 11) preload.append(1, ':').append(entry, 11);  // the program's own, after ours
     } else if (entry.rfind(std::string(kShmEnv) + "=", 0) != 0 &&
                entry.rfind(std::string(kCaptureDirEnv) + "=", 0) != 0) {
       env.push_back(entry);
@@ -346,6 +346,11 @@ std::vector<Recording> child_recordings(const Recording& r) {
     child.wall_seconds = r.wall_seconds;
     child.max_calls = r.max_calls;
     child.check_values = r.check_values;
+    // The same machine and OpenBLAS as the program's.
+    child.openblas_corename = r.openblas_corename;
+    child.kernel_mismatch = r.kernel_mismatch;
+    child.peak_gflops_fp32 = r.peak_gflops_fp32;
+    child.peak_gflops_fp64 = r.peak_gflops_fp64;
     child.processes = {p};
     std::map<std::pair<Routine, Precision>, RoutineTotal> totals;
     std::map<std::uint64_t, std::uint64_t> child_ns;  // time of calls made inside each call

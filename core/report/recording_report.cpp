@@ -1,5 +1,6 @@
 #include "report/recording_report.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include "record/recording_json.h"
@@ -14,9 +15,44 @@ using nlohmann::json;
 
 namespace {
 
+// One argument as a shell would need it: bare when safe, else quoted ('' for an empty one), with
+// control characters as $'\n' escapes (a newline must not break the report's title line).
+std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() &&
+      arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
+          std::string::npos) {
+    return arg;
+  }
+  bool control = false;
+  for (const unsigned char c : arg) control = control || c < 0x20 || c == 0x7f;
+  if (!control) {
+    std::string out = "'";
+    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  std::string out = "$'";
+  for (const unsigned char c : arg) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else if (c == '\'' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "'";
+}
+
 std::string command_line(const record::Recording& r) {
   std::string text;
-  for (const auto& a : r.command) text += (text.empty() ? "" : " ") + a;
+  for (const auto& a : r.command) text += (text.empty() ? "" : " ") + shell_quoted(a);
   return text;
 }
 
@@ -40,18 +76,19 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   const double self_total = total_self_seconds(r);
   for (const auto& t : r.routines) {
     const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
-    rows.push_back(
-        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
-         std::to_string(t.calls), format_number(t.seconds * 1e3) + " ms", format_number(t.self_seconds * 1e3) + " ms",
-         self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
-         format_number(mean * 1e6) + " us", t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",
-         share_of_peak(r, t), std::to_string(t.failures)});
+    rows.push_back({record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
+                    std::to_string(t.calls), format_duration(t.seconds), format_duration(t.self_seconds),
+                    self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
+                    format_duration(mean), t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",
+                    share_of_peak(r, t), std::to_string(t.failures)});
   }
   return rows;
 }
 
 std::string status_line(const record::Recording& r) {
-  std::string text = "exit status " + std::to_string(r.exit_status);
+  // A child process is not the recorder's to wait for: its status is not known.
+  std::string text = r.exit_status < 0 && r.parent_pid ? std::string("exit status unknown (a child process)")
+                                                       : "exit status " + std::to_string(r.exit_status);
   if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
   if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
   return text;
@@ -59,9 +96,10 @@ std::string status_line(const record::Recording& r) {
 
 std::string header(const record::Recording& r) {
   std::ostringstream out;
-  out << "recorded " << r.calls_total << " BLAS/LAPACK calls in " << r.processes.size()
-      << (r.processes.size() == 1 ? " process" : " processes") << " of `" << command_line(r) << "`, " << status_line(r)
-      << ", " << format_number(r.wall_seconds) << " s\n";
+  out << "recorded " << r.calls_total << " BLAS/LAPACK calls"
+      << (r.running.empty() ? "" : " (and " + std::to_string(r.running.size()) + " that had not returned)") << " in "
+      << r.processes.size() << (r.processes.size() == 1 ? " process" : " processes") << " of `" << command_line(r)
+      << "`, " << status_line(r) << ", " << format_number(r.wall_seconds) << " s\n";
   if (r.calls_not_kept) {
     out << "note: " << r.calls_not_kept << " calls are counted in the totals but not kept one by one (cap "
         << r.max_calls << " calls, or the buffer was full)\n";

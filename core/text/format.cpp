@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <utility>
 
 namespace blasscope::core {
 
@@ -87,6 +89,16 @@ std::string format_number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g", value);
   return text;
+}
+
+std::string format_duration(double seconds) {
+  if (!(seconds > 0)) return format_number(seconds) + " s";
+  static constexpr std::pair<double, const char*> kUnits[] = {{1e-9, " ns"}, {1e-6, " us"}, {1e-3, " ms"}};
+  for (const auto& [scale, unit] : kUnits) {
+    // Rounded as it will be printed: 999.97 us is "1 ms", not "1000 us".
+    if (std::stod(format_number(seconds / scale)) < 1000) return format_number(seconds / scale) + unit;
+  }
+  return format_number(seconds) + " s";
 }
 
 std::string escape_html(const std::string& text) {

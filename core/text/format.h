@@ -12,6 +12,9 @@ namespace blasscope::core {
 std::string format_bytes(std::uint64_t bytes);
 // A measured value in evidence text: 4 significant digits ("0.0123", "1.5e+09", "nan").
 std::string format_number(double value);
+// A duration in the unit that keeps it between 1 and 1000 (ns, us, ms, s), 4 significant digits:
+// "12.73 ms", never "1.273e+04 us".
+std::string format_duration(double seconds);
 // Text made safe inside HTML: <, >, & and " escaped.
 std::string escape_html(const std::string& text);
 // NumPy's tuple notation: "(3, 4)", "(5,)", "()".

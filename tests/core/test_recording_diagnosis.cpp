@@ -171,6 +171,23 @@ TEST(RecordingDiagnosis, ACallStoppedWhileRunningIsAHangAndNeverSaidToHaveReturn
   }
 }
 
+TEST(RecordingDiagnosis, ATerminationSignalIsNotACrash) {
+  Recording r;
+  r.signal = "SIGTERM";
+  auto found = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::Warning);
+  EXPECT_NE(found[0].title.find("terminated by SIGTERM outside"), std::string::npos) << found[0].title;
+  EXPECT_NE(found[0].cause.find("a request to stop"), std::string::npos) << found[0].cause;
+  r.signal = "SIGSEGV";
+  r.running = {call(3, Routine::Gemm, 4, 4)};
+  found = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::Error);
+  EXPECT_NE(found[0].title.find("died with SIGSEGV inside call 3 DGEMM"), std::string::npos) << found[0].title;
+  EXPECT_EQ(found[0].cause.find("a request to stop"), std::string::npos);
+}
+
 TEST(LapackMeanings, XerblaParametersAreNamedFromTheRoutinesOwnList) {
   EXPECT_EQ(xerbla_parameter_name("DLASCL", 4), "CFROM");
   EXPECT_EQ(xerbla_parameter_name("SPOTRF", 1), "UPLO");

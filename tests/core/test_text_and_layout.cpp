@@ -28,6 +28,11 @@ TEST(Text, FormatHelpers) {
   EXPECT_EQ(format_shape({2, 5}), "(2, 5)");
   EXPECT_EQ(format_scalar(Scalar::from_signed(-9)), "-9");
   EXPECT_EQ(format_scalar(Scalar::from_float(0.5)), "0.5");
+  EXPECT_EQ(format_duration(0.01273), "12.73 ms");
+  EXPECT_EQ(format_duration(42e-9), "42 ns");
+  EXPECT_EQ(format_duration(0.99997e-3), "1 ms");  // rounds into the next unit, never "1000 us"
+  EXPECT_EQ(format_duration(3600), "3600 s");
+  EXPECT_EQ(format_duration(0), "0 s");
 }
 
 TEST(Text, PrintableUtf8KeepsValidTextAndEscapesTheRest) {

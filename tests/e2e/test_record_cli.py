@@ -598,6 +598,7 @@ class RecordC(unittest.TestCase):
         self.assertEqual(report["crash"]["signal"], "SIGSEGV")
         self.assertEqual(report["crash"]["call"]["routine"], "dgemm")
         self.assertIn("program-crashed", ids(report))
+        self.assertIn("recorded 0 BLAS/LAPACK calls (and 1 that had not returned)", proc.err)
 
     def test_value_checks_read_only_what_the_library_reads(self):
         # alpha = 0: DGEMM reads neither A nor B (NULL here), so --check-values must not either;
