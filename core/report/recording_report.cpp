@@ -52,7 +52,10 @@ std::string shell_quoted(const std::string& arg) {
 
 std::string command_line(const record::Recording& r) {
   std::string text;
-  for (const auto& a : r.command) text += (text.empty() ? "" : " ") + shell_quoted(a);
+  for (const auto& a : r.command) {
+    if (!text.empty()) text += ' ';
+    text += shell_quoted(a);
+  }
   return text;
 }
 
