@@ -1,11 +1,13 @@
 #include "report/recording_report.h"
 
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 #include "record/recording_json.h"
 #include "record/routine_names.h"
 #include "record/session_writer.h"
+#include "report/html_page.h"
 #include "report/text_table.h"
 #include "text/format.h"
 
@@ -129,6 +131,29 @@ std::string captures_text(const record::Recording& r) {
   return out.str();
 }
 
+// The calls a reader looks for first: those that failed or never returned (at most 1,000).
+std::vector<std::vector<std::string>> notable_call_rows(const record::Recording& r) {
+  std::vector<std::vector<std::string>> rows{
+      {"CALL", "PARENT", "THREAD", "ROUTINE", "M", "N", "K", "SECONDS", "INFO", "XERBLA", "NaN/Inf OUT"}};
+  const auto add = [&rows](const record::CallRecord& c, bool running) {
+    const std::string xerbla = c.xerbla_parameter
+                                   ? std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)) +
+                                         " parameter " + std::to_string(c.xerbla_parameter)
+                                   : "-";
+    rows.push_back({std::to_string(c.id), c.parent ? std::to_string(c.parent) : "-", std::to_string(c.tid),
+                    record::routine_name(c.routine, c.precision), std::to_string(c.m), std::to_string(c.n),
+                    std::to_string(c.k), running ? "still running" : format_duration(c.duration_ns * 1e-9),
+                    (c.flags & record::kHasInfo) && !running ? std::to_string(c.info) : "-", xerbla,
+                    c.output_nan + c.output_inf ? std::to_string(c.output_nan + c.output_inf) : "-"});
+  };
+  for (const auto& c : r.calls) {
+    if (rows.size() > 1000) break;
+    if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) add(c, false);
+  }
+  for (const auto& c : r.running) add(c, true);
+  return rows;
+}
+
 }  // namespace
 
 json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses, bool with_calls) {
@@ -225,14 +250,38 @@ std::string recording_markdown(const record::Recording& r, const std::vector<Dia
     for (const auto& line : d.evidence) out << "- " << line << '\n';
     out << "\n**Cause.** " << d.cause << "\n\n**Fix.** " << d.fix << "\n\n";
   }
+  const std::string captures = captures_text(r);
+  if (!captures.empty()) {
+    out << "## Captures and child processes\n\n";
+    std::istringstream lines(captures);
+    for (std::string line; std::getline(lines, line);) out << "- `" << line << "`\n";
+  }
   return out.str();
 }
 
 std::string recording_html(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
-  const std::string escaped = escape_html(recording_markdown(r, diagnoses));
-  return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>BLAScope recording</title></head>\n"
-         "<body><pre>\n" +
-         escaped + "</pre></body></html>\n";
+  std::ostringstream out;
+  html_page_start(out, "BLAScope recording: " + command_line(r));
+  std::istringstream lines(header(r));
+  for (std::string line; std::getline(lines, line);) out << "<p>" << escape_html(line) << "</p>\n";
+  out << "<h2>Routines</h2>\n";
+  html_table(out, routine_rows(r));
+  html_diagnoses(out, diagnoses);
+  const auto notable = notable_call_rows(r);
+  if (notable.size() > 1) {
+    out << "<h2>Failing and unfinished calls</h2>\n";
+    html_table(out, notable);
+  }
+  const std::string captures = captures_text(r);
+  if (!captures.empty()) {
+    out << "<h2>Captures and child processes</h2><ul>\n";
+    std::istringstream capture_lines(captures);
+    for (std::string line; std::getline(capture_lines, line);)
+      out << "<li><code>" << escape_html(line) << "</code></li>\n";
+    out << "</ul>\n";
+  }
+  html_page_end(out);
+  return out.str();
 }
 
 }  // namespace blasscope::core

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "report/html_page.h"
 #include "report/inspect_text.h"
 
 namespace blasscope::core {
@@ -100,38 +101,18 @@ std::string markdown_report(const RunResult& result, const std::vector<Diagnosis
 
 std::string html_report(const RunResult& result, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>BLAScope report: "
-      << escape_html(result.workload) << "</title>\n<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;"
-      << "line-height:1.4}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
-      << ".error{color:#b00020}.warning{color:#9a6700}.info{color:#0b57d0}code,pre{background:#f4f4f4}</style>"
-      << "</head><body>\n<h1>BLAScope report: " << escape_html(result.workload) << "</h1>\n<h2>Environment</h2><ul>";
+  html_page_start(out, "BLAScope report: " + result.workload);
+  out << "<h2>Environment</h2><ul>";
   for (const auto& [key, value] : environment_lines(result)) {
     out << "<li><b>" << escape_html(key) << "</b>: " << escape_html(value) << "</li>";
   }
-  out << "<li><b>peak host memory</b>: " << format_bytes(result.peak_host_bytes)
-      << "</li></ul>\n<h2>Ops</h2><table><tr>";
-  for (const auto& h : op_header()) out << "<th>" << escape_html(h) << "</th>";
-  out << "</tr>\n";
-  for (const auto& r : result.ops) {
-    out << "<tr>";
-    for (const auto& cell : op_row(r)) out << "<td>" << escape_html(cell) << "</td>";
-    out << "</tr>\n";
-  }
-  out << "</table>\n";
+  out << "<li><b>peak host memory</b>: " << format_bytes(result.peak_host_bytes) << "</li></ul>\n<h2>Ops</h2>";
+  std::vector<std::vector<std::string>> rows = {op_header()};
+  for (const auto& r : result.ops) rows.push_back(op_row(r));
+  html_table(out, rows);
   if (result.crash) out << "<p><b>The worker crashed</b> with " << escape_html(result.crash->signal) << ".</p>\n";
-  out << "<h2>Diagnoses</h2>\n";
-  if (diagnoses.empty()) out << "<p>None: nothing to report.</p>\n";
-  for (const auto& d : diagnoses) {
-    const std::string severity(name(d.severity));
-    out << "<h3 class=\"" << severity << "\">" << severity << ": " << escape_html(d.title) << " (<code>"
-        << escape_html(d.id) << "</code>)</h3>\n<h4>Evidence</h4><ul>";
-    for (const auto& e : d.evidence) out << "<li>" << escape_html(e) << "</li>";
-    out << "</ul>\n<h4>Cause</h4><p>" << escape_html(d.cause) << "</p>\n<h4>Fix</h4><pre>" << escape_html(d.fix)
-        << "</pre>\n<h4>Seen as</h4><ul>";
-    for (const auto& s : d.seen_as) out << "<li><code>" << escape_html(s) << "</code></li>";
-    out << "</ul>\n";
-  }
-  out << "</body></html>\n";
+  html_diagnoses(out, diagnoses);
+  html_page_end(out);
   return out.str();
 }
 

@@ -143,6 +143,16 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(d["call"], gesdd[0]["id"])
         capture = next(c for c in report["captures"] if c["call"] == gesdd[0]["id"])
         self.assertEqual(replay_ids(capture), ["dlascl-invalid-cfrom", "non-finite-input"])
+        # The HTML report is a page of tables and sections, not the Markdown text in a <pre>.
+        page = subprocess.run([CLI, "report", report_path(report), "--format", "html"], capture_output=True,
+                              text=True, timeout=60).stdout
+        self.assertIn("<th>ROUTINE</th>", page)
+        self.assertIn("<td>dgesdd</td>", page)
+        self.assertIn('<h3 class="error">', page)
+        self.assertIn(capture["workload"], page)
+        self.assertNotIn("| --- |", page)
+        markdown = subprocess.run([CLI, "report", report_path(report)], capture_output=True, text=True, timeout=60).stdout
+        self.assertIn("## Captures and child processes", markdown)
         # --capture none writes nothing; a cap of 0 MiB says what it left out.
         _, report = record(PYTHON, script, options=("--capture", "none"))
         self.assertEqual(report["captures"], [])
