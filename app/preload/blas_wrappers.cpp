@@ -1,6 +1,8 @@
 // BLAS level 2/3 routines under their Fortran names (dgemm_) and their CBLAS names
 // (cblas_dgemm): GEMM, GEMV, SYRK and TRSM in all four precisions.
+#include <cmath>
 #include <complex>
+#include <cstdio>
 
 #include "capture.h"
 #include "forwarding.h"
@@ -49,10 +51,44 @@ double real_part(const void* scalar) {
 
 using Forward15 = void (*)(BLASSCOPE_W_15);
 
+// GEMM value captures (real precisions, the program's own calls): with --capture all every GEMM,
+// with --check-values one whose result came out NaN/Inf while nothing reported it. A and B are
+// unchanged by the call and copied after it; C only matters when beta != 0, and is copied before.
+bool may_capture_gemm_values(const CallRecord& c, bool checking) {
+  return !c.parent && (checking || InputCapture::capturing_all()) && InputCapture::enabled(c.precision);
+}
+
+template <typename Real>
+void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out) {
+  if (c.beta != 0) capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
+}
+
+template <typename Real>
+void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, const void* b) {
+  if (c.xerbla_parameter || (!InputCapture::capturing_all() && c.output_nan + c.output_inf == 0)) return;
+  if (c.alpha == 0 || !std::isfinite(c.alpha) || !std::isfinite(c.beta)) return;  // nothing the replay can take
+  const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
+  capture.keep(0, a, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, sizeof(Real), row);
+  capture.keep(1, b, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, sizeof(Real), row);
+  const char* dtype = c.precision == Precision::S ? "float32" : "float64";
+  char zeros[256] = "", op[512];
+  if (c.beta == 0) {  // not read: zeros, in the call's order (the replay takes its layout from C)
+    std::snprintf(zeros, sizeof zeros, R"("c": {"shape": [%d, %d], "dtype": "%s", "order": "%s", "fill": "zeros"})",
+                  c.m, c.n, dtype, row ? "C" : "F");
+  }
+  std::snprintf(op, sizeof op,
+                R"({"op": "gemm", "a": "a", "b": "b", "c": "c", "trans_a": %s, "trans_b": %s, "alpha": %.17g, )"
+                R"("beta": %.17g})",
+                ta ? "true" : "false", tb ? "true" : "false", c.alpha, c.beta);
+  capture.write_after(c, op, zeros);
+}
+
 template <typename Real>
 void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
   CallScope scope(Routine::Gemm, p);
   const bool check = scope.recording() && check_gemm_values();
+  InputCapture capture;
+  bool capturing = false;
   if (scope.recording()) {
     CallRecord& c = scope.call;
     const char ta = *reinterpret_cast<const char*>(w[0]), tb = *reinterpret_cast<const char*>(w[1]);
@@ -74,6 +110,8 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     if (check && c.alpha != 0) {
       scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]));
     }
+    capturing = may_capture_gemm_values(c, check);
+    if (capturing) keep_gemm_c<Real>(capture, c, reinterpret_cast<const void*>(w[11]));
     scope.begin();
   }
   real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
@@ -81,6 +119,10 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     scan_gemm_output<Real>(scope.call, reinterpret_cast<const void*>(w[11]));
   }
   if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
+  if (capturing) {
+    capture_gemm_values<Real>(capture, scope.call, reinterpret_cast<const void*>(w[6]),
+                              reinterpret_cast<const void*>(w[8]));
+  }
 }
 
 // GEMV, SYRK, TRSM under their Fortran names: sizes, leading dimensions and alpha.
@@ -120,6 +162,8 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
                 const void* b, int ldb, Scalar beta, void* c_out, int ldc) {
   CallScope scope(Routine::Gemm, p);
   const bool check = scope.recording() && check_gemm_values();
+  InputCapture capture;
+  bool capturing = false;
   if (scope.recording()) {
     CallRecord& c = scope.call;
     c.flags |= record::kCblas;
@@ -134,11 +178,14 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     }
     c.align_a = alignment_log2(a), c.align_b = alignment_log2(b), c.align_c = alignment_log2(c_out);
     if (check && c.alpha != 0) scan_gemm_inputs<Real>(c, a, b);
+    capturing = may_capture_gemm_values(c, check);
+    if (capturing) keep_gemm_c<Real>(capture, c, c_out);
     scope.begin();
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
   if (check && scope.call.xerbla_parameter == 0) scan_gemm_output<Real>(scope.call, c_out);
   if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
+  if (capturing) capture_gemm_values<Real>(capture, scope.call, a, b);
 }
 
 }  // namespace

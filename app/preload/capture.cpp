@@ -30,12 +30,13 @@ bool write_all(int fd, const void* data, std::size_t size) {
   return true;
 }
 
-// A NumPy .npy (format 1.0) of a Fortran-order matrix.
-bool write_npy(const char* path, const void* data, std::int64_t rows, std::int64_t cols, std::size_t element_size) {
+// A NumPy .npy (format 1.0) of a packed matrix, Fortran order unless row_major.
+bool write_npy(const char* path, const void* data, std::int64_t rows, std::int64_t cols, std::size_t element_size,
+               bool row_major) {
   char header[128];
-  int length =
-      std::snprintf(header, sizeof header, "{'descr': '<f%zu', 'fortran_order': True, 'shape': (%lld, %lld), }",
-                    element_size, static_cast<long long>(rows), static_cast<long long>(cols));
+  int length = std::snprintf(header, sizeof header, "{'descr': '<f%zu', 'fortran_order': %s, 'shape': (%lld, %lld), }",
+                             element_size, row_major ? "False" : "True", static_cast<long long>(rows),
+                             static_cast<long long>(cols));
   const int total = ((10 + length + 1 + 63) / 64) * 64;  // magic, version, length, dict, '\n': 64-aligned
   while (10 + length + 1 < total) header[length++] = ' ';
   header[length++] = '\n';
@@ -120,8 +121,10 @@ InputCapture::~InputCapture() {
 }
 
 void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                        std::size_t element_size) {
-  if (!data || rows <= 0 || cols <= 0 || ld < rows || slot < 0 || slot > 1) return;
+                        std::size_t element_size, bool row_major) {
+  // Stored row-major, a matrix is the column-major one of its transpose: packed the same way.
+  const std::int64_t lines = row_major ? rows : cols, length = row_major ? cols : rows;
+  if (!data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
   const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * element_size;
   if (bytes > shared()->capture_limit_bytes.load()) {  // could never be written
     m_too_large = true;
@@ -130,45 +133,51 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
   Matrix& m = m_inputs[slot];
   m.data = std::malloc(bytes);
   if (!m.data) return;
-  m.rows = rows, m.cols = cols, m.element_size = element_size;
-  for (std::int64_t j = 0; j < cols; ++j) {
-    std::memcpy(static_cast<char*>(m.data) + static_cast<std::size_t>(j * rows) * element_size,
+  m.rows = rows, m.cols = cols, m.element_size = element_size, m.row_major = row_major;
+  for (std::int64_t j = 0; j < lines; ++j) {
+    std::memcpy(static_cast<char*>(m.data) + static_cast<std::size_t>(j * length) * element_size,
                 static_cast<const char*>(data) + static_cast<std::size_t>(j * ld) * element_size,
-                static_cast<std::size_t>(rows) * element_size);
+                static_cast<std::size_t>(length) * element_size);
   }
 }
 
-void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
-  if (m_too_large) return;  // counted as skipped if the call fails
-  if (!m_inputs[0].data) return;
+bool InputCapture::write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
+  if (m_too_large || !m_inputs[0].data) return false;  // too large: counted as skipped if the call fails
   std::uint64_t bytes = 0;
-  for (const Matrix& m : m_inputs) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
-  if (!reserve(bytes)) return;
-  char path[4200], text[2048];
+  for (const Matrix& m : m_inputs) {
+    if (m.data) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
+  }
+  if (!reserve(bytes)) return false;
+  char path[4200], text[4096], tensors[1024] = "";
   if (!make_directory(call, m_dir, sizeof m_dir)) {
     unreserve(bytes);
     m_dir[0] = '\0';
-    return;
+    return false;
   }
   m_written_bytes = bytes;
-  const char* names[2] = {"a", "b"};
-  int written = 0;
-  for (int i = 0; i < 2; ++i) {
+  const char* names[3] = {"a", "b", "c"};
+  for (int i = 0; i < 3; ++i) {
     const Matrix& m = m_inputs[i];
     if (!m.data) continue;
     std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, names[i]);
-    if (!write_npy(path, m.data, m.rows, m.cols, m.element_size)) return;
-    ++written;
+    if (!write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major)) return false;
+    const std::size_t used = std::strlen(tensors);
+    std::snprintf(tensors + used, sizeof tensors - used, R"(%s"%s": {"file": "%s.npy"})", used ? ", " : "", names[i],
+                  names[i]);
   }
-  const char* routine_tensors =
-      written == 2 ? R"("a": {"file": "a.npy"}, "b": {"file": "b.npy"})" : R"("a": {"file": "a.npy"})";
   std::snprintf(text, sizeof text,
                 "{\"name\": \"call %llu\",\n \"description\": \"Inputs of call %llu as they were before it ran, "
-                "captured by blasscope-cli record\",\n \"tensors\": {%s},\n \"ops\": [%s]}\n",
-                static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), routine_tensors,
-                op_json);
+                "captured by blasscope-cli record\",\n \"tensors\": {%s%s%s},\n \"ops\": [%s]}\n",
+                static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), tensors,
+                *tensors_extra ? ", " : "", tensors_extra, op_json);
   std::snprintf(path, sizeof path, "%s/workload.json", m_dir);
-  if (write_text(path, text)) call.flags |= record::kCaptured;
+  if (!write_text(path, text)) return false;
+  call.flags |= record::kCaptured;
+  return true;
+}
+
+void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
+  write_files(call, op_json, "");
   // Copied out: the memory goes back before the call runs.
   for (Matrix& m : m_inputs) {
     std::free(m.data);
@@ -176,11 +185,15 @@ void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
   }
 }
 
+void InputCapture::write_after(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
+  if (!write_files(call, op_json, tensors_extra)) m_dir[0] = '\0';
+}
+
 void InputCapture::settle(record::CallRecord& call, bool failed) {
   if (m_too_large && failed) shared()->capture_skipped.fetch_add(1);
   if (!m_dir[0] || failed || capturing_all()) return;
   char path[4200];
-  for (const char* name : {"a.npy", "b.npy", "workload.json"}) {
+  for (const char* name : {"a.npy", "b.npy", "c.npy", "workload.json"}) {
     std::snprintf(path, sizeof path, "%s/%s", m_dir, name);
     ::unlink(path);
   }

@@ -16,7 +16,8 @@ namespace blasscope::preload {
 
 class InputCapture {
  public:
-  InputCapture() = default;
+  // Cheap to make on every call (GEMM, LAPACK): nothing is zeroed but the folder's first byte.
+  InputCapture() { m_dir[0] = '\0'; }
   ~InputCapture();
   InputCapture(const InputCapture&) = delete;
   InputCapture& operator=(const InputCapture&) = delete;
@@ -25,9 +26,13 @@ class InputCapture {
   static bool enabled(record::Precision precision);
   // --capture all: inputs are kept whatever they hold.
   static bool capturing_all();
-  // Keeps a packed column-major copy of a rows x cols matrix stored with leading dimension ld.
-  void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-            std::size_t element_size);
+  // Keeps a packed copy of a rows x cols matrix stored with leading dimension ld, column-major
+  // (row_major: each of the rows holds cols elements). Slots 0, 1, 2 are the tensors a, b, c.
+  void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::size_t element_size,
+            bool row_major = false);
+  // Writes the capture now (a GEMM, whose A and B are still as they were): `tensors_extra` are
+  // further tensor entries of the workload ("" for none). Marks the call kCaptured.
+  void write_after(record::CallRecord& call, const char* op_json, const char* tensors_extra = "");
   // Writes the capture of `call` (a driver: svd, lstsq or dlascl replay) from what keep() copied,
   // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is
   // captured too. Marks the call kCaptured. `op` is the workload op's JSON.
@@ -41,11 +46,15 @@ class InputCapture {
     void* data = nullptr;
     std::int64_t rows = 0, cols = 0;
     std::size_t element_size = 0;
+    bool row_major = false;
   };
-  Matrix m_inputs[2];                 // a, b
+  // Writes the kept matrices and the workload into the call's folder; false when nothing was.
+  bool write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra);
+
+  Matrix m_inputs[3];                 // a, b, c
   bool m_too_large = false;           // an input alone is over the cap: not copied, counted if the call fails
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
-  char m_dir[4096] = {};              // where write_before wrote, "" for nothing
+  char m_dir[4096];                   // where the capture was written, "" for nothing
 };
 
 // A GEMM that xerbla rejected: its arguments matter, not its values, so the capture is a

@@ -220,6 +220,9 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(gemm["output_inf"], 256)
         self.assertNotIn("input_inf", gemm)
         self.assertIn("non-finite-output", ids(report))
+        # The silent failure is a failure: captured with its values, and the replay overflows too.
+        capture = next(c for c in report["captures"] if c["call"] == gemm["id"])
+        self.assertEqual(replay_ids(capture), ["non-finite-output"])
         # Without --check-values GEMM operands are not scanned (it would cost as much as a small GEMM).
         proc, report = record(PYTHON, script)
         self.assertNotIn("output_inf", next(c for c in report["calls"] if c["routine"] == "dgemm"))
@@ -522,6 +525,45 @@ class RecordC(unittest.TestCase):
         self.assertEqual([c["call"] for c in report["captures"]], [1, 2])
         for capture in report["captures"]:
             self.assertEqual(replay_ids(capture), ["dlascl-invalid-cfrom"])
+
+    def test_captured_gemms_replay_to_the_programs_own_result(self):
+        # --capture all keeps every GEMM with its values; C is copied before the call (beta != 0
+        # reads it), A and B after. Column-major with A transposed and row-major, both replayed.
+        exe = build_c("gemm_values", """
+            #include <cblas.h>
+            #include <stdio.h>
+            int main(void) {
+              double a[12], b[12], c[9], r[6];
+              for (int i = 0; i < 12; ++i) a[i] = 0.5 * i - 2, b[i] = 1.0 / (i + 1);
+              for (int i = 0; i < 9; ++i) c[i] = i % 4;
+              /* C(3x3) = 2 A^T B + 0.5 C, A stored 4x3, B 4x3, column-major */
+              cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, 3, 3, 4, 2.0, a, 4, b, 4, 0.5, c, 3);
+              /* R(2x3) = A(2x4) B(4x3), row-major, beta = 0 */
+              cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 2, 3, 4, 1.0, a, 4, b, 3, 0.0, r, 3);
+              for (int i = 0; i < 9; ++i) printf("%.17g\\n", c[i]);
+              for (int i = 0; i < 6; ++i) printf("%.17g\\n", r[i]);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe, options=("--capture", "all"))
+        printed = [float(v) for v in proc.out.split()]
+        self.assertEqual(len(report["captures"]), 2, proc.err)
+        expected = {1: (printed[:9], "F", (3, 3)), 2: (printed[9:], "C", (2, 3))}
+        for capture in report["captures"]:
+            with self.subTest(call=capture["call"]):
+                values, order, shape = expected[capture["call"]]
+                out = os.path.join(WORK, f"gemm-out-{capture['call']}")
+                run = subprocess.run([CLI, "run", capture["workload"], "--save-outputs", out], capture_output=True,
+                                     timeout=300)
+                self.assertEqual(run.returncode, 0, run.stderr.decode())
+                check = subprocess.run(
+                    [PYTHON, "-c", "import numpy as np, sys, json; c = np.load(sys.argv[1]); "
+                     "print(json.dumps([list(c.shape), c.ravel(order=sys.argv[2]).tolist()]))",
+                     os.path.join(out, "c.npy"), order], capture_output=True, text=True)
+                got_shape, got = json.loads(check.stdout)
+                self.assertEqual(tuple(got_shape), shape)
+                for g, v in zip(got, values):
+                    self.assertAlmostEqual(g, v, places=12)
 
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
