@@ -596,7 +596,7 @@ class FastCallReader {
 // shape: nested too deep, or "calls" not a key of the top-level object.
 constexpr std::string_view kCallsKey = "\"calls\":[";
 
-std::size_t top_level_calls(const std::string& text) {
+std::size_t top_level_calls(std::string_view text) {
   int depth = 0;
   bool in_string = false;
   char last = '\0';  // the last character outside strings that is not white space
@@ -610,8 +610,7 @@ std::size_t top_level_calls(const std::string& text) {
       continue;
     }
     if (c == '"') {
-      if (depth == 1 && (last == '{' || last == ',') &&
-          std::string_view(text).substr(i, kCallsKey.size()) == kCallsKey) {
+      if (depth == 1 && (last == '{' || last == ',') && text.substr(i, kCallsKey.size()) == kCallsKey) {
         return i;
       }
       in_string = true;
@@ -627,7 +626,7 @@ std::size_t top_level_calls(const std::string& text) {
 
 }  // namespace
 
-std::optional<Recording> read_written_session(const std::string& text) {
+std::optional<Recording> read_written_session(std::string_view text) {
   const std::size_t at = top_level_calls(text);
   if (at == std::string::npos) return std::nullopt;
   std::vector<CallRecord> calls;
@@ -641,7 +640,7 @@ std::optional<Recording> read_written_session(const std::string& text) {
   if (!reader.read(calls)) return std::nullopt;
   // The header is what comes before and after the calls: `{...,` and `,...}` (calls in the
   // middle), `{` and `,...}` (first) or `{...,` and `}` (last, as older sessions have them).
-  std::string before = text.substr(0, at);
+  std::string before(text.substr(0, at));
   std::string after(reader.position(), text.data() + text.size());
   while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
   const std::size_t next = after.find_first_not_of(" \t\r\n");
@@ -664,7 +663,7 @@ std::optional<Recording> read_written_session(const std::string& text) {
   return r;
 }
 
-Recording parse_recording_text(const std::string& text) {
+Recording parse_recording_text(std::string_view text) {
   if (auto fast = read_written_session(text)) return std::move(*fast);
   json root;
   SessionSax sax(root);

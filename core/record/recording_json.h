@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "record/recording.h"
 #include "text/json.h"
@@ -20,12 +21,12 @@ Recording recording_from_json(const nlohmann::json& session);
 // million-call session in about a second, not the many seconds a JSON tree of it takes).
 // Throws nlohmann::json::exception for text that is not JSON, std::invalid_argument for a
 // field that is wrong.
-Recording parse_recording_text(const std::string& text);
+Recording parse_recording_text(std::string_view text);
 
 // The fast path of parse_recording_text, for sessions as BLAScope writes them: the calls read
 // directly, everything around them parsed as JSON. nullopt for a text of another shape (which
 // parse_recording_text then reads with the JSON parser).
-std::optional<Recording> read_written_session(const std::string& text);
+std::optional<Recording> read_written_session(std::string_view text);
 
 // Whether a parsed session file holds a recording (rather than a run).
 bool is_recording_session(const nlohmann::json& session);
