@@ -28,22 +28,22 @@ std::uint64_t ns_of(double s) {
 }
 
 // The value a non-finite number was written as ("NaN", "Infinity", "-Infinity").
-double non_finite_value(const std::string& name, const std::string& key) {
+double non_finite_value(const std::string& name, std::string_view key) {
   if (name == "NaN") return std::numeric_limits<double>::quiet_NaN();
   if (name == "Infinity") return std::numeric_limits<double>::infinity();
   if (name == "-Infinity") return -std::numeric_limits<double>::infinity();
-  throw std::invalid_argument("field \"" + key + "\" must be a number, \"NaN\" or \"Infinity\"");
+  throw std::invalid_argument("field \"" + std::string(key) + "\" must be a number, \"NaN\" or \"Infinity\"");
 }
 
 // An integer field from a JSON number, refused (not wrapped, not undefined) when it is
 // fractional or out of the field's range: `"m": 1e300` is damage, not a size.
 // (long double holds every 64-bit integer exactly on x86-64, so the bounds are exact too.)
 template <typename T>
-T checked_integer(long double v, const char* key) {
+T checked_integer(long double v, std::string_view key) {
   static const long double end = std::ldexp(1.0L, std::numeric_limits<T>::digits);  // 2^63, 2^64, 2^31, 2^32
   static const long double lowest = std::numeric_limits<T>::is_signed ? -end : 0.0L;
   if (!(v >= lowest && v < end) || static_cast<long double>(static_cast<T>(v)) != v) {
-    throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
+    throw std::invalid_argument("field \"" + std::string(key) + "\" is not an integer in range");
   }
   return static_cast<T>(v);
 }
@@ -51,9 +51,9 @@ T checked_integer(long double v, const char* key) {
 // The same for an integer as parsed (in integers: long double arithmetic is x87 code, and took
 // a tenth of opening a million-call session).
 template <typename T, typename V>
-requires std::is_integral_v<V> T checked_integer(V v, const char* key) {
+requires std::is_integral_v<V> T checked_integer(V v, std::string_view key) {
   if (!std::in_range<T>(v))
-    throw std::invalid_argument(std::string("field \"") + key + "\" is not an integer in range");
+    throw std::invalid_argument("field \"" + std::string(key) + "\" is not an integer in range");
   return static_cast<T>(v);
 }
 
@@ -216,7 +216,7 @@ Field field_of(std::string_view key) {
   if (key.size() >= std::size(kByLength)) return Field::Other;
   for (const Name& name : kByLength[key.size()]) {
     if (name.text.empty()) break;
-    if (name.text == key) return name.field;
+    if (name.text[0] == key[0] && name.text == key) return name.field;  // most differ at once
   }
   return Field::Other;
 }
@@ -231,27 +231,33 @@ class CallBuilder {
     m_in_xerbla = false;
     m_expect_object = false;
   }
-  void key(const std::string& k) {
+  void key(std::string_view k) {
+    m_key_storage.assign(k);
+    key_in_place(m_key_storage);
+  }
+  // `k` lives as long as the call is read (the fast reader's text): not copied.
+  void key_in_place(std::string_view k) {
     m_key = k;
     m_field = field_of(k);
     m_expect_object = !m_in_xerbla && m_field == Field::Xerbla;
   }
   // A nested object: only a call's "xerbla" is one.
   void begin_nested() {
-    if (!m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" of a call must not be an object");
+    if (!m_expect_object)
+      throw std::invalid_argument("field \"" + std::string(m_key) + "\" of a call must not be an object");
     m_expect_object = false;
     m_in_xerbla = true;
   }
   void end_nested() { m_in_xerbla = false; }
   void check_value() const {
-    if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
+    if (m_expect_object) throw std::invalid_argument("field \"" + std::string(m_key) + "\" must be an object");
   }
   // `exact`: an integer as parsed, or any number as a long double (exact for every integer).
   template <typename V>
   void number(V exact) {
-    if (m_expect_object) throw std::invalid_argument("field \"" + m_key + "\" must be an object");
+    if (m_expect_object) throw std::invalid_argument("field \"" + std::string(m_key) + "\" must be an object");
     const auto v = static_cast<double>(exact);
-    const char* k = m_key.c_str();
+    const std::string_view k = m_key;
     if (m_in_xerbla) {
       if (m_field == Field::Parameter) m_call.xerbla_parameter = checked_integer<std::int32_t>(exact, k);
       return;
@@ -328,7 +334,8 @@ class CallBuilder {
 
  private:
   CallRecord m_call;
-  std::string m_key;
+  std::string m_key_storage;  // the key when it is not read in place
+  std::string_view m_key;
   Field m_field = Field::Other;
   double m_start = 0;
   bool m_has_routine = false, m_in_xerbla = false, m_expect_object = false;
@@ -505,7 +512,8 @@ class FastCallReader {
   void skip() {
     while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t')) ++m_p;
   }
-  bool string(std::string& out) {
+  // A string without escapes, as the text holds it (valid as long as the text).
+  bool string(std::string_view& out) {
     if (peek() != '"') return false;
     const char* start = ++m_p;
     while (m_p < m_end && *m_p != '"') {
@@ -513,7 +521,7 @@ class FastCallReader {
       ++m_p;
     }
     if (m_p >= m_end) return false;
-    out.assign(start, m_p++);
+    out = std::string_view(start, static_cast<std::size_t>(m_p++ - start));
     return true;
   }
   bool object(bool nested) {
@@ -521,7 +529,7 @@ class FastCallReader {
     ++m_p;
     skip();
     if (peek() == '}') return ++m_p, true;
-    std::string key, text;
+    std::string_view key, text;
     while (true) {
       skip();
       if (!string(key)) return false;
@@ -529,11 +537,12 @@ class FastCallReader {
       if (peek() != ':') return false;
       ++m_p;
       skip();
-      m_builder.key(key);
+      m_builder.key_in_place(key);
       const char c = peek();
       if (c == '"') {
         if (!string(text)) return false;
-        m_builder.text(text);
+        m_text.assign(text);
+        m_builder.text(m_text);
       } else if (c == '{') {
         if (nested) return false;
         m_builder.begin_nested();
@@ -589,6 +598,7 @@ class FastCallReader {
   const char* m_p;
   const char* m_end;
   CallBuilder m_builder;
+  std::string m_text;  // a text value (its buffer reused from call to call)
 };
 
 // Where the top-level "calls":[ begins, found by scanning the header before it (the calls come
