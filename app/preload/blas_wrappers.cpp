@@ -53,20 +53,28 @@ using Forward15 = void (*)(BLASSCOPE_W_15);
 
 // GEMM value captures (real precisions, the program's own calls): with --capture all every GEMM,
 // with --check-values one whose result came out NaN/Inf while nothing reported it. A and B are
-// unchanged by the call and copied after it; C only matters when beta != 0, and is copied before.
+// unchanged by the call and copied after it; C only matters when beta != 0, and is copied before
+// the call, under --capture all only (copying every C in case its result goes bad would cost
+// each GEMM a copy of C; such a failure is counted as not captured instead).
 bool may_capture_gemm_values(const CallRecord& c, bool checking) {
   return !c.parent && (checking || InputCapture::capturing_all()) && InputCapture::enabled(c.precision);
 }
 
 template <typename Real>
 void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out) {
-  if (c.beta != 0) capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
+  if (c.beta != 0 && InputCapture::capturing_all()) {
+    capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
+  }
 }
 
 template <typename Real>
 void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, const void* b) {
-  if (c.xerbla_parameter || (!InputCapture::capturing_all() && c.output_nan + c.output_inf == 0)) return;
-  if (c.alpha == 0 || !std::isfinite(c.alpha) || !std::isfinite(c.beta)) return;  // nothing the replay can take
+  const bool failed = c.output_nan + c.output_inf > 0;
+  if (c.xerbla_parameter || (!InputCapture::capturing_all() && !failed)) return;
+  // Nothing the replay can take: no A and B read, a scale JSON cannot hold, a C not kept.
+  if (c.alpha == 0 || !std::isfinite(c.alpha) || !std::isfinite(c.beta) || (c.beta != 0 && !capture.has(2))) {
+    return capture.skip(failed);
+  }
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
   capture.keep(0, a, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, sizeof(Real), row);
   capture.keep(1, b, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, sizeof(Real), row);
@@ -80,7 +88,7 @@ void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, co
                 R"({"op": "gemm", "a": "a", "b": "b", "c": "c", "trans_a": %s, "trans_b": %s, "alpha": %.17g, )"
                 R"("beta": %.17g})",
                 ta ? "true" : "false", tb ? "true" : "false", c.alpha, c.beta);
-  capture.write_after(c, op, zeros);
+  capture.write_after(c, failed, op, zeros);
 }
 
 template <typename Real>

@@ -71,18 +71,25 @@ bool write_text(const char* path, const char* text) {
   return ::close(fd) == 0 && ok;
 }
 
-// Reserves room for `bytes` more under the session's caps; counts a skip when there is none.
+// Whether `bytes` more could fit under the session's caps now (checked before anything is copied).
+bool room_for(std::uint64_t bytes) {
+  record::SharedHeader* s = shared();
+  return s->captured_count.load() < s->capture_limit_count.load() &&
+         s->captured_bytes.load() + bytes <= s->capture_limit_bytes.load();
+}
+
+// Reserves room for `bytes` more under the session's caps. A call that found none is counted as
+// skipped by its caller, and only if it failed: a capture written before the call, or of every
+// call, may be refused for a call that then succeeds.
 bool reserve(std::uint64_t bytes) {
   record::SharedHeader* s = shared();
   if (s->captured_count.fetch_add(1) >= s->capture_limit_count.load()) {
     s->captured_count.fetch_sub(1);
-    s->capture_skipped.fetch_add(1);
     return false;
   }
   if (s->captured_bytes.fetch_add(bytes) + bytes > s->capture_limit_bytes.load()) {
     s->captured_bytes.fetch_sub(bytes);
     s->captured_count.fetch_sub(1);
-    s->capture_skipped.fetch_add(1);
     return false;
   }
   return true;
@@ -124,15 +131,19 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
                         std::size_t element_size, bool row_major) {
   // Stored row-major, a matrix is the column-major one of its transpose: packed the same way.
   const std::int64_t lines = row_major ? rows : cols, length = row_major ? cols : rows;
-  if (!data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
+  if (m_skipped || !data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
   const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * element_size;
-  if (bytes > shared()->capture_limit_bytes.load()) {  // could never be written
-    m_too_large = true;
+  // Over the caps (this matrix alone, or what is left of them): nothing is copied.
+  if (!room_for(bytes)) {
+    m_skipped = true;
     return;
   }
   Matrix& m = m_inputs[slot];
   m.data = std::malloc(bytes);
-  if (!m.data) return;
+  if (!m.data) {
+    m_skipped = true;
+    return;
+  }
   m.rows = rows, m.cols = cols, m.element_size = element_size, m.row_major = row_major;
   for (std::int64_t j = 0; j < lines; ++j) {
     std::memcpy(static_cast<char*>(m.data) + static_cast<std::size_t>(j * length) * element_size,
@@ -142,38 +153,56 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
 }
 
 bool InputCapture::write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
-  if (m_too_large || !m_inputs[0].data) return false;  // too large: counted as skipped if the call fails
+  if (m_skipped || !m_inputs[0].data) return false;
   std::uint64_t bytes = 0;
   for (const Matrix& m : m_inputs) {
     if (m.data) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
   }
-  if (!reserve(bytes)) return false;
-  char path[4200], text[4096], tensors[1024] = "";
-  if (!make_directory(call, m_dir, sizeof m_dir)) {
-    unreserve(bytes);
-    m_dir[0] = '\0';
+  if (!reserve(bytes)) {
+    m_skipped = true;
     return false;
   }
   m_written_bytes = bytes;
+  char path[4200], text[4096], tensors[1024] = "";
+  bool written = make_directory(call, m_dir, sizeof m_dir);
   const char* names[3] = {"a", "b", "c"};
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 3 && written; ++i) {
     const Matrix& m = m_inputs[i];
     if (!m.data) continue;
     std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, names[i]);
-    if (!write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major)) return false;
+    written = write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major);
     const std::size_t used = std::strlen(tensors);
     std::snprintf(tensors + used, sizeof tensors - used, R"(%s"%s": {"file": "%s.npy"})", used ? ", " : "", names[i],
                   names[i]);
   }
-  std::snprintf(text, sizeof text,
-                "{\"name\": \"call %llu\",\n \"description\": \"Inputs of call %llu as they were before it ran, "
-                "captured by blasscope-cli record\",\n \"tensors\": {%s%s%s},\n \"ops\": [%s]}\n",
-                static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), tensors,
-                *tensors_extra ? ", " : "", tensors_extra, op_json);
-  std::snprintf(path, sizeof path, "%s/workload.json", m_dir);
-  if (!write_text(path, text)) return false;
+  if (written) {
+    std::snprintf(text, sizeof text,
+                  "{\"name\": \"call %llu\",\n \"description\": \"Inputs of call %llu as they were before it "
+                  "ran, captured by blasscope-cli record\",\n \"tensors\": {%s%s%s},\n \"ops\": [%s]}\n",
+                  static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), tensors,
+                  *tensors_extra ? ", " : "", tensors_extra, op_json);
+    std::snprintf(path, sizeof path, "%s/workload.json", m_dir);
+    written = write_text(path, text);
+  }
+  if (!written) {  // a full disk: nothing half-written stays, and its share of the caps goes back
+    remove_written();
+    m_skipped = true;
+    return false;
+  }
   call.flags |= record::kCaptured;
   return true;
+}
+
+void InputCapture::remove_written() {
+  if (!m_dir[0]) return;
+  char path[4200];
+  for (const char* name : {"a.npy", "b.npy", "c.npy", "workload.json"}) {
+    std::snprintf(path, sizeof path, "%s/%s", m_dir, name);
+    ::unlink(path);
+  }
+  ::rmdir(m_dir);
+  unreserve(m_written_bytes);
+  m_dir[0] = '\0';
 }
 
 void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
@@ -185,22 +214,19 @@ void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
   }
 }
 
-void InputCapture::write_after(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
-  if (!write_files(call, op_json, tensors_extra)) m_dir[0] = '\0';
+void InputCapture::write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra) {
+  if (!write_files(call, op_json, tensors_extra) && failed) shared()->capture_skipped.fetch_add(1);
 }
 
 void InputCapture::settle(record::CallRecord& call, bool failed) {
-  if (m_too_large && failed) shared()->capture_skipped.fetch_add(1);
-  if (!m_dir[0] || failed || capturing_all()) return;
-  char path[4200];
-  for (const char* name : {"a.npy", "b.npy", "c.npy", "workload.json"}) {
-    std::snprintf(path, sizeof path, "%s/%s", m_dir, name);
-    ::unlink(path);
-  }
-  ::rmdir(m_dir);
-  unreserve(m_written_bytes);
+  if (failed && m_skipped) shared()->capture_skipped.fetch_add(1);
+  if (failed || capturing_all()) return;
+  remove_written();
   call.flags &= static_cast<std::uint16_t>(~record::kCaptured);
-  m_dir[0] = '\0';
+}
+
+void InputCapture::skip(bool failed) {
+  if (failed) shared()->capture_skipped.fetch_add(1);
 }
 
 void capture_gemm_arguments(record::CallRecord& c) {

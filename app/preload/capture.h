@@ -31,8 +31,13 @@ class InputCapture {
   void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::size_t element_size,
             bool row_major = false);
   // Writes the capture now (a GEMM, whose A and B are still as they were): `tensors_extra` are
-  // further tensor entries of the workload ("" for none). Marks the call kCaptured.
-  void write_after(record::CallRecord& call, const char* op_json, const char* tensors_extra = "");
+  // further tensor entries of the workload ("" for none). Marks the call kCaptured; one that
+  // failed and could not be captured is counted as skipped.
+  void write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra = "");
+  // Whether slot `slot` holds a copy.
+  bool has(int slot) const { return slot >= 0 && slot < 3 && m_inputs[slot].data; }
+  // A failing call that cannot be captured (an input it needed was not kept): counted as skipped.
+  void skip(bool failed);
   // Writes the capture of `call` (a driver: svd, lstsq or dlascl replay) from what keep() copied,
   // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is
   // captured too. Marks the call kCaptured. `op` is the workload op's JSON.
@@ -50,9 +55,11 @@ class InputCapture {
   };
   // Writes the kept matrices and the workload into the call's folder; false when nothing was.
   bool write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra);
+  // Removes what write_files wrote, and gives its share of the caps back.
+  void remove_written();
 
   Matrix m_inputs[3];                 // a, b, c
-  bool m_too_large = false;           // an input alone is over the cap: not copied, counted if the call fails
+  bool m_skipped = false;             // over the caps, or no memory or disk for it: not captured (counted if it fails)
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
   char m_dir[4096];                   // where the capture was written, "" for nothing
 };

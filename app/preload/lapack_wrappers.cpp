@@ -98,11 +98,13 @@ const char* driver_name(Routine routine) {
   }
 }
 
-bool replay_op(Routine routine, char job, char* out, std::size_t size) {
+// `job`: JOBZ (GESDD) or JOBU (GESVD); `job2`: GESVD's JOBVT. Either one not 'N' computes vectors.
+bool replay_op(Routine routine, char job, char job2, char* out, std::size_t size) {
   const char* driver = driver_name(routine);
   if (!driver) return false;
   if (routine == Routine::Gesdd || routine == Routine::Gesvd) {
-    const bool uv = job != 'N' && job != 'n';
+    const auto computes = [](char j) { return j != 'N' && j != 'n'; };
+    const bool uv = computes(job) || (routine == Routine::Gesvd && computes(job2));
     std::snprintf(out, size, R"({"op": "svd", "a": "a", "driver": "%s", "compute_uv": %s})", driver,
                   uv ? "true" : "false");
   } else {
@@ -121,10 +123,11 @@ void format_real(char* out, std::size_t size, double v) {
   }
 }
 
-// The replay op of a captured call (a driver, or a top-level ?LASCL with its scales).
-void replay_op_of(const CallRecord& c, Routine routine, char* op, std::size_t size) {
+// The replay op of a captured call (a driver, or a top-level ?LASCL with its scales); `job2` is
+// the second character argument (GESVD's JOBVT).
+void replay_op_of(const CallRecord& c, Routine routine, char job2, char* op, std::size_t size) {
   if (routine != Routine::Lascl) {
-    replay_op(routine, static_cast<char>(c.side_uplo), op, size);
+    replay_op(routine, static_cast<char>(c.side_uplo), job2, op, size);
     return;
   }
   char cfrom[40], cto[40];
@@ -177,7 +180,8 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
       }
       char op[256];
-      replay_op_of(c, routine, op, sizeof op);
+      const char job2 = routine == Routine::Gesvd && a[1] ? *reinterpret_cast<const char*>(a[1]) : 'N';
+      replay_op_of(c, routine, job2, op, sizeof op);
       capture.write_before(c, op);
     }
     scope.begin();

@@ -116,15 +116,21 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
           "Check the input for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, driver='ev') or "
           "'evd') or rescale the matrix."};
     case Routine::Gesdd:
+      return PositiveInfo{
+          "the SVD did not converge",
+          "GESDD returns INFO > 0 when DBDSDC, the divide-and-conquer SVD of its bidiagonal form, did not "
+          "converge (its updating process failed). With finite input this is rare and points at extreme "
+          "conditioning.",
+          std::string(kSvdFix)};
     case Routine::Gesvd:
     case Routine::Gelsd:
     case Routine::Gelss:
       return PositiveInfo{
           "the SVD did not converge",
-          "The SVD iteration (the bidiagonal QR or divide and conquer inside these drivers) did not converge: "
-          "INFO counts the off-diagonal elements of an intermediate bidiagonal form that did not reach zero. "
-          "With finite input this is rare and points at extreme conditioning; it is also how this LAPACK "
-          "reports NaN input in some drivers (gesvd with U and V^T, gelsd and gelss).",
+          "The SVD iteration inside the driver did not converge: INFO = i counts the superdiagonals of an "
+          "intermediate bidiagonal form that did not converge to zero. With finite input this is rare and points "
+          "at extreme conditioning; it is also how this LAPACK reports NaN input in these drivers (gesvd with U "
+          "and V^T, gelsd and gelss).",
           std::string(kSvdFix)};
     default: return std::nullopt;
   }

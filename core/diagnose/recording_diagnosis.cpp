@@ -95,7 +95,14 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
   const std::string routine = xerbla_routine(c);
   const bool own = routine.size() > 1 && upper(routine) == call_name(c);  // not a routine it called unrecorded
   std::string meaning = own && c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter) : "";
-  if (meaning.empty()) {
+  // CBLAS row-major calls other than GEMM reach the library with M and N (and the transposes)
+  // swapped: the Fortran list would name the wrong argument.
+  const bool swapped = own && (c.flags & record::kCblas) && (c.flags & record::kRowMajor) && c.routine != Routine::Gemm;
+  if (meaning.empty() && swapped) {
+    meaning =
+        "parameter is counted in the column-major call OpenBLAS made of your row-major one (M and N, "
+        "and the transposes, swapped)";
+  } else if (meaning.empty()) {
     const std::string name = xerbla_parameter_name(routine, c.xerbla_parameter);
     if (!name.empty()) meaning = "parameter is " + name;
     // ?LASCL's scalars are recorded: the value it refused is the evidence.
@@ -334,15 +341,28 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       "call named as running was simply the one in progress."};
   const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
   for (const CallRecord& c : r.running) {
+    // Named by the program's own call (a driver), with the call it was inside of when it stopped.
+    if (c.parent && running.count(c.parent)) continue;
+    const CallRecord* inner = &c;
+    for (const CallRecord& o : r.running) {
+      if (o.pid == c.pid && o.tid == c.tid) inner = &o;
+    }
     const double ran = std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
     const std::string how = r.timed_out ? "stopped by --timeout"
                             : r.stopped ? "stopped on request (" + r.problem.substr(0, r.problem.find(';')) + ")"
                                         : "killed by " + r.signal;
     std::vector<std::string> evidence = {label(c) + " had run for " + format_number(ran) + " s when the program was " +
                                          how};
+    if (inner != &c) evidence.push_back("inside it, " + label(*inner) + " was running");
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
-    if (r.timed_out || r.stopped) {
+    if (r.timed_out) {
       out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
+              evidence);
+    } else if (r.stopped) {
+      // Stopped by the user, not by a time limit: what was running is worth naming, but it
+      // may simply have been the call in progress.
+      out.add("kernel-hang", Severity::Warning, c,
+              label(c) + " was still running when the program was stopped, after " + format_number(ran) + " s",
               evidence);
     } else if (!r.signal.empty() && !r.stopped) {
       out.add(

@@ -13,13 +13,13 @@ DrainedCalls::DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, R
   }
 }
 
-bool DrainedCalls::needed_one_by_one(const CallRecord& c) {
+DrainedCalls::Need DrainedCalls::need_of(const CallRecord& c) {
   const bool wanted = m_wanted.erase(c.id) > 0;
-  const bool keep = wanted || c.pid != m_out.pid || (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 ||
-                    c.input_nan != 0 || c.input_inf != 0 || c.output_nan != 0 || c.output_inf != 0;
-  // A call finishes after the calls it makes: its caller is still to come.
-  if (keep && c.parent) m_wanted.insert(c.parent);
-  return keep;
+  if (wanted || (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 || c.input_nan != 0 ||
+      c.input_inf != 0 || c.output_nan != 0 || c.output_inf != 0) {
+    return Need::Failure;
+  }
+  return c.pid != m_out.pid ? Need::Child : Need::None;
 }
 
 std::size_t DrainedCalls::drain(bool final) {
@@ -33,16 +33,20 @@ std::size_t DrainedCalls::drain(bool final) {
   for (CallRecord& c : m_drained) {
     c.start_ns = clock.point(c.start_ns);
     c.duration_ns = clock.span(c.duration_ns);
-    const bool needed = needed_one_by_one(c);
+    const Need need = need_of(c);
     if (m_taken >= m_options.max_calls) {
-      if (!needed || m_taken_past_cap >= m_options.max_calls) {
+      // Past the cap only failures and the calls they were made from go on, with a budget of
+      // their own (a child process's ordinary calls do not use it up).
+      if (need != Need::Failure || m_taken_past_cap >= m_options.max_calls) {
         ++m_not_kept;
         continue;
       }
       ++m_taken_past_cap;
     }
+    // A call finishes after the calls it makes: a kept call's caller is still to come.
+    if (need != Need::None && c.parent) m_wanted.insert(c.parent);
     ++m_taken;
-    if (needed || !m_options.on_calls) m_out.calls.push_back(c);
+    if (need != Need::None || !m_options.on_calls) m_out.calls.push_back(c);
     m_drained[passed++] = c;
   }
   m_drained.resize(passed);

@@ -4,8 +4,9 @@
 // calls to CLOCK_MONOTONIC nanoseconds and hands them to the caller's sink (the session writer)
 // and keeps in the recording only the calls something later needs one by one: failures and the
 // calls they were made from (the diagnoses), captured calls, and child processes' calls (their
-// own sessions). Without a sink every call is kept. Past max_calls only those needed calls go
-// on (up to max_calls more of them): a failure after a million good calls is still diagnosed.
+// own sessions). Without a sink every call is kept. Past max_calls only failures and the calls
+// they were made from go on (up to max_calls more of them): a failure after a million good calls
+// is still diagnosed.
 #include <cstdint>
 #include <unordered_set>
 #include <vector>
@@ -25,7 +26,10 @@ class DrainedCalls {
   std::uint64_t not_kept() const { return m_not_kept; }
 
  private:
-  bool needed_one_by_one(const CallRecord& call);
+  // What keeps a call one by one: a failure (or a call failures were made from, or a capture),
+  // a child process's call (its own session), or nothing.
+  enum class Need { None, Child, Failure };
+  Need need_of(const CallRecord& call);
 
   SharedBuffer& m_buffer;
   const RecordOptions& m_options;
@@ -33,7 +37,7 @@ class DrainedCalls {
   std::vector<CallRecord> m_drained;           // reused: no new memory per drain
   std::unordered_set<std::uint64_t> m_wanted;  // parents of kept calls that have not finished yet
   std::uint64_t m_taken = 0;                   // calls handed on so far
-  std::uint64_t m_taken_past_cap = 0;          // of them, needed ones past max_calls (at most max_calls)
+  std::uint64_t m_taken_past_cap = 0;          // of them, failures past max_calls (at most max_calls)
   std::uint64_t m_not_kept = 0;
 };
 

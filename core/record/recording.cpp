@@ -273,7 +273,16 @@ Recording record_program(const RecordOptions& options) {
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
 
-  if (!stopping) out.running = buffer.running();
+  if (stopping) {
+    // A call that returned after the stop request (a program that finishes its call on SIGTERM)
+    // did not hang: only what still runs at the end stays.
+    const std::vector<CallRecord> still = buffer.running();
+    std::erase_if(out.running, [&still](const CallRecord& c) {
+      return std::none_of(still.begin(), still.end(), [&c](const CallRecord& s) { return s.id == c.id; });
+    });
+  } else {
+    out.running = buffer.running();
+  }
   // Calls of processes that are gone are not running any more, except the program's own
   // when it died by a signal: that call is where it died.
   const bool died = WIFSIGNALED(status);

@@ -233,7 +233,7 @@ std::vector<CallRecord> SharedBuffer::running() const {
   for (std::uint32_t i = 0; i < slots_seen(); ++i) {
     const ActiveSlot& slot = m_header->active[i];
     if (slot.owner_tid.load() == 0) continue;
-    // A consistent copy of the innermost running call: the version and the depth are unchanged
+    // A consistent copy of the thread's running calls: the version and the depth are unchanged
     // around the copy.
     for (int attempt = 0; attempt < 100; ++attempt) {
       const std::uint32_t before = slot.version.load(std::memory_order_acquire);
@@ -241,13 +241,16 @@ std::vector<CallRecord> SharedBuffer::running() const {
       // An odd version means the writer is filling stack[depth], above the calls it published:
       // they stay readable (a scan that crashes with the version odd must not hide them).
       if (depth == 0) break;
-      CallRecord call = slot.stack[depth - 1];
+      CallRecord calls[kSlotDepth];
+      std::copy(slot.stack, slot.stack + depth, calls);
       std::atomic_thread_fence(std::memory_order_acquire);
       if (slot.version.load(std::memory_order_relaxed) != before ||
           std::min(slot.depth.load(std::memory_order_relaxed), kSlotDepth) != depth) {
         continue;
       }
-      if (call.id != 0) out.push_back(call);
+      for (std::uint32_t d = 0; d < depth; ++d) {
+        if (calls[d].id != 0) out.push_back(calls[d]);
+      }
       break;
     }
   }

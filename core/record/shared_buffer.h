@@ -47,7 +47,8 @@ class SharedBuffer {
   void reclaim_slots_of_dead_processes();
   // active[0, slots_seen()) holds every slot a thread has claimed.
   std::uint32_t slots_seen() const { return std::min(m_header->slots_seen.load(), kActiveSlots); }
-  // The calls running now (or when the program stopped), one per thread.
+  // The calls running now (or when the program stopped): each thread's, outermost first (a
+  // driver, then the call it was inside of when it stopped).
   std::vector<CallRecord> running() const;
   // The mapping of the calls' clock, from the start until now.
   ClockMap clock_map() const;

@@ -42,7 +42,7 @@ CallRecord call_with_id(std::uint64_t id) {
   return c;
 }
 
-TEST(SharedBufferRunning, TheInnermostPublishedCallOfEachThreadIsRunning) {
+TEST(SharedBufferRunning, EveryPublishedCallOfEachThreadIsRunningOutermostFirst) {
   SharedBuffer buffer(false);
   ActiveSlot& slot = buffer.header().active[3];
   buffer.header().slots_seen.store(4);  // as a thread does before it takes slot 3
@@ -53,8 +53,9 @@ TEST(SharedBufferRunning, TheInnermostPublishedCallOfEachThreadIsRunning) {
   slot.depth.store(2);
   slot.version.store(4);
   auto running = buffer.running();
-  ASSERT_EQ(running.size(), 1u);
-  EXPECT_EQ(running[0].id, 11u);
+  ASSERT_EQ(running.size(), 2u) << "a driver and the call it is inside of";
+  EXPECT_EQ(running[0].id, 10u);
+  EXPECT_EQ(running[1].id, 11u);
 
   slot.depth.store(1);  // the inner call returned
   running = buffer.running();

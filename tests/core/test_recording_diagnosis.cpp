@@ -171,6 +171,29 @@ TEST(RecordingDiagnosis, ACallStoppedWhileRunningIsAHangAndNeverSaidToHaveReturn
   }
 }
 
+TEST(RecordingDiagnosis, AHangIsTheProgramsOwnCallWithTheCallItWasInside) {
+  Recording r;
+  r.timed_out = true;
+  r.wall_seconds = 3;
+  CallRecord gesdd = call(2, Routine::Gesdd, 2500, 2500), gemm = call(4501, Routine::Gemm, 2500, 2500);
+  gemm.parent = 2;
+  gesdd.tid = gemm.tid = 9;
+  r.running = {gesdd, gemm};
+  auto hang = of(diagnose_recording(r), "kernel-hang");
+  ASSERT_EQ(hang.size(), 1u) << "one hang, not one per running call";
+  EXPECT_EQ(hang[0].severity, Severity::Error);
+  EXPECT_NE(hang[0].title.find("call 2 DGESDD"), std::string::npos) << hang[0].title;
+  EXPECT_TRUE(contains(hang[0].evidence, "inside it, call 4501 DGEMM"));
+  // Stopped on request rather than by --timeout: named, but as a warning (it may simply have
+  // been the call in progress).
+  r.timed_out = false;
+  r.stopped = true;
+  hang = of(diagnose_recording(r), "kernel-hang");
+  ASSERT_EQ(hang.size(), 1u);
+  EXPECT_EQ(hang[0].severity, Severity::Warning);
+  EXPECT_NE(hang[0].title.find("when the program was stopped"), std::string::npos) << hang[0].title;
+}
+
 TEST(RecordingDiagnosis, ATerminationSignalIsNotACrash) {
   Recording r;
   r.signal = "SIGTERM";

@@ -548,6 +548,7 @@ class RecordC(unittest.TestCase):
         proc, report = record(exe, options=("--capture", "all"))
         printed = [float(v) for v in proc.out.split()]
         self.assertEqual(len(report["captures"]), 2, proc.err)
+        self.assertNotIn("not captured", proc.err)
         expected = {1: (printed[:9], "F", (3, 3)), 2: (printed[9:], "C", (2, 3))}
         for capture in report["captures"]:
             with self.subTest(call=capture["call"]):
@@ -564,6 +565,21 @@ class RecordC(unittest.TestCase):
                 self.assertEqual(tuple(got_shape), shape)
                 for g, v in zip(got, values):
                     self.assertAlmostEqual(g, v, places=12)
+
+    def test_capture_all_stops_at_its_cap_without_calling_good_calls_failures(self):
+        exe = build_c("many_gemms", """
+            #include <cblas.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
+              for (int i = 0; i < 150; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe, options=("--capture", "all"))
+        self.assertEqual(len(report["captures"]), 100)  # the count cap
+        self.assertEqual(report["captures_skipped"], 0)  # none of the others failed
+        self.assertNotIn("failing calls were not captured", proc.err)
 
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
