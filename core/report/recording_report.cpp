@@ -32,24 +32,13 @@ std::string shell_quoted(const std::string& arg) {
     for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
   }
-  std::string out = "$'";
-  for (const unsigned char c : arg) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else if (c == '\'' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else {
-      out += static_cast<char>(c);
-    }
+  // ANSI-C quoting: quotes and backslashes escaped first, then the control characters.
+  std::string escaped;
+  for (const char c : arg) {
+    if (c == '\'' || c == '\\') escaped += '\\';
+    escaped += c;
   }
-  return out + "'";
+  return "$'" + one_line(escaped) + "'";
 }
 
 std::string command_line(const record::Recording& r) {

@@ -103,6 +103,19 @@ std::uint64_t ring_offset(SharedBuffer& buffer) {
                                     reinterpret_cast<char*>(&buffer.header()));
 }
 
+// Publishes `count` calls in the ring's first entries, as writers do, and drains them.
+std::size_t publish_and_drain(SharedBuffer& buffer, std::uint64_t count) {
+  SharedHeader& h = buffer.header();
+  for (std::uint64_t i = 0; i < count; ++i) {
+    h.ring[i].call = call_with_id(i + 1);
+    h.ring[i].ready.store(i + 1);
+  }
+  h.write_index.store(count);
+  std::vector<CallRecord> out;
+  buffer.drain(out);
+  return out.size();
+}
+
 TEST(SharedBufferGrowth, TheRingGrowsToItsCapacityWhileWritersStayWithinWhatIsAllocated) {
   SharedBuffer buffer(false);
   SharedHeader& h = buffer.header();
@@ -119,14 +132,7 @@ TEST(SharedBufferGrowth, TheRingGrowsToItsCapacityWhileWritersStayWithinWhatIsAl
   EXPECT_GE(allocated_bytes(buffer), kSharedBytes);
 
   // Draining raises the limit by what was drained.
-  for (std::uint64_t i = 0; i < 5; ++i) {
-    h.ring[i].call = call_with_id(i + 1);
-    h.ring[i].ready.store(i + 1);
-  }
-  h.write_index.store(5);
-  std::vector<CallRecord> out;
-  buffer.drain(out);
-  EXPECT_EQ(out.size(), 5u);
+  EXPECT_EQ(publish_and_drain(buffer, 5), 5u);
   EXPECT_EQ(h.write_limit.load(), std::uint64_t{kRingCapacity} + 5);
 }
 
@@ -141,14 +147,7 @@ TEST(SharedBufferGrowth, ARingThatCannotGrowHoldsWritersAtWhatIsAllocated) {
   EXPECT_EQ(h.write_limit.load(), kCannotPass);
   EXPECT_LT(allocated_bytes(buffer), kSharedBytes) << "the rest of the ring has no pages";
   // Draining does not lift the limit past the allocation: the ring would wrap into holes.
-  for (std::uint64_t i = 0; i < 3; ++i) {
-    h.ring[i].call = call_with_id(i + 1);
-    h.ring[i].ready.store(i + 1);
-  }
-  h.write_index.store(3);
-  std::vector<CallRecord> out;
-  buffer.drain(out);
-  EXPECT_EQ(out.size(), 3u);
+  EXPECT_EQ(publish_and_drain(buffer, 3), 3u);
   EXPECT_EQ(h.write_limit.load(), kCannotPass);
 }
 

@@ -8,6 +8,8 @@
 
 #include "diagnose/lapack_meanings.h"
 #include "diagnose/recording_diagnosis.h"
+#include "report/recording_report.h"
+#include "text/format.h"
 
 using namespace blasscope::core;
 using blasscope::record::CallRecord;
@@ -220,6 +222,22 @@ TEST(LapackMeanings, XerblaParametersAreNamedFromTheRoutinesOwnList) {
   EXPECT_EQ(xerbla_parameter_name("DORMBR", 1), "");   // a routine not in the table
   EXPECT_EQ(xerbla_parameter_name("XPOTRF", 1), "");   // not a precision letter
   EXPECT_EQ(xerbla_parameter_list("DPOTRF"), "1 UPLO, 2 N, 3 A, 4 LDA, 5 INFO");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(RecordingReport, TheCommandLineIsShellQuotedInEveryFormat) {
+  Recording r;
+  r.command = {"printf", "%s|\\n", "a b", "", "x\ny", "it's"};
+  r.exit_status = 0;
+  const std::string expected = R"(printf '%s|\n' 'a b' '' $'x\ny' 'it'\''s')";
+  const std::string markdown = recording_markdown(r, {});
+  EXPECT_EQ(markdown.substr(0, markdown.find('\n')), "# BLAScope recording: `" + expected + "`");
+  EXPECT_NE(recording_summary(r, {}).find("of `" + expected + "`"), std::string::npos);
+  EXPECT_NE(recording_html(r, {}).find("<h1>BLAScope recording: " + escape_html(expected) + "</h1>"),
+            std::string::npos);
 }
 
 }  // namespace
