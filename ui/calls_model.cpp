@@ -49,16 +49,27 @@ void CallsModel::setFilter(const QString& routine, StatusFilter status) {
   rebuild();
 }
 
+// Rows index the finished calls, then the calls still running when the program ended (a hang,
+// a crash: failures too, and the ones a capture made before they ran replays).
+const record::CallRecord& CallsModel::at(std::uint32_t index) const {
+  const auto& calls = m_recording->calls;
+  return index < calls.size() ? calls[index] : m_recording->running[index - calls.size()];
+}
+
+bool CallsModel::isRunning(std::uint32_t index) const {
+  return index >= m_recording->calls.size();
+}
+
 void CallsModel::rebuild() {
   beginResetModel();
   m_rows.clear();
   if (m_recording) {
     const std::string routine = m_routine.toStdString();
-    const auto& calls = m_recording->calls;
-    for (std::uint32_t i = 0; i < calls.size(); ++i) {
-      const auto& c = calls[i];
+    const auto total = static_cast<std::uint32_t>(m_recording->calls.size() + m_recording->running.size());
+    for (std::uint32_t i = 0; i < total; ++i) {
+      const auto& c = at(i);
       if (!routine.empty() && record::routine_name(c.routine, c.precision) != routine) continue;
-      if (m_status == StatusFilter::Failed && !failed(c)) continue;
+      if (m_status == StatusFilter::Failed && !failed(c) && !isRunning(i)) continue;
       if (m_status == StatusFilter::NonFinite && !non_finite(c)) continue;
       m_rows.push_back(i);
     }
@@ -68,13 +79,13 @@ void CallsModel::rebuild() {
 
 const record::CallRecord* CallsModel::callAt(int row) const {
   if (!m_recording || row < 0 || row >= static_cast<int>(m_rows.size())) return nullptr;
-  return &m_recording->calls[m_rows[static_cast<std::size_t>(row)]];
+  return &at(m_rows[static_cast<std::size_t>(row)]);
 }
 
 int CallsModel::rowOfCall(std::uint64_t id) const {
   if (!m_recording) return -1;
   for (std::size_t row = 0; row < m_rows.size(); ++row) {
-    if (m_recording->calls[m_rows[row]].id == id) return static_cast<int>(row);
+    if (at(m_rows[row]).id == id) return static_cast<int>(row);
   }
   return -1;
 }
@@ -90,7 +101,8 @@ int CallsModel::columnCount(const QModelIndex& parent) const {
 QVariant CallsModel::data(const QModelIndex& index, int role) const {
   const record::CallRecord* c = callAt(index.row());
   if (!c) return {};
-  if (role == Qt::ForegroundRole && index.column() == Problem && (failed(*c) || non_finite(*c))) {
+  const bool running = isRunning(m_rows[static_cast<std::size_t>(index.row())]);
+  if (role == Qt::ForegroundRole && index.column() == Problem && (running || failed(*c) || non_finite(*c))) {
     return QColor(0xc6, 0x28, 0x28);
   }
   if (role == Qt::TextAlignmentRole && index.column() != Routine && index.column() != Problem) {
@@ -111,9 +123,15 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
       return QStringLiteral("%1 ms").arg(
           static_cast<double>(c->start_ns > m_recording->start_ns ? c->start_ns - m_recording->start_ns : 0) * 1e-6, 0,
           'f', 3);
-    case Time: return QStringLiteral("%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
-    case Info: return (c->flags & record::kHasInfo) ? QVariant(c->info) : QVariant(QStringLiteral("–"));
-    case Problem: return problem(*c);
+    case Time:
+      return running ? tr("still running")
+                     : QStringLiteral("%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
+    case Info: return (c->flags & record::kHasInfo) && !running ? QVariant(c->info) : QVariant(QStringLiteral("–"));
+    case Problem: {
+      const QString text = problem(*c);
+      if (!running) return text;
+      return text.isEmpty() ? tr("never returned") : tr("never returned, ") + text;
+    }
     default: return {};
   }
 }

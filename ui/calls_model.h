@@ -7,8 +7,9 @@
 
 namespace blasscope::ui {
 
-// The calls of a recording, one row each, filtered by routine and status without copying
-// them (a million rows stay cheap: the model keeps row indices only).
+// The calls of a recording, one row each, then the calls still running when it ended, filtered
+// by routine and status without copying them (a million rows stay cheap: the model keeps row
+// indices only).
 class CallsModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -30,11 +31,13 @@ class CallsModel : public QAbstractTableModel {
 
  private:
   void rebuild();
+  const record::CallRecord& at(std::uint32_t index) const;
+  bool isRunning(std::uint32_t index) const;
 
   const record::Recording* m_recording = nullptr;
   QString m_routine;
   StatusFilter m_status = StatusFilter::All;
-  std::vector<std::uint32_t> m_rows;  // indices into m_recording->calls
+  std::vector<std::uint32_t> m_rows;  // indices into m_recording->calls, then ->running
 };
 
 }  // namespace blasscope::ui

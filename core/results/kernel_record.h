@@ -23,8 +23,8 @@ struct OperandRecord {
   std::uint64_t alignment = 0;  // largest power of two dividing the pointer (capped at 4096)
   // Its values when the kernel ran (inputs before, outputs after):
   std::uint64_t nan = 0, inf = 0, subnormal = 0;
-  std::optional<double> max_abs;                              // largest finite magnitude
-  std::optional<std::vector<std::uint64_t>> first_nonfinite;  // NumPy index of the first NaN/Inf
+  std::optional<double> max_abs{};                              // largest finite magnitude
+  std::optional<std::vector<std::uint64_t>> first_nonfinite{};  // NumPy index of the first NaN/Inf
 
   // A result ("out"; svd's "u" and "vt" too), not an input.
   bool is_output() const { return role == "out" || role == "u" || role == "vt"; }

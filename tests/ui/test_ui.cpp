@@ -20,6 +20,7 @@
 
 #include "bar_chart_axes.h"
 #include "call_timeline.h"
+#include "calls_model.h"
 #include "diagnose/run_diagnosis.h"
 #include "diagnoses_model.h"
 #include "document/document.h"
@@ -498,7 +499,9 @@ class UiTests : public QObject {
                 {"id": 4, "parent": 3, "pid": 42, "thread": 42, "routine": "dlascl", "m": 9, "n": 1, "alpha": "NaN",
                  "info": -4, "xerbla": {"routine": "DLASCL", "parameter": 4}},
                 {"id": 3, "pid": 42, "thread": 42, "routine": "dgelsd", "m": 30, "n": 9, "k": 1, "info": 8,
-                 "values_checked": true, "input_nan": 1}]})");
+                 "values_checked": true, "input_nan": 1}],
+      "running": [{"id": 5, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 50, "n": 40, "start": 0.4}],
+      "timed_out": true})");
     file.close();
     ui::MainWindow window;
     window.show();
@@ -511,14 +514,21 @@ class UiTests : public QObject {
     auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
     QVERIFY(routines && calls);
     QCOMPARE(routines->model()->rowCount(), 3);
-    QCOMPARE(calls->model()->rowCount(), 4);
+    QCOMPARE(calls->model()->rowCount(), 5);  // the call still running when it was stopped comes last
+    QCOMPARE(calls->model()->index(4, 0).data().toULongLong(), 5ULL);
+    QCOMPARE(calls->model()->index(4, ui::CallsModel::Time).data().toString(), QStringLiteral("still running"));
+    QVERIFY(calls->model()
+                ->index(4, ui::CallsModel::Problem)
+                .data()
+                .toString()
+                .startsWith(QStringLiteral("never returned")));
     auto* timeline = profile->findChild<ui::CallTimeline*>(QStringLiteral("timeline"));
     QVERIFY(timeline);
     QCOMPARE(timeline->laneCount(), 1);  // one thread
     QVERIFY(timeline->window().second > timeline->window().first);
     auto* status = profile->findChild<QComboBox*>(QStringLiteral("statusFilter"));
-    status->setCurrentIndex(1);  // failed calls only: the DLASCL and the DGELSD
-    QCOMPARE(calls->model()->rowCount(), 2);
+    status->setCurrentIndex(1);  // failed calls only: the DLASCL, the DGELSD and the one that never returned
+    QCOMPARE(calls->model()->rowCount(), 3);
     auto* routine = profile->findChild<QComboBox*>(QStringLiteral("routineFilter"));
     routine->setCurrentIndex(routine->findText(QStringLiteral("dgelsd")));
     QCOMPARE(calls->model()->rowCount(), 1);
