@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <thread>
+#include <unordered_map>
 
 #include "record/drained_calls.h"
 #include "record/routine_names.h"
@@ -341,6 +342,27 @@ Recording record_program(const RecordOptions& options) {
   return out;
 }
 
+std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
+  std::map<std::pair<Routine, Precision>, RoutineTotal> totals;
+  std::unordered_map<std::uint64_t, std::uint64_t> inside;  // time of the calls made inside each call
+  for (const CallRecord& c : calls) {
+    if (c.parent) inside[c.parent] += c.duration_ns;
+  }
+  for (const CallRecord& c : calls) {
+    RoutineTotal& t = totals[{c.routine, c.precision}];
+    t.routine = c.routine, t.precision = c.precision;
+    ++t.calls;
+    t.seconds += static_cast<double>(c.duration_ns) * 1e-9;
+    const auto it = inside.find(c.id);
+    const std::uint64_t made = it == inside.end() ? 0 : it->second;
+    t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, made)) * 1e-9;
+    if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) ++t.failures;
+  }
+  std::vector<RoutineTotal> out;
+  for (auto& [key, total] : totals) out.push_back(total);
+  return out;
+}
+
 std::vector<Recording> child_recordings(const Recording& r) {
   std::vector<Recording> children;
   for (const ProcessInfo& p : r.processes) {
@@ -361,21 +383,10 @@ std::vector<Recording> child_recordings(const Recording& r) {
     child.peak_gflops_fp32 = r.peak_gflops_fp32;
     child.peak_gflops_fp64 = r.peak_gflops_fp64;
     child.processes = {p};
-    std::map<std::pair<Routine, Precision>, RoutineTotal> totals;
-    std::map<std::uint64_t, std::uint64_t> child_ns;  // time of calls made inside each call
     for (const CallRecord& c : r.calls) {
-      if (c.pid == p.pid && c.parent) child_ns[c.parent] += c.duration_ns;
+      if (c.pid == p.pid) child.calls.push_back(c);
     }
-    for (const CallRecord& c : r.calls) {
-      if (c.pid != p.pid) continue;
-      child.calls.push_back(c);
-      RoutineTotal& t = totals[{c.routine, c.precision}];
-      t.routine = c.routine, t.precision = c.precision;
-      ++t.calls;
-      t.seconds += static_cast<double>(c.duration_ns) * 1e-9;
-      t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, child_ns[c.id])) * 1e-9;
-      if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) ++t.failures;
-    }
+    child.routines = totals_of(child.calls);
     for (const CallRecord& c : r.running) {
       if (c.pid == p.pid) child.running.push_back(c);
     }
@@ -384,7 +395,6 @@ std::vector<Recording> child_recordings(const Recording& r) {
         if (call.id == c.call) child.captures.push_back(c);
       }
     }
-    for (auto& [key, total] : totals) child.routines.push_back(total);
     child.calls_total = child.calls.size();
     if (r.calls_not_kept) {
       child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +

@@ -73,6 +73,10 @@ struct Recording {
   std::uint32_t parent_pid = 0;  // a child's session: the process that started it
 };
 
+// Per-routine totals summed from calls (self time without the calls each one made), where the
+// exact ones the preload counted are not at hand: a child's session, an unfinished session.
+std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls);
+
 // One recording per child process (every process but the program's own), holding its calls
 // and running calls, with totals summed from them. The program's recording keeps every call.
 std::vector<Recording> child_recordings(const Recording& recording);

@@ -1,5 +1,6 @@
 #include "record/recording_json.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -507,6 +508,23 @@ class FastCallReader {
   }
   const char* position() const { return m_p; }
 
+  // The calls of a text that ends inside them (a session whose writer was killed): every complete
+  // call, and true when what follows the last one is only the start of another cut by the end
+  // of the text; false for text that is damaged instead.
+  bool read_unfinished(std::vector<CallRecord>& out) {
+    while (true) {
+      skip();
+      if (m_p >= m_end) return true;
+      m_builder.begin();
+      if (!object(false)) return m_p >= m_end;  // cut in the middle of a call: fine; else damage
+      out.push_back(m_builder.finish(0));
+      skip();
+      if (m_p >= m_end) return true;
+      // The calls' end: a session cut in its totals is not told from one damaged there.
+      if (*m_p++ != ',') return false;
+    }
+  }
+
  private:
   char peek() const { return m_p < m_end ? *m_p : '\0'; }
   void skip() {
@@ -673,11 +691,45 @@ std::optional<Recording> read_written_session(std::string_view text) {
   return r;
 }
 
+std::optional<Recording> read_unfinished_session(std::string_view text) {
+  const std::string_view head = session_head();
+  if (!text.starts_with(head)) return std::nullopt;
+  std::vector<CallRecord> calls;
+  FastCallReader reader(text.data() + head.size(), text.data() + text.size());
+  if (!reader.read_unfinished(calls)) return std::nullopt;
+  Recording r;
+  r.calls = std::move(calls);
+  r.calls_total = r.calls.size();
+  r.exit_status = -1;
+  r.routines = totals_of(r.calls);
+  for (const CallRecord& c : r.calls) {
+    if (std::none_of(r.processes.begin(), r.processes.end(), [&c](const ProcessInfo& p) { return p.pid == c.pid; })) {
+      r.processes.push_back({c.pid, 0, "", true});
+    }
+    if (!r.pid) r.pid = c.pid;
+    const double end = static_cast<double>(c.start_ns + c.duration_ns) * 1e-9;
+    r.wall_seconds = std::max(r.wall_seconds, end);
+  }
+  r.problem =
+      "this session was never finished (its recorder was killed before it wrote the rest, e.g. by "
+      "SIGKILL or when memory ran out): the " +
+      std::to_string(r.calls.size()) +
+      " calls written before are shown, with totals summed from them; the command, the exit status "
+      "and what was running are unknown";
+  return r;
+}
+
 Recording parse_recording_text(std::string_view text) {
   if (auto fast = read_written_session(text)) return std::move(*fast);
   json root;
   SessionSax sax(root);
-  json::sax_parse(text, &sax);
+  try {
+    json::sax_parse(text, &sax);
+  } catch (const json::exception&) {
+    // Not JSON: perhaps a session cut short, whose calls are still worth reading.
+    if (auto unfinished = read_unfinished_session(text)) return std::move(*unfinished);
+    throw;
+  }
   Recording r = recording_from_json(root);
   r.calls = std::move(sax.calls);
   for (CallRecord& c : r.calls) c.start_ns += r.start_ns;

@@ -81,8 +81,9 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
 
 std::string status_line(const record::Recording& r) {
   // A child process is not the recorder's to wait for: its status is not known.
-  std::string text = r.exit_status < 0 && r.parent_pid ? std::string("exit status unknown (a child process)")
-                                                       : "exit status " + std::to_string(r.exit_status);
+  std::string text = r.exit_status < 0
+                         ? std::string(r.parent_pid ? "exit status unknown (a child process)" : "exit status unknown")
+                         : "exit status " + std::to_string(r.exit_status);
   if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
   if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
   return text;

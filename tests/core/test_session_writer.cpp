@@ -245,6 +245,38 @@ TEST(SessionReader, IntegersOutsideTheirFieldAreRefusedNamingIt) {
   }
 }
 
+TEST(SessionReader, ASessionCutShortGivesTheCallsWrittenBeforeTheCut) {
+  // A recorder killed (SIGKILL, the OOM killer) leaves the head and the calls streamed so far.
+  const Recording r = recording_of({call(1), call(2, 1), full_call()});
+  const std::string text = session_text(r);
+  const std::size_t second = text.find(",\n{", text.find("\n{") + 1), third = text.find(",\n{", second + 1);
+  const std::size_t tail = text.find("\n]");
+  struct Cut {
+    std::size_t at;
+    std::size_t calls;
+  };
+  for (const Cut cut :
+       {Cut{session_head().size(), 0}, Cut{second, 1}, Cut{second + 20, 1}, Cut{third + 1, 2}, Cut{tail, 3}}) {
+    SCOPED_TRACE(cut.at);
+    const Recording back = parse_recording_text(std::string_view(text).substr(0, cut.at));
+    ASSERT_EQ(back.calls.size(), cut.calls);
+    for (std::size_t i = 0; i < cut.calls; ++i) EXPECT_EQ(back.calls[i].id, r.calls[i].id);
+    EXPECT_NE(back.problem.find("never finished"), std::string::npos) << back.problem;
+    EXPECT_EQ(back.calls_total, cut.calls);
+    EXPECT_EQ(back.exit_status, -1);
+    std::uint64_t summed = 0;
+    for (const auto& t : back.routines) summed += t.calls;
+    EXPECT_EQ(summed, cut.calls) << "totals summed from the calls it has";
+  }
+  // Damage that is not a cut is still refused, and so is a cut in the totals (which cannot be
+  // told from damage there).
+  EXPECT_THROW(parse_recording_text(std::string_view(text).substr(0, tail + 10)), nlohmann::json::exception);
+  std::string damaged = text.substr(0, third);
+  damaged += ",\n{\"id\":9,@}";
+  EXPECT_THROW(parse_recording_text(damaged), nlohmann::json::exception);
+  EXPECT_THROW(parse_recording_text(std::string_view(text).substr(0, 20)), nlohmann::json::exception);
+}
+
 TEST(SessionReader, EscapedTextGoesTheCarefulWayToTheSameCalls) {
   // "dg\u0065mm" is "dgemm": the fast reader leaves escapes to the JSON parser.
   const std::string text = R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)"

@@ -72,6 +72,17 @@ def build_c(name, source, *flags):
     return exe
 
 
+def kill_processes_running(path):
+    """SIGKILL to every process whose command line names `path` (no procps needed)."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if path.encode() in f.read().split(b"\0"):
+                    os.kill(int(pid), 9)
+        except OSError:
+            pass
+
+
 def has_module(name):
     return subprocess.run([PYTHON, "-c", f"import {name}"], capture_output=True).returncode == 0
 
@@ -388,6 +399,45 @@ class RecordLifecycle(unittest.TestCase):
                 if os.path.isdir("/dev/shm"):
                     left = {n for n in set(os.listdir("/dev/shm")) - shm_before if n.startswith("blasscope-record-")}
                     self.assertEqual(left, set(), "the recording buffer was left in /dev/shm")
+
+    def test_a_recorder_killed_outright_leaves_a_session_report_can_read(self):
+        # SIGKILL (or the OOM killer) gives the recorder no chance to finish: the calls it had
+        # streamed are in OUTPUT.XXXXXX.part, which report reads as an unfinished session.
+        script = write("killed.py", """
+            import numpy as np, time
+            a = np.random.rand(32, 32)
+            for _ in range(40):
+                a @ a
+            print("working", flush=True)
+            time.sleep(60)
+        """)
+        session = os.path.join(WORK, "killed.json")
+        shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+        proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=WORK)
+        try:
+            self.assertEqual(proc.stdout.readline().strip(), b"working")
+            time.sleep(1)  # the recorder drains and writes within 20 ms
+            proc.kill()
+            proc.wait(timeout=30)
+        finally:
+            kill_processes_running(script)  # the program outlives its recorder (and holds its pipes)
+            proc.stdout.close()
+            proc.stderr.close()
+            # Nobody was left to remove the recording buffer (the README says so): this test does.
+            for name in (set(os.listdir("/dev/shm")) - shm_before) if os.path.isdir("/dev/shm") else ():
+                if name.startswith("blasscope-record-"):
+                    os.unlink(os.path.join("/dev/shm", name))
+        parts = [n for n in os.listdir(WORK) if n.startswith("killed.json.") and n.endswith(".part")]
+        self.assertEqual(len(parts), 1, os.listdir(WORK))
+        rep = subprocess.run([CLI, "report", os.path.join(WORK, parts[0]), "--format", "json"], capture_output=True,
+                             timeout=60)
+        os.unlink(os.path.join(WORK, parts[0]))  # other tests check that no part file is left behind
+        self.assertEqual(rep.returncode, 0, rep.stderr.decode())
+        report = json.loads(rep.stdout)
+        self.assertEqual(len(report["calls"]), 40)
+        self.assertEqual(calls_of(report, "dgemm"), 40)
+        self.assertIn("never finished", report["problem"])
 
     def test_a_session_named_as_a_fifo_is_written_into_it(self):
         # `--output /dev/stdout` or `>(gzip > s.gz)`: a pipe cannot be renamed over, it is written.
