@@ -3,6 +3,7 @@
 #include <QColor>
 
 #include "record/routine_names.h"
+#include "text/format.h"
 
 namespace blasscope::ui {
 namespace {
@@ -115,7 +116,8 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
     case Thread: return c->tid;
     case Routine: {
       const QString name = QString::fromStdString(record::routine_name(c->routine, c->precision));
-      return c->parent ? QStringLiteral("  ↳ ") + name : name;
+      // Rows come in the order calls finished, a call after those it made: the parent is named.
+      return c->parent ? QStringLiteral("  ↳ %1 (in %2)").arg(name).arg(static_cast<qulonglong>(c->parent)) : name;
     }
     case DType: return QString::fromLatin1(record::precision_dtype(c->precision, c->routine));
     case Sizes: return sizes(*c);
@@ -125,7 +127,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
           'f', 3);
     case Time:
       return running ? tr("still running")
-                     : QStringLiteral("%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
+                     : QString::fromStdString(core::format_duration(static_cast<double>(c->duration_ns) * 1e-9));
     case Info: return (c->flags & record::kHasInfo) && !running ? QVariant(c->info) : QVariant(QStringLiteral("–"));
     case Problem: {
       const QString text = problem(*c);

@@ -215,18 +215,19 @@ void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
 }
 
 void InputCapture::write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra) {
-  if (!write_files(call, op_json, tensors_extra) && failed) shared()->capture_skipped.fetch_add(1);
+  if (!write_files(call, op_json, tensors_extra)) skip(failed);
 }
 
 void InputCapture::settle(record::CallRecord& call, bool failed) {
-  if (failed && m_skipped) shared()->capture_skipped.fetch_add(1);
+  if (m_skipped) skip(failed);
   if (failed || capturing_all()) return;
   remove_written();
   call.flags &= static_cast<std::uint16_t>(~record::kCaptured);
 }
 
+// Wanted and not captured: a failing call, or under --capture all any call.
 void InputCapture::skip(bool failed) {
-  if (failed) shared()->capture_skipped.fetch_add(1);
+  if (failed || capturing_all()) shared()->capture_skipped.fetch_add(1);
 }
 
 void capture_gemm_arguments(record::CallRecord& c) {

@@ -36,7 +36,8 @@ class InputCapture {
   void write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra = "");
   // Whether slot `slot` holds a copy.
   bool has(int slot) const { return slot >= 0 && slot < 3 && m_inputs[slot].data; }
-  // A failing call that cannot be captured (an input it needed was not kept): counted as skipped.
+  // A call that cannot be captured (an input it needed was not kept): counted as skipped when it
+  // failed, or when every call is captured.
   void skip(bool failed);
   // Writes the capture of `call` (a driver: svd, lstsq or dlascl replay) from what keep() copied,
   // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is

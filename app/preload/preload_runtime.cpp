@@ -38,7 +38,7 @@ std::uint32_t thread_id() {
   return t_tid;
 }
 
-void register_process() {
+void register_process(bool blas_found) {
   g_pid = static_cast<std::uint32_t>(::getpid());
   const std::uint32_t index = g_shared->process_count.fetch_add(1);
   if (index >= record::kMaxProcesses) return;
@@ -53,7 +53,16 @@ void register_process() {
       if (entry.command[i] == '\0') entry.command[i] = ' ';
     }
   }
+  if (blas_found) entry.blas_found.store(1);
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
+}
+
+// Whether this process has resolved a BLAS/LAPACK routine (its entry says so).
+bool blas_found_here() {
+  for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
+    if (g_shared->processes[i].pid.load() == g_pid) return g_shared->processes[i].blas_found.load() != 0;
+  }
+  return false;
 }
 
 // A thread's slot goes back to the table when the thread ends.
@@ -62,6 +71,12 @@ void release_slot(void* slot) {
   s->depth.store(0);
   s->owner_pid.store(0);
   s->owner_tid.store(0, std::memory_order_release);
+}
+
+// Read in the parent just before fork (the child is single-threaded and must not search then).
+bool g_parent_blas_found = false;
+void before_fork() {
+  g_parent_blas_found = g_shared && blas_found_here();
 }
 
 void after_fork_in_child() {
@@ -73,7 +88,8 @@ void after_fork_in_child() {
   t_next_id = t_id_end = 0;  // the parent's block of ids stays the parent's
   t_write_limit_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
-  if (g_shared) register_process();
+  // A forked child calls the routines its parent resolved without resolving them again.
+  if (g_shared) register_process(g_parent_blas_found);
 }
 
 __attribute__((constructor)) void attach() {
@@ -103,8 +119,8 @@ __attribute__((constructor)) void attach() {
   g_shared = header;
   g_check_values = header->check_values.load() != 0;
   g_clock = header->clock.load();
-  register_process();
-  ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
+  register_process(false);
+  ::pthread_atfork(before_fork, nullptr, after_fork_in_child);
 }
 
 record::ActiveSlot* my_slot() {

@@ -175,7 +175,10 @@ class Collector {
   }
   std::vector<Diagnosis> finish() {
     for (std::size_t i = 0; i < m_out.size(); ++i) {
-      if (m_repeats[i]) m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) + " more calls like it");
+      if (m_repeats[i]) {
+        m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) +
+                                    (m_repeats[i] == 1 ? " more call like it" : " more calls like it"));
+      }
       m_out[i].facts["repeats"] = m_repeats[i];
       m_out[i] = explained(std::move(m_out[i]));
       if (!m_specific[i].cause.empty()) m_out[i].cause = m_specific[i].cause;
@@ -321,11 +324,17 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       const bool from_inputs = c.input_nan + c.input_inf > 0;
       const Specific variant{from_inputs ? "from its inputs" : "overflow", "", ""};
       out.add("non-finite-output", Severity::Error, c,
-              label(c) + ": " + (from_inputs ? "its NaN/Inf inputs gave " : "finite inputs gave ") +
+              label(c) + ": " +
+                  (from_inputs                          ? "its NaN/Inf inputs gave "
+                   : (c.flags & record::kValuesChecked) ? "finite inputs gave "
+                                                        : "inputs it did not check gave ") +
                   std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output",
               {label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
                    " with a non-finite result: nothing reported it",
-               from_inputs ? label(c) + ": " + values(c) : label(c) + ": every input was finite (overflow)"},
+               from_inputs                          ? label(c) + ": " + values(c)
+               : (c.flags & record::kValuesChecked) ? label(c) + ": every input was finite (overflow)"
+                                                    : label(c) + ": its inputs were not checked (with alpha = 0 "
+                                                                 "BLAS need not read A and B; OpenBLAS does)"},
               variant);
     }
   }
@@ -354,6 +363,9 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     std::vector<std::string> evidence = {label(c) + " had run for " + format_number(ran) + " s when the program was " +
                                          how};
     if (inner != &c) evidence.push_back("inside it, " + label(*inner) + " was running");
+    if (c.input_nan + c.input_inf > 0 && !c.parent) {
+      out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
+    }
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
     if (r.timed_out) {
       out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
@@ -364,6 +376,11 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       out.add("kernel-hang", Severity::Warning, c,
               label(c) + " was still running when the program was stopped, after " + format_number(ran) + " s",
               evidence);
+    } else if (c.pid != r.pid || r.exit_status < 0) {
+      // A child process (or a child's own session): it ended with this call unfinished.
+      out.add("program-crashed", Severity::Error, c, "process " + std::to_string(c.pid) + " ended inside " + label(c),
+              {label(c) + " never returned: process " + std::to_string(c.pid) +
+               " ended while it ran (a crash or a kill; the recorder is not told a child process's signal)"});
     } else if (!r.signal.empty() && !r.stopped) {
       out.add(
           "program-crashed", terminated ? Severity::Warning : Severity::Error, c,

@@ -134,7 +134,13 @@ Document open_document(const std::string& source) {
     std::ifstream in(source, std::ios::binary);
     if (!in) throw InputError(InputError::Kind::Unreadable, "cannot open " + source + ": " + std::strerror(errno));
     char first = 0;
-    while (in.get(first) && std::isspace(static_cast<unsigned char>(first))) {
+    bool any = false;
+    while (in.get(first)) {
+      any = true;
+      if (!std::isspace(static_cast<unsigned char>(first))) break;
+    }
+    if (!any || std::isspace(static_cast<unsigned char>(first))) {
+      throw InputError(InputError::Kind::Malformed, any ? "the file holds only white space" : "the file is empty");
     }
     if (first != '{') {
       doc.kind = DocumentKind::TensorFile;

@@ -37,7 +37,8 @@ std::size_t DrainedCalls::drain(bool final) {
     if (m_taken >= m_options.max_calls) {
       // Past the cap only failures and the calls they were made from go on, with a budget of
       // their own (a child process's ordinary calls do not use it up).
-      if (need != Need::Failure || m_taken_past_cap >= m_options.max_calls) {
+      // (at least 100,000: a tiny cap must not cut a failure from the call it was made in)
+      if (need != Need::Failure || m_taken_past_cap >= std::max<std::uint64_t>(m_options.max_calls, 100000)) {
         ++m_not_kept;
         continue;
       }

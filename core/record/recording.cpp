@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -284,10 +285,15 @@ Recording record_program(const RecordOptions& options) {
   } else {
     out.running = buffer.running();
   }
-  // Calls of processes that are gone are not running any more, except the program's own
-  // when it died by a signal: that call is where it died.
+  // What a process was inside of when it ended is where it died: the program's when a signal
+  // ended it, a child's when it is gone with a call unfinished (a crash or a kill; the recorder,
+  // not its parent, is not told which). A child still alive is simply still running.
   const bool died = WIFSIGNALED(status);
-  std::erase_if(out.running, [&](const CallRecord& c) { return !stopping && !(died && c.pid == out.pid); });
+  std::erase_if(out.running, [&](const CallRecord& c) {
+    if (stopping) return false;
+    if (c.pid == out.pid) return !died;
+    return !(::kill(static_cast<pid_t>(c.pid), 0) != 0 && errno == ESRCH);
+  });
   calls.drain(true);
   out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
   collect_processes(buffer.header(), out);

@@ -106,8 +106,16 @@ std::string header(const record::Recording& r) {
 
 std::string captures_text(const record::Recording& r) {
   std::ostringstream out;
-  for (const auto& c : r.captures) {
+  // A few are listed one by one; more than that, where they all are.
+  constexpr std::size_t kListed = 10;
+  for (std::size_t i = 0; i < r.captures.size() && i < kListed; ++i) {
+    const auto& c = r.captures[i];
     out << "capture: call " << c.call << " " << c.routine << " -> blasscope-cli run " << c.workload << '\n';
+  }
+  if (r.captures.size() > kListed) {
+    const std::string& last = r.captures.back().workload;
+    const std::string folder = last.substr(0, last.rfind("/call-"));
+    out << "capture: and " << r.captures.size() - kListed << " more in " << folder << "/call-ID/workload.json\n";
   }
   for (const auto& c : r.children) out << "child: pid " << c.pid << " (" << c.command << ") -> " << c.session << '\n';
   if (r.processes.size() > r.children.size() + 1) {
@@ -116,7 +124,9 @@ std::string captures_text(const record::Recording& r) {
         << " made no BLAS/LAPACK call (no session file for them)\n";
   }
   if (r.captures_skipped) {
-    out << "note: " << r.captures_skipped << " failing calls were not captured (over the size or count cap)\n";
+    out << "note: " << r.captures_skipped
+        << " calls that were to be captured were not (over the size or count cap, or no memory or disk for "
+           "them)\n";
   }
   return out.str();
 }
@@ -124,7 +134,7 @@ std::string captures_text(const record::Recording& r) {
 // The calls a reader looks for first: those that failed or never returned (at most 1,000).
 std::vector<std::vector<std::string>> notable_call_rows(const record::Recording& r) {
   std::vector<std::vector<std::string>> rows{
-      {"CALL", "PARENT", "THREAD", "ROUTINE", "M", "N", "K", "SECONDS", "INFO", "XERBLA", "NaN/Inf OUT"}};
+      {"CALL", "PARENT", "THREAD", "ROUTINE", "M", "N", "K", "TIME", "INFO", "XERBLA", "NaN/Inf OUT"}};
   const auto add = [&rows](const record::CallRecord& c, bool running) {
     const std::string xerbla = c.xerbla_parameter
                                    ? std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)) +
@@ -132,7 +142,7 @@ std::vector<std::vector<std::string>> notable_call_rows(const record::Recording&
                                    : "-";
     rows.push_back({std::to_string(c.id), c.parent ? std::to_string(c.parent) : "-", std::to_string(c.tid),
                     record::routine_name(c.routine, c.precision), std::to_string(c.m), std::to_string(c.n),
-                    std::to_string(c.k), running ? "still running" : format_duration(c.duration_ns * 1e-9),
+                    c.k ? std::to_string(c.k) : "-", running ? "still running" : format_duration(c.duration_ns * 1e-9),
                     (c.flags & record::kHasInfo) && !running ? std::to_string(c.info) : "-", xerbla,
                     c.output_nan + c.output_inf ? std::to_string(c.output_nan + c.output_inf) : "-"});
   };

@@ -170,7 +170,7 @@ class RecordNumPy(unittest.TestCase):
         proc, report = record(PYTHON, script, options=("--capture-limit", "0"))
         self.assertEqual(report["captures"], [])
         self.assertEqual(report["captures_skipped"], 1)
-        self.assertIn("not captured", proc.err)
+        self.assertIn("1 calls that were to be captured were not (over the size or count cap", proc.err)
 
     def test_a_factorisation_failure_says_what_its_info_means(self):
         # DPOTRF and DGESV return INFO > 0 for a matrix, not for a convergence failure: NumPy's
@@ -616,7 +616,7 @@ class RecordC(unittest.TestCase):
                 for g, v in zip(got, values):
                     self.assertAlmostEqual(g, v, places=12)
 
-    def test_capture_all_stops_at_its_cap_without_calling_good_calls_failures(self):
+    def test_capture_all_stops_at_its_cap_and_says_what_it_left_out(self):
         exe = build_c("many_gemms", """
             #include <cblas.h>
             int main(void) {
@@ -628,8 +628,13 @@ class RecordC(unittest.TestCase):
         """, "-lopenblas")
         proc, report = record(exe, options=("--capture", "all"))
         self.assertEqual(len(report["captures"]), 100)  # the count cap
-        self.assertEqual(report["captures_skipped"], 0)  # none of the others failed
-        self.assertNotIn("failing calls were not captured", proc.err)
+        self.assertEqual(report["captures_skipped"], 50)  # every call was to be captured
+        self.assertIn("note: 50 calls that were to be captured were not", proc.err)
+        self.assertIn("capture: and 90 more in", proc.err)  # 10 listed one by one
+        # --capture failing (the default) wants only failing calls: good ones are not counted.
+        proc, report = record(exe)
+        self.assertEqual((report["captures"], report["captures_skipped"]), ([], 0))
+        self.assertNotIn("were to be captured", proc.err)
 
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
@@ -717,6 +722,36 @@ class RecordC(unittest.TestCase):
         self.assertEqual(report["crash"]["call"]["routine"], "dgemm")
         self.assertIn("program-crashed", ids(report))
         self.assertIn("recorded 0 BLAS/LAPACK calls (and 1 that had not returned)", proc.err)
+
+    def test_a_child_that_dies_inside_a_call_is_named(self):
+        exe = build_c("child_segv", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, c[4];
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+              pid_t child = fork();
+              if (child == 0) {  /* B is an unmapped address: the child dies inside this GEMM */
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, (double*)16, 2, 0.0, c, 2);
+                return 0;
+              }
+              int status = 0;
+              waitpid(child, &status, 0);
+              printf("child signal %d\\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("child signal 11", proc.out)
+        crashed = [d for d in report["diagnoses"] if d["id"] == "program-crashed"]
+        self.assertEqual(len(crashed), 1, report["diagnoses"])
+        child = next(p for p in report["processes"] if p["pid"] != report["pid"])
+        self.assertIn(f"process {child['pid']} ended inside call", crashed[0]["title"])
+        self.assertIn("DGEMM", crashed[0]["title"])
+        self.assertTrue(child["blas_found"], "a forked child calls what its parent resolved")
 
     def test_value_checks_read_only_what_the_library_reads(self):
         # alpha = 0: DGEMM reads neither A nor B (NULL here), so --check-values must not either;
