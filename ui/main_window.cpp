@@ -117,6 +117,10 @@ MainWindow::MainWindow(QWidget* parent)
   });
   connect(m_loader, &FileLoader::failed, this, [this](const QString& path, const QString& message) {
     setBusy(false);
+    // Shown in the Failures panel rather than a dialog; kept as the last warning so that a
+    // --screenshot run says why and saves nothing.
+    m_last_warning = tr("Could not read %1: %2").arg(path, message);
+    if (!m_interactive) qWarning("%s", qPrintable(m_last_warning));
     statusBar()->showMessage(tr("Could not read %1: %2").arg(QFileInfo(path).fileName(), message));
     m_failures->setDiagnoses({}, tr("Could not read %1: %2").arg(path.toHtmlEscaped(), message.toHtmlEscaped()));
     emit idle();

@@ -364,20 +364,25 @@ class RecordSciPy(unittest.TestCase):
         self.assertTrue(any("the recorder received SIGTERM" in e for e in hang["evidence"]), hang["evidence"])
 
 
+def sleeper_script(name, gemms):
+    """A NumPy program that makes `gemms` GEMMs, says "working" and sleeps: one to stop."""
+    return write(name, f"""
+        import numpy as np, time
+        a = np.random.rand(64, 64)
+        for _ in range({gemms}):
+            a @ a
+        print("working", flush=True)
+        time.sleep(60)
+    """)
+
+
 class RecordLifecycle(unittest.TestCase):
     """What happens to the recorder itself: signals sent to it, where its session goes."""
 
     def test_a_recorder_sent_sigterm_or_sighup_stops_the_program_and_still_writes_the_session(self):
         # timeout(1), a closed terminal or a job scheduler sends the recorder SIGTERM or SIGHUP: the
         # program must not run on unrecorded, and what it did until then must be in the session.
-        script = write("sleeper.py", """
-            import numpy as np, sys, time
-            a = np.random.rand(64, 64)
-            for _ in range(25):
-                a @ a
-            print("working", flush=True)
-            time.sleep(60)
-        """)
+        script = sleeper_script("sleeper.py", 25)
         for number, name in ((15, "SIGTERM"), (1, "SIGHUP")):
             with self.subTest(signal=name):
                 session = os.path.join(WORK, f"stopped-by-{name}.json")
@@ -403,14 +408,7 @@ class RecordLifecycle(unittest.TestCase):
     def test_a_recorder_killed_outright_leaves_a_session_report_can_read(self):
         # SIGKILL (or the OOM killer) gives the recorder no chance to finish: the calls it had
         # streamed are in OUTPUT.XXXXXX.part, which report reads as an unfinished session.
-        script = write("killed.py", """
-            import numpy as np, time
-            a = np.random.rand(32, 32)
-            for _ in range(40):
-                a @ a
-            print("working", flush=True)
-            time.sleep(60)
-        """)
+        script = sleeper_script("killed.py", 40)
         session = os.path.join(WORK, "killed.json")
         shm_before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
         proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script], stdout=subprocess.PIPE,

@@ -649,6 +649,23 @@ class UiTests : public QObject {
     QVERIFY(QDir(shots.path()).entryList(QDir::Files).isEmpty());
   }
 
+  void screenshotModeFailsOnAFileItCannotReadWithoutSavingAnything() {
+    // Read in the background (a tensor file): its failure must stop the screenshots as well.
+    QTemporaryDir shots;
+    const QString garbage = m_dir.filePath(QStringLiteral("garbage.npy"));
+    QFile file(garbage);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(300, '\x17'));
+    file.close();
+    QProcess gui;
+    gui.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+    gui.start(QStringLiteral(BLASSCOPE_GUI_PATH), {garbage, QStringLiteral("--screenshot"), shots.path()});
+    QVERIFY(gui.waitForFinished(60000));
+    QCOMPARE(gui.exitCode(), 2);
+    QVERIFY(QString::fromUtf8(gui.readAllStandardError()).contains(QStringLiteral("unrecognised format")));
+    QVERIFY(QDir(shots.path()).entryList(QDir::Files).isEmpty());
+  }
+
  private:
   QTemporaryDir m_dir;
 };
