@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "record/recording_json.h"
@@ -104,6 +105,31 @@ std::string header(const record::Recording& r) {
   return out.str();
 }
 
+// Failing calls of the program's own that no capture can replay (BLAScope replays real GEMMs,
+// the SVD and least-squares drivers and ?LASCL): said, routine by routine, rather than left out.
+std::string uncapturable_failures(const record::Recording& r) {
+  std::map<std::string, std::uint64_t> by_routine;
+  for (const auto& c : r.calls) {
+    const bool failed = c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0;
+    if (!failed || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine)) continue;
+    const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;
+    const bool replayable = c.routine == record::Routine::Gemm || c.routine == record::Routine::Gesdd ||
+                            c.routine == record::Routine::Gesvd || c.routine == record::Routine::Gelsd ||
+                            c.routine == record::Routine::Gelsy || c.routine == record::Routine::Gelss ||
+                            c.routine == record::Routine::Gels || c.routine == record::Routine::Lascl;
+    if (real && replayable) continue;
+    ++by_routine[record::routine_name(c.routine, c.precision)];
+  }
+  if (by_routine.empty()) return "";
+  std::string text;
+  for (const auto& [routine, count] : by_routine) {
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + routine;
+  }
+  return "failing calls that no capture can replay (BLAScope replays real GEMMs, SVD and least-squares drivers "
+         "and ?LASCL): " +
+         text;
+}
+
 std::string captures_text(const record::Recording& r) {
   std::ostringstream out;
   // A few are listed one by one; more than that, where they all are.
@@ -128,6 +154,8 @@ std::string captures_text(const record::Recording& r) {
         << " calls that were to be captured were not (over the size or count cap, or no memory or disk for "
            "them)\n";
   }
+  const std::string cannot = uncapturable_failures(r);
+  if (!cannot.empty()) out << "note: " << cannot << '\n';
   return out.str();
 }
 

@@ -195,6 +195,9 @@ class RecordNumPy(unittest.TestCase):
         causes = " ".join(d["cause"] for d in report["diagnoses"] if d["id"] == "lapack-failed")
         self.assertIn("POTRF (Cholesky)", causes)
         self.assertNotIn("did not converge", " ".join(titles))
+        # No capture replays a factorisation: said, not left out silently.
+        self.assertIn("failing calls that no capture can replay", proc.err)
+        self.assertIn("1 dgesv, 1 dpotrf", proc.err)
 
     @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
     def test_an_error_inside_a_driver_is_told_in_the_drivers_terms(self):
