@@ -29,8 +29,9 @@ thread_local record::ActiveSlot* t_slot = nullptr;
 thread_local bool t_no_slot = false;  // the table was full when this thread looked
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
-thread_local std::uint64_t t_write_limit_seen = 0;           // the recorder's write limit, as last loaded
-bool g_check_values = false;                                 // set by the recorder before the program starts
+thread_local std::uint64_t t_write_limit_seen = 0;  // the recorder's write limit, as last loaded
+bool g_blas_found = false;    // this process resolved a BLAS/LAPACK routine (a forked child inherits it)
+bool g_check_values = false;  // set by the recorder before the program starts
 record::CallClock g_clock = record::CallClock::MonotonicNs;  // likewise
 
 std::uint32_t thread_id() {
@@ -57,26 +58,12 @@ void register_process(bool blas_found) {
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
 }
 
-// Whether this process has resolved a BLAS/LAPACK routine (its entry says so).
-bool blas_found_here() {
-  for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
-    if (g_shared->processes[i].pid.load() == g_pid) return g_shared->processes[i].blas_found.load() != 0;
-  }
-  return false;
-}
-
 // A thread's slot goes back to the table when the thread ends.
 void release_slot(void* slot) {
   auto* s = static_cast<record::ActiveSlot*>(slot);
   s->depth.store(0);
   s->owner_pid.store(0);
   s->owner_tid.store(0, std::memory_order_release);
-}
-
-// Read in the parent just before fork (the child is single-threaded and must not search then).
-bool g_parent_blas_found = false;
-void before_fork() {
-  g_parent_blas_found = g_shared && blas_found_here();
 }
 
 void after_fork_in_child() {
@@ -89,7 +76,7 @@ void after_fork_in_child() {
   t_write_limit_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
   // A forked child calls the routines its parent resolved without resolving them again.
-  if (g_shared) register_process(g_parent_blas_found);
+  if (g_shared) register_process(g_blas_found);
 }
 
 __attribute__((constructor)) void attach() {
@@ -120,7 +107,7 @@ __attribute__((constructor)) void attach() {
   g_check_values = header->check_values.load() != 0;
   g_clock = header->clock.load();
   register_process(false);
-  ::pthread_atfork(before_fork, nullptr, after_fork_in_child);
+  ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
 
 record::ActiveSlot* my_slot() {
@@ -224,6 +211,7 @@ std::uint64_t now_ns() {
 
 void mark_blas_found() {
   if (!g_shared) return;
+  g_blas_found = true;
   for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
     if (g_shared->processes[i].pid.load() == g_pid) g_shared->processes[i].blas_found.store(1);
   }
