@@ -22,6 +22,16 @@ QString sizes(const record::CallRecord& c) {
   return text;
 }
 
+// The operands' pointer alignment in bytes ("A 64 · B 8"), for those the call records.
+QString alignment(const record::CallRecord& c) {
+  QStringList parts;
+  const std::pair<char, std::uint8_t> operands[] = {{'A', c.align_a}, {'B', c.align_b}, {'C', c.align_c}};
+  for (const auto& [name, code] : operands) {
+    if (code) parts << QStringLiteral("%1 %2").arg(QLatin1Char(name)).arg(record::alignment_bytes(code));
+  }
+  return parts.join(QStringLiteral(" · "));
+}
+
 QString problem(const record::CallRecord& c) {
   QStringList parts;
   if (c.xerbla_parameter) {
@@ -121,6 +131,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
     }
     case DType: return QString::fromLatin1(record::precision_dtype(c->precision, c->routine));
     case Sizes: return sizes(*c);
+    case Alignment: return alignment(*c);
     case Start:
       return QStringLiteral("%1 ms").arg(
           static_cast<double>(c->start_ns > m_recording->start_ns ? c->start_ns - m_recording->start_ns : 0) * 1e-6, 0,
@@ -140,9 +151,10 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
 
 QVariant CallsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* const kTitles[] = {"Call",  "Process", "Thread", "Routine", "Dtype",
-                                        "Sizes", "Start",   "Time",   "INFO",    "Problem"};
-  return tr(kTitles[section]);
+  static const char* const kTitles[ColumnCount] = {"Call",   "Process",           "Thread", "Routine", "Dtype",
+                                                   "Sizes",  "Alignment (bytes)", "Start",  "Time",    "INFO",
+                                                   "Problem"};
+  return section >= 0 && section < ColumnCount ? tr(kTitles[section]) : QVariant();
 }
 
 }  // namespace blasscope::ui

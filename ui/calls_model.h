@@ -14,7 +14,7 @@ class CallsModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Seq, Process, Thread, Routine, DType, Sizes, Start, Time, Info, Problem, ColumnCount };
+  enum Column { Seq, Process, Thread, Routine, DType, Sizes, Alignment, Start, Time, Info, Problem, ColumnCount };
   enum class StatusFilter { All, Failed, NonFinite };
 
   explicit CallsModel(QObject* parent = nullptr);

@@ -188,6 +188,8 @@ void MainWindow::createViews() {
     connect(m_views[i], &DocumentView::tensorSelected, this, &MainWindow::selectTensorNamed);
   }
   setCentralWidget(m_tabs);
+  connect(static_cast<OverviewView*>(m_views.front()), &OverviewView::profileRequested, this,
+          [this] { m_tabs->setCurrentWidget(m_views.back()); });
   // A captured call of a recording opens as a workload and runs, with every view.
   connect(static_cast<ProfileView*>(m_views.back()), &ProfileView::replayRequested, this, [this](const QString& path) {
     open(path);

@@ -1,15 +1,24 @@
 #include "overview_view.h"
 
+#include <QFontDatabase>
 #include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "ops_model.h"
+#include "report/recording_report.h"
 
 namespace blasscope::ui {
 
 OverviewView::OverviewView(QWidget* parent)
-    : DocumentView(parent), m_model(new OpsModel(this)), m_table(new QTableView), m_header(new QLabel) {
+    : DocumentView(parent),
+      m_model(new OpsModel(this)),
+      m_table(new QTableView),
+      m_header(new QLabel),
+      m_summary(new QPlainTextEdit),
+      m_toProfile(new QPushButton(tr("Show the calls in the Profile"))) {
   m_table->setModel(m_model);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -23,6 +32,14 @@ OverviewView::OverviewView(QWidget* parent)
   auto* layout = new QVBoxLayout(content);
   layout->addWidget(m_header);
   layout->addWidget(m_table, 1);
+  m_summary->setObjectName(QStringLiteral("recordingSummary"));
+  m_summary->setReadOnly(true);
+  m_summary->setLineWrapMode(QPlainTextEdit::NoWrap);
+  m_summary->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  layout->addWidget(m_summary, 1);
+  m_toProfile->setToolTip(tr("Routines, a timeline per thread and every call, filterable"));
+  connect(m_toProfile, &QPushButton::clicked, this, &OverviewView::profileRequested);
+  layout->addWidget(m_toProfile, 0, Qt::AlignLeft);
   setContent(content);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
     if (const auto* r = m_model->recordAt(index.row())) emit opSelected(r->op);
@@ -32,6 +49,12 @@ OverviewView::OverviewView(QWidget* parent)
 
 void OverviewView::setDocument(const RunDocument* doc) {
   m_model->setRun(doc && doc->run ? &*doc->run : nullptr, doc ? &doc->diagnoses : nullptr);
+  const bool recording = doc && doc->kind == RunDocument::Kind::Recording && doc->recording;
+  m_table->setVisible(!recording);
+  m_summary->setVisible(recording);
+  m_toProfile->setVisible(recording);
+  if (recording) return showRecording(*doc);
+  m_summary->clear();
   if (!doc || doc->kind != RunDocument::Kind::Workload) {
     showEmpty(doc && doc->kind == RunDocument::Kind::TensorFile
                   ? tr("A tensor file has no ops: see the Tensors view.")
@@ -55,6 +78,18 @@ void OverviewView::setDocument(const RunDocument* doc) {
   }
   m_header->setText(header);
   showContent();
+}
+
+void OverviewView::showRecording(const RunDocument& doc) {
+  m_header->setText(QStringLiteral("<b>%1</b><br>").arg(doc.title.toHtmlEscaped()) +
+                    tr("A recorded program: what the recorder printed when it ended. The Failures panel "
+                       "explains each finding; the Profile has every call."));
+  m_summary->setPlainText(QString::fromStdString(core::recording_summary(*doc.recording, doc.diagnoses)));
+  showContent();
+}
+
+QString OverviewView::summaryText() const {
+  return m_summary->toPlainText();
 }
 
 void OverviewView::selectOp(std::size_t op) {

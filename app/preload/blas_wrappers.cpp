@@ -111,9 +111,9 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     c.ldb = deref(reinterpret_cast<const void*>(w[9]));
     c.beta = real_part<Real>(reinterpret_cast<const void*>(w[10]));
     c.ldc = deref(reinterpret_cast<const void*>(w[12]));
-    c.align_a = alignment_log2(reinterpret_cast<const void*>(w[6]));
-    c.align_b = alignment_log2(reinterpret_cast<const void*>(w[8]));
-    c.align_c = alignment_log2(reinterpret_cast<const void*>(w[11]));
+    c.align_a = alignment_code(reinterpret_cast<const void*>(w[6]));
+    c.align_b = alignment_code(reinterpret_cast<const void*>(w[8]));
+    c.align_c = alignment_code(reinterpret_cast<const void*>(w[11]));
     // With alpha = 0 the library reads neither A nor B: neither may the scan.
     if (check && c.alpha != 0) {
       scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]));
@@ -155,8 +155,8 @@ void fortran_blas(Forward15 real, Routine routine, Precision p, const BlasArgs& 
     c.ldc = at(d.ldc);
     if (d.alpha >= 0) c.alpha = real_part<Real>(reinterpret_cast<const void*>(a[d.alpha]));
     if (d.beta >= 0) c.beta = real_part<Real>(reinterpret_cast<const void*>(a[d.beta]));
-    if (d.a >= 0) c.align_a = alignment_log2(reinterpret_cast<const void*>(a[d.a]));
-    if (d.b >= 0) c.align_b = alignment_log2(reinterpret_cast<const void*>(a[d.b]));
+    if (d.a >= 0) c.align_a = alignment_code(reinterpret_cast<const void*>(a[d.a]));
+    if (d.b >= 0) c.align_b = alignment_code(reinterpret_cast<const void*>(a[d.b]));
     scope.begin();
   }
   real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]);
@@ -184,7 +184,7 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     } else {
       c.alpha = alpha, c.beta = beta;
     }
-    c.align_a = alignment_log2(a), c.align_b = alignment_log2(b), c.align_c = alignment_log2(c_out);
+    c.align_a = alignment_code(a), c.align_b = alignment_code(b), c.align_c = alignment_code(c_out);
     if (check && c.alpha != 0) scan_gemm_inputs<Real>(c, a, b);
     capturing = may_capture_gemm_values(c, check);
     if (capturing) keep_gemm_c<Real>(capture, c, c_out);
@@ -304,7 +304,7 @@ void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape
     shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                  \
     shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                    \
     if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                         \
-    shape.align_a = blasscope::preload::alignment_log2(a);                                                        \
+    shape.align_a = blasscope::preload::alignment_code(a);                                                        \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */            \
     blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape,                             \
                                    [&] { real(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy); });     \
@@ -323,7 +323,7 @@ BLASSCOPE_CBLAS_GEMV(cblas_zgemv, double, const void*, Z)
     shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                     \
     shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                       \
     if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                            \
-    shape.align_a = blasscope::preload::alignment_log2(a);                                                           \
+    shape.align_a = blasscope::preload::alignment_code(a);                                                           \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */               \
     blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape,                                \
                                    [&] { real(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc); });            \
@@ -342,7 +342,7 @@ BLASSCOPE_CBLAS_SYRK(cblas_zsyrk, double, const void*, Z)
     shape.side_uplo = side == 141 ? 'L' : 'R';                                                                  \
     shape.alpha = blasscope::preload::scalar_value<Real>(alpha);                                                \
     if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                       \
-    shape.align_a = blasscope::preload::alignment_log2(a);                                                      \
+    shape.align_a = blasscope::preload::alignment_code(a);                                                      \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */          \
     blasscope::preload::cblas_call(Routine::Trsm, Precision::precision, order, shape,                           \
                                    [&] { real(order, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb); }); \

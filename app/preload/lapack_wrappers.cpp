@@ -160,8 +160,8 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
       c.alpha = *reinterpret_cast<const Real*>(a[3]);
       c.beta = *reinterpret_cast<const Real*>(a[4]);
     }
-    if (d.a >= 0) c.align_a = alignment_log2(reinterpret_cast<const void*>(a[d.a]));
-    if (d.b >= 0) c.align_b = alignment_log2(reinterpret_cast<const void*>(a[d.b]));
+    if (d.a >= 0) c.align_a = alignment_code(reinterpret_cast<const void*>(a[d.a]));
+    if (d.b >= 0) c.align_b = alignment_code(reinterpret_cast<const void*>(a[d.b]));
     // A workspace query (LWORK = -1) does no work: its values are not looked at.
     const bool query = is_query(a, d);
     if (d.scan_inputs && !query) {

@@ -355,9 +355,9 @@ CallScope* CallScope::innermost() {
   return t_innermost;
 }
 
-std::uint8_t alignment_log2(const void* p) {
+std::uint8_t alignment_code(const void* p) {
   const auto v = reinterpret_cast<std::uintptr_t>(p);
-  return v == 0 ? 12 : static_cast<std::uint8_t>(std::min(12, __builtin_ctzll(v)));
+  return static_cast<std::uint8_t>(1 + (v == 0 ? 12 : std::min(12, __builtin_ctzll(v))));
 }
 
 template <typename Real>

@@ -101,8 +101,9 @@ class CallScope {
   CallRecord& place_call();
 };
 
-// log2 of the largest power of two dividing `p` (capped at 12: 4096).
-std::uint8_t alignment_log2(const void* p);
+// The pointer's alignment as CallRecord holds it: 1 + log2 of the largest power of two dividing
+// `p` (capped at 4096 bytes: 13).
+std::uint8_t alignment_code(const void* p);
 
 // Counts NaN and Inf in a column-major m x n matrix with leading dimension ld; `reals` is 2
 // for complex (both parts are scanned). Saturates at 2^32-1.

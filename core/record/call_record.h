@@ -97,10 +97,17 @@ struct CallRecord {
   Routine routine = Routine::Gemm;
   Precision precision = Precision::D;
   std::uint16_t flags = 0;
-  std::uint8_t side_uplo = 0;                          // the first character argument, as passed ('G', 'U', 'N', ...)
-  std::uint8_t align_a = 0, align_b = 0, align_c = 0;  // log2 of the pointers' alignment (max 12)
+  std::uint8_t side_uplo = 0;  // the first character argument, as passed ('G', 'U', 'N', ...)
+  // The operands' pointer alignment as 1 + its log2 (1 byte: 1, 4096 bytes or more: 13); 0 for
+  // an operand not recorded.
+  std::uint8_t align_a = 0, align_b = 0, align_c = 0;
 };
 static_assert(sizeof(CallRecord) == 120);
+
+// An alignment as CallRecord holds it, in bytes (0: not recorded).
+inline std::uint32_t alignment_bytes(std::uint8_t code) {
+  return code == 0 || code > 13 ? 0 : 1u << (code - 1);
+}
 
 // Exact totals per routine and precision, over every call (even when the ring overflowed);
 // times in the header's `clock`.

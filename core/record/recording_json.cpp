@@ -1,6 +1,7 @@
 #include "record/recording_json.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -182,7 +183,10 @@ enum class Field {
   TransA,
   TransB,
   ValuesChecked,
-  Captured
+  Captured,
+  AlignA,
+  AlignB,
+  AlignC
 };
 
 // By length first: a hash of every key took a tenth of opening a million-call session.
@@ -202,7 +206,10 @@ Field field_of(std::string_view key) {
       {{"seconds", Field::Seconds},
        {"routine", Field::Routine},
        {"trans_a", Field::TransA},
-       {"trans_b", Field::TransB}},
+       {"trans_b", Field::TransB},
+       {"align_a", Field::AlignA},
+       {"align_b", Field::AlignB},
+       {"align_c", Field::AlignC}},
       {{"captured", Field::Captured}},
       {{"input_nan", Field::InputNan},
        {"input_inf", Field::InputInf},
@@ -220,6 +227,14 @@ Field field_of(std::string_view key) {
     if (name.text[0] == key[0] && name.text == key) return name.field;  // most differ at once
   }
   return Field::Other;
+}
+
+// An alignment in bytes as CallRecord holds it: a power of two up to 4096.
+std::uint8_t alignment_code(std::uint32_t bytes, std::string_view key) {
+  if (bytes == 0 || bytes > 4096 || (bytes & (bytes - 1)) != 0) {
+    throw std::invalid_argument("field \"" + std::string(key) + "\" must be a power of two from 1 to 4096");
+  }
+  return static_cast<std::uint8_t>(1 + std::countr_zero(bytes));
 }
 
 // Reads one call object's events into a CallRecord: the one reader of the format (the fast path,
@@ -290,6 +305,9 @@ class CallBuilder {
       case Field::InputInf: m_call.input_inf = checked_integer<std::uint32_t>(exact, k); break;
       case Field::OutputNan: m_call.output_nan = checked_integer<std::uint32_t>(exact, k); break;
       case Field::OutputInf: m_call.output_inf = checked_integer<std::uint32_t>(exact, k); break;
+      case Field::AlignA: m_call.align_a = alignment_code(checked_integer<std::uint32_t>(exact, k), k); break;
+      case Field::AlignB: m_call.align_b = alignment_code(checked_integer<std::uint32_t>(exact, k), k); break;
+      case Field::AlignC: m_call.align_c = alignment_code(checked_integer<std::uint32_t>(exact, k), k); break;
       default: break;  // fields this BLAScope does not read ("seq")
     }
   }

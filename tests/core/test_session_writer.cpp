@@ -60,6 +60,7 @@ CallRecord full_call() {
   c.output_inf = 4294967295u;
   c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured;
   c.side_uplo = 'G';
+  c.align_a = 1, c.align_b = 4, c.align_c = 13;  // 1, 8 and 4096 bytes
   return c;
 }
 
@@ -103,6 +104,9 @@ void expect_same_call(const CallRecord& a, const CallRecord& b) {
   EXPECT_EQ(a.output_inf, b.output_inf);
   EXPECT_EQ(a.flags, b.flags);
   EXPECT_EQ(a.side_uplo, b.side_uplo);
+  EXPECT_EQ(a.align_a, b.align_a);
+  EXPECT_EQ(a.align_b, b.align_b);
+  EXPECT_EQ(a.align_c, b.align_c);
 }
 
 void expect_same_calls(const std::vector<CallRecord>& a, const std::vector<CallRecord>& b) {
@@ -149,6 +153,27 @@ TEST(SessionText, EveryFieldOfEveryCallReadsBack) {
   EXPECT_EQ(back.wall_seconds, r.wall_seconds);
   // The JSON parser reads the same text to the same calls.
   expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, r.calls);
+}
+
+TEST(SessionText, AlignmentsAreWrittenInBytesAndOnlyWhereRecorded) {
+  const Recording r = recording_of({call(1), full_call()});
+  const std::string text = session_text(r);
+  EXPECT_NE(text.find(R"("align_a":1,"align_b":8,"align_c":4096)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"("align_)"), text.find(R"("align_a":1)")) << "call(1) recorded no pointer: no alignment";
+}
+
+TEST(SessionReader, AnAlignmentThatIsNoPowerOfTwoUpTo4096IsAnErrorNamingIt) {
+  for (const char* align : {"0", "3", "8192", "4294967296", "-8"}) {
+    const std::string text = std::string(R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)") +
+                             R"({"seq":0,"id":1,"thread":1,"routine":"dgemm","start":0,"seconds":0,"align_b":)" +
+                             align + "}\n]" + R"(,"exit_status":0})";
+    try {
+      parse_recording_text(text);
+      ADD_FAILURE() << align << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("align_b"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(SessionText, TimesAreTheExactDecimalsOfTheirNanoseconds) {

@@ -781,6 +781,33 @@ class RecordC(unittest.TestCase):
         self.assertNotIn("input_nan", potrf)
         self.assertEqual(ids(report), [])
 
+    def test_each_operands_alignment_is_recorded_in_bytes(self):
+        # Offsets from a page-aligned buffer make each alignment exact: 8, 64 and the 4096 cap.
+        exe = build_c("aligned", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*,
+                        const double*, const int*, const double*, const int*, const double*, double*,
+                        const int*, size_t, size_t);
+            int main(void) {
+              char* base = aligned_alloc(4096, 3 * 8192);
+              for (int i = 0; i < 3 * 8192; ++i) base[i] = 0;
+              double *a = (double*)(base + 8), *b = (double*)(base + 8192 + 64), *c = (double*)(base + 16384);
+              const int n = 4;
+              const double one = 1, zero = 0;
+              dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
+              cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, c, n, a, n, 0.0, b, n);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        fortran, cblas = [c for c in report["calls"] if c["routine"] == "dgemm"]
+        self.assertEqual((fortran["align_a"], fortran["align_b"], fortran["align_c"]), (8, 64, 4096), fortran)
+        self.assertEqual((cblas["align_a"], cblas["align_b"], cblas["align_c"]), (4096, 8, 64), cblas)
+        with open(report_path(report)) as f:
+            self.assertEqual(json.load(f)["calls"][0]["align_b"], 64, "the session file holds them too")
+
     def test_each_call_goes_to_the_library_its_caller_binds(self):
         # NumPy's case: libopenblas.so.0 (loaded first, by the core module) and liblapack.so.3
         # (needed by the linalg module) both define dgesdd_, both loaded RTLD_LOCAL; unrecorded,

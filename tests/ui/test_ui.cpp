@@ -494,7 +494,8 @@ class UiTests : public QObject {
       "routines": [{"routine": "dgelsd", "calls": 1, "seconds": 0.002, "self_seconds": 0.0015, "failures": 1},
                    {"routine": "dlascl", "calls": 1, "seconds": 0.0005, "self_seconds": 0.0005, "failures": 1},
                    {"routine": "dgemm", "calls": 2, "seconds": 0.01, "self_seconds": 0.01, "gflop": 0.02}],
-      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 64, "n": 64, "k": 64, "seconds": 0.005},
+      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 64, "n": 64, "k": 64, "seconds": 0.005,
+                 "align_a": 64, "align_b": 8, "align_c": 4096},
                 {"id": 2, "pid": 42, "thread": 42, "routine": "dgemm", "m": 64, "n": 64, "k": 64, "seconds": 0.005},
                 {"id": 4, "parent": 3, "pid": 42, "thread": 42, "routine": "dlascl", "m": 9, "n": 1, "alpha": "NaN",
                  "info": -4, "xerbla": {"routine": "DLASCL", "parameter": 4}},
@@ -517,11 +518,25 @@ class UiTests : public QObject {
     QCOMPARE(calls->model()->rowCount(), 5);  // the call still running when it was stopped comes last
     QCOMPARE(calls->model()->index(4, 0).data().toULongLong(), 5ULL);
     QCOMPARE(calls->model()->index(4, ui::CallsModel::Time).data().toString(), QStringLiteral("still running"));
+    QCOMPARE(calls->model()->index(0, ui::CallsModel::Alignment).data().toString(),
+             QStringLiteral("A 64 · B 8 · C 4096"));
+    QCOMPARE(calls->model()->index(1, ui::CallsModel::Alignment).data().toString(), QString());  // none recorded
     QVERIFY(calls->model()
                 ->index(4, ui::CallsModel::Problem)
                 .data()
                 .toString()
                 .startsWith(QStringLiteral("never returned")));
+    // The Overview sums the recording up as the recorder did, and leads to the Profile.
+    auto* overview = window.findChild<ui::OverviewView*>(QStringLiteral("overview"));
+    QVERIFY(overview);
+    QVERIFY(overview->isShowingContent());
+    QVERIFY2(overview->summaryText().contains(QStringLiteral("dgelsd")), qPrintable(overview->summaryText()));
+    QVERIFY2(overview->summaryText().contains(QStringLiteral("dlascl-invalid-cfrom")),
+             qPrintable(overview->summaryText()));
+    auto* tabs = window.findChild<QTabWidget*>();
+    tabs->setCurrentWidget(overview);
+    overview->findChild<QPushButton*>()->click();
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(profile));
     auto* timeline = profile->findChild<ui::CallTimeline*>(QStringLiteral("timeline"));
     QVERIFY(timeline);
     QCOMPARE(timeline->laneCount(), 1);  // one thread
