@@ -221,6 +221,31 @@ void add_gpu_failure(Collector& out, const CallRecord& c) {
           "call " + std::to_string(c.id) + " " + routine + " returned " + status.name, evidence);
 }
 
+// A DGETRS whose NaN/Inf result comes from the singular factor an earlier DGETRF warned about
+// (INFO = i > 0: U(i,i) = 0), not from its inputs or an overflow.
+void add_singular_solve(Collector& out, const CallRecord& solve, const CallRecord& factor) {
+  const std::string pivot = std::to_string(factor.info);
+  out.add("non-finite-output", Severity::Error, solve,
+          label(solve) + ": solved with the singular factor of " + label(factor) + " and gave " +
+              std::to_string(solve.output_nan) + " NaN and " + std::to_string(solve.output_inf) + " Inf",
+          {label(factor) + " returned INFO = " + pivot + ": U(" + pivot + "," + pivot + ") is exactly zero",
+           label(solve) + " came after it, with the same N and LDA, and returned INFO = 0: it divides by U's "
+                          "diagonal and checks nothing",
+           label(solve) + ": " + ((solve.flags & record::kValuesChecked) ? "its inputs were finite; " : std::string()) +
+               "its output has " + std::to_string(solve.output_nan) + " NaN and " + std::to_string(solve.output_inf) +
+               " Inf"},
+          Specific{"singular factor",
+                   "GETRS solves with the LU factors GETRF computed and checks none of them: when GETRF returned "
+                   "INFO = i > 0, U(i,i) is exactly zero, and the back substitution divides by it, giving Inf "
+                   "and, from Inf - Inf or 0 * Inf, NaN, with INFO = 0. SciPy's lu_factor only warns "
+                   "(LinAlgWarning \"Diagonal number i is exactly zero. Singular matrix.\") and lu_solve "
+                   "returns the NaN/Inf result without an error.",
+                   "Treat GETRF's INFO > 0 (SciPy's LinAlgWarning) as an error: the matrix is singular and the "
+                   "system has no unique solution (warnings.simplefilter('error', "
+                   "scipy.linalg.LinAlgWarning) makes it one). Solve in the least-squares sense instead "
+                   "(scipy.linalg.lstsq, numpy.linalg.lstsq) or remove the dependent rows and columns."});
+}
+
 }  // namespace
 
 std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
@@ -252,9 +277,21 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   };
   std::unordered_set<std::uint64_t> running;
   for (const auto& c : r.running) running.insert(c.id);
+  // The last DGETRF of each shape in each process that found a zero pivot: a DGETRS of that
+  // shape after it most likely solves with its factor (DGETRS divides by U's diagonal and
+  // checks nothing). A factorisation of the same shape that succeeded replaces it.
+  std::map<std::tuple<std::uint32_t, record::Precision, std::int64_t, std::int64_t>, const CallRecord*> singular;
   Collector out;
   for (const CallRecord& c : r.calls) {
     const bool lapack = record::is_lapack(c.routine);
+    if (c.routine == Routine::Getrf && c.m == c.n) {
+      const auto shape = std::make_tuple(c.pid, c.precision, c.n, c.lda);
+      if (c.info > 0) {
+        singular[shape] = &c;
+      } else {
+        singular.erase(shape);
+      }
+    }
     if (record::is_gpu(c.routine)) {
       if (c.info != 0) add_gpu_failure(out, c);
       continue;
@@ -322,6 +359,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     // error whatever the inputs were.
     if (c.output_nan + c.output_inf > 0 && c.info == 0 && c.xerbla_parameter == 0 && !failed_inside.count(c.id)) {
       const bool from_inputs = c.input_nan + c.input_inf > 0;
+      const auto factor = c.routine == Routine::Getrs && !from_inputs
+                              ? singular.find(std::make_tuple(c.pid, c.precision, c.n, c.lda))
+                              : singular.end();
+      if (factor != singular.end()) {
+        add_singular_solve(out, c, *factor->second);
+        continue;
+      }
       const Specific variant{from_inputs ? "from its inputs" : "overflow", "", ""};
       out.add("non-finite-output", Severity::Error, c,
               label(c) + ": " +

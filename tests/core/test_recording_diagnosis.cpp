@@ -80,6 +80,36 @@ TEST(RecordingDiagnosis, AnOverflowIsNotFoldedIntoANanInputsResult) {
   EXPECT_NE(found[1].title.find("finite inputs gave"), std::string::npos) << found[1].title;
 }
 
+TEST(RecordingDiagnosis, ASolveWithASingularFactorNamesTheFactorisationNotAnOverflow) {
+  // Process 7 factors a singular 3x3 (INFO = 3) and solves with it; then factors a good one of
+  // the same shape, whose solve overflows on its own; process 8's solve has no factorisation.
+  const auto getrf = [](std::uint64_t id, std::uint32_t pid, int info) {
+    CallRecord c = call(id, Routine::Getrf, 3, 3);
+    c.pid = pid, c.info = info, c.flags = blasscope::record::kHasInfo | blasscope::record::kValuesChecked;
+    return c;
+  };
+  const auto getrs = [](std::uint64_t id, std::uint32_t pid) {
+    CallRecord c = call(id, Routine::Getrs, 3, 3);
+    c.pid = pid, c.k = 1, c.ldb = 3, c.output_nan = 1, c.output_inf = 2;
+    c.flags = blasscope::record::kHasInfo | blasscope::record::kValuesChecked;
+    return c;
+  };
+  Recording r;
+  r.calls = {getrf(1, 7, 3), getrs(2, 7), getrf(3, 7, 0), getrs(4, 7), getrs(5, 8)};
+  const auto found = of(diagnose_recording(r), "non-finite-output");
+  ASSERT_EQ(found.size(), 2u) << "the singular solve, and the overflows (calls 4 and 5) as one";
+  EXPECT_NE(found[0].title.find("call 2 DGETRS (N=3, NRHS=1, LDA=3, LDB=3): solved with the singular factor of call 1 "
+                                "DGETRF (M=3, N=3, LDA=3) and gave 1 NaN and 2 Inf"),
+            std::string::npos)
+      << found[0].title;
+  EXPECT_TRUE(contains(found[0].evidence, "returned INFO = 3: U(3,3) is exactly zero"));
+  EXPECT_NE(found[0].cause.find("checks none of them"), std::string::npos) << found[0].cause;
+  EXPECT_NE(found[0].fix.find("LinAlgWarning"), std::string::npos) << found[0].fix;
+  EXPECT_NE(found[1].title.find("call 4 DGETRS"), std::string::npos) << found[1].title;
+  EXPECT_TRUE(contains(found[1].evidence, "every input was finite (overflow)"));
+  EXPECT_TRUE(contains(found[1].evidence, "and 1 more call like it"));
+}
+
 TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {
   Recording r;
   CallRecord potrf = call(1, Routine::Potrf, 3, 3), getrf = call(2, Routine::Getrf, 3, 3),

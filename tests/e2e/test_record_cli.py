@@ -300,6 +300,26 @@ class RecordSciPy(unittest.TestCase):
         self.assertTrue(any("CFROM = nan" in e for e in d["evidence"]), d["evidence"])
         self.assertNotIn("lapack-failed", ids(report))  # INFO > 0 there is the consequence, not a second cause
 
+    def test_a_solve_with_a_singular_lu_factor_names_the_factorisation(self):
+        # lu_factor only warns about the zero pivot; lu_solve divides by it and says nothing.
+        script = write("singular_lu.py", """
+            import numpy as np, scipy.linalg as sl
+            a = np.array([[1., 2., 3.], [2., 4., 6.], [1., 0., 1.]])
+            x = sl.lu_solve(sl.lu_factor(a), np.ones(3))
+            print("finite" if np.isfinite(x).all() else "non-finite", flush=True)
+        """)
+        plain = subprocess.run([PYTHON, script], capture_output=True, text=True, timeout=120)
+        proc, report = record(PYTHON, script)
+        self.assertEqual((proc.returncode, proc.out), (plain.returncode, plain.stdout))
+        self.assertEqual(proc.out.strip(), "non-finite")
+        self.assertIn("Diagonal number 3 is exactly zero. Singular matrix.", proc.err)
+        getrf = next(c for c in report["calls"] if c["routine"] == "dgetrf")
+        getrs = next(c for c in report["calls"] if c["routine"] == "dgetrs")
+        self.assertEqual((getrf["info"], getrs["info"]), (3, 0))
+        d = next(d for d in report["diagnoses"] if d["id"] == "non-finite-output")
+        self.assertIn(f"solved with the singular factor of call {getrf['id']} DGETRF", d["title"])
+        self.assertNotIn("overflow", " ".join(d["evidence"]))
+
     def test_each_capture_replays_the_driver_the_program_called(self):
         # Every driver fails its own way on a NaN (gelsy silently, gelss and gesvd with INFO > 0,
         # gelsd through DLASCL, gesdd with INFO = -4): a replay by another driver would not.
