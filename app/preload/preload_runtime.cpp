@@ -10,10 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
 
 #include "symbol_binding.h"
 
@@ -364,13 +366,22 @@ template <typename Real>
 void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int64_t ld, int reals, std::uint32_t& nan,
                      std::uint32_t& inf) {
   if (!data || m <= 0 || n <= 0 || ld < m) return;
+  // Read as bits, never as numbers: arithmetic on an Inf (Inf - Inf) would raise the CPU's
+  // "invalid" flag in the program's own thread, which NumPy checks after a LAPACK call
+  // (np.seterr(invalid='raise') turned a recorded det of an Inf matrix into an exception).
+  using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
+  constexpr Bits kExponent = static_cast<Bits>(sizeof(Real) == 8 ? 0x7ff0000000000000u : 0x7f800000u);
+  constexpr Bits kMagnitude = static_cast<Bits>(~Bits{0} >> 1);
   const Real* base = static_cast<const Real*>(data);
   std::uint64_t nans = 0, infs = 0;
   for (std::int64_t j = 0; j < n; ++j) {
     const Real* column = base + j * ld * reals;
     for (std::int64_t i = 0; i < m * reals; ++i) {
-      const Real v = column[i];
-      if (v - v != 0) (v != v ? nans : infs) += 1;  // finite values give exactly 0
+      Bits v;
+      std::memcpy(&v, column + i, sizeof v);  // a plain load, without breaking aliasing rules
+      v &= kMagnitude;
+      nans += v > kExponent;  // all exponent bits set: Inf with a zero mantissa, NaN otherwise
+      infs += v == kExponent;
     }
   }
   nan = static_cast<std::uint32_t>(std::min<std::uint64_t>(nan + nans, UINT32_MAX));
