@@ -63,6 +63,7 @@ bool may_capture_gemm_values(const CallRecord& c, bool checking) {
 template <typename Real>
 void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out) {
   if (c.beta != 0 && InputCapture::capturing_all()) {
+    capture.set_failure_expected(false);  // not known before the call
     capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
   }
 }
@@ -76,6 +77,7 @@ void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, co
     return capture.skip(failed);
   }
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
+  capture.set_failure_expected(failed);
   capture.keep(0, a, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, sizeof(Real), row);
   capture.keep(1, b, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, sizeof(Real), row);
   const char* dtype = c.precision == Precision::S ? "float32" : "float64";
@@ -123,6 +125,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     scope.begin();
   }
   real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
+  scope.end();
   if (check && scope.call.xerbla_parameter == 0) {
     scan_gemm_output<Real>(scope.call, reinterpret_cast<const void*>(w[11]));
   }
@@ -191,6 +194,7 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     scope.begin();
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
+  scope.end();
   if (check && scope.call.xerbla_parameter == 0) scan_gemm_output<Real>(scope.call, c_out);
   if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
   if (capturing) capture_gemm_values<Real>(capture, scope.call, a, b);

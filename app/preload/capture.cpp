@@ -71,23 +71,30 @@ bool write_text(const char* path, const char* text) {
   return ::close(fd) == 0 && ok;
 }
 
+// What captures of calls not expected to fail (--capture all) may take of the caps: the rest is
+// kept for failing calls, so that a loop of good GEMMs cannot leave the failure after it
+// uncaptured.
+std::uint64_t cap_for(std::uint64_t limit, bool failure_expected) {
+  return failure_expected ? limit : limit - limit / 4;
+}
+
 // Whether `bytes` more could fit under the session's caps now (checked before anything is copied).
-bool room_for(std::uint64_t bytes) {
+bool room_for(std::uint64_t bytes, bool failure_expected) {
   record::SharedHeader* s = shared();
-  return s->captured_count.load() < s->capture_limit_count.load() &&
-         s->captured_bytes.load() + bytes <= s->capture_limit_bytes.load();
+  return s->captured_count.load() < cap_for(s->capture_limit_count.load(), failure_expected) &&
+         s->captured_bytes.load() + bytes <= cap_for(s->capture_limit_bytes.load(), failure_expected);
 }
 
 // Reserves room for `bytes` more under the session's caps. A call that found none is counted as
 // skipped by its caller, and only if it failed: a capture written before the call, or of every
 // call, may be refused for a call that then succeeds.
-bool reserve(std::uint64_t bytes) {
+bool reserve(std::uint64_t bytes, bool failure_expected) {
   record::SharedHeader* s = shared();
-  if (s->captured_count.fetch_add(1) >= s->capture_limit_count.load()) {
+  if (s->captured_count.fetch_add(1) >= cap_for(s->capture_limit_count.load(), failure_expected)) {
     s->captured_count.fetch_sub(1);
     return false;
   }
-  if (s->captured_bytes.fetch_add(bytes) + bytes > s->capture_limit_bytes.load()) {
+  if (s->captured_bytes.fetch_add(bytes) + bytes > cap_for(s->capture_limit_bytes.load(), failure_expected)) {
     s->captured_bytes.fetch_sub(bytes);
     s->captured_count.fetch_sub(1);
     return false;
@@ -134,7 +141,7 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
   if (m_skipped || !data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
   const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * element_size;
   // Over the caps (this matrix alone, or what is left of them): nothing is copied.
-  if (!room_for(bytes)) {
+  if (!room_for(bytes, m_failure_expected)) {
     m_skipped = true;
     return;
   }
@@ -158,7 +165,7 @@ bool InputCapture::write_files(record::CallRecord& call, const char* op_json, co
   for (const Matrix& m : m_inputs) {
     if (m.data) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
   }
-  if (!reserve(bytes)) {
+  if (!reserve(bytes, m_failure_expected)) {
     m_skipped = true;
     return false;
   }
@@ -235,7 +242,7 @@ void capture_gemm_arguments(record::CallRecord& c) {
   if (!s || !capture_root() || s->capture_mode.load() == 0) return;
   if (c.precision != record::Precision::S && c.precision != record::Precision::D) return;
   if (c.m < 0 || c.n < 0 || c.k < 0 || c.m * c.k > (1 << 26) || c.k * c.n > (1 << 26)) return;
-  if (!reserve(0)) return;
+  if (!reserve(0, true)) return;
   char dir[4096], path[4200], text[2048];
   if (!make_directory(c, dir, sizeof dir)) return;
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;

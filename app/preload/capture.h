@@ -22,6 +22,10 @@ class InputCapture {
   InputCapture(const InputCapture&) = delete;
   InputCapture& operator=(const InputCapture&) = delete;
 
+  // Whether the call is expected to fail (NaN/Inf inputs, a refused scale, a result already
+  // bad): such captures may use all of the caps, those of other calls (--capture all) three
+  // quarters of them. Expected unless said otherwise.
+  void set_failure_expected(bool expected) { m_failure_expected = expected; }
   // Whether captures are on for this call's precision.
   static bool enabled(record::Precision precision);
   // --capture all: inputs are kept whatever they hold.
@@ -59,7 +63,8 @@ class InputCapture {
   // Removes what write_files wrote, and gives its share of the caps back.
   void remove_written();
 
-  Matrix m_inputs[3];                 // a, b, c
+  Matrix m_inputs[3];  // a, b, c
+  bool m_failure_expected = true;
   bool m_skipped = false;             // over the caps, or no memory or disk for it: not captured (counted if it fails)
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
   char m_dir[4096];                   // where the capture was written, "" for nothing

@@ -175,6 +175,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     const bool refused_scale = routine == Routine::Lascl && (c.alpha == 0 || std::isnan(c.alpha) || std::isnan(c.beta));
     const bool worth_copying = c.input_nan + c.input_inf > 0 || refused_scale || InputCapture::capturing_all();
     if (top_level && replayable && !query && worth_copying && InputCapture::enabled(precision)) {
+      capture.set_failure_expected(c.input_nan + c.input_inf > 0 || refused_scale);
       if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
       if (d.b >= 0 && d.nrhs >= 0) {
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
@@ -187,6 +188,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     scope.begin();
   }
   real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16]);
+  scope.end();
   if (scope.recording()) {
     CallRecord& c = scope.call;
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));

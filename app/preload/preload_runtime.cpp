@@ -315,9 +315,14 @@ bool CallScope::failed() const {
   return call.info != 0 || call.xerbla_parameter != 0 || call.output_nan != 0 || call.output_inf != 0;
 }
 
+void CallScope::stop_clock() {
+  call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
+  m_ended = true;
+}
+
 CallScope::~CallScope() {
   if (!m_active) return;
-  call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
+  if (!m_ended) stop_clock();
   t_innermost = m_parent;
   if (m_slot && m_pid == g_pid) {  // a child forked inside this call leaves the parent's slot alone
     close_version(*m_slot);        // in case begin() never ran

@@ -76,6 +76,7 @@ class CallScope {
   std::uint32_t m_pid = 0;               // the process that published it in m_slot
   std::uint64_t m_id = 0;                // call.id, kept where a nested call can read it safely
   bool m_active = false;
+  bool m_ended = false;  // the clock stopped (end())
   CallScope* m_parent = nullptr;
   std::uint64_t m_children_ns = 0;
   bool m_child_failed = false;
@@ -90,6 +91,11 @@ class CallScope {
   CallRecord& call;
   // Marks the call as running now (publishes it in the active table) and starts its clock.
   void begin();
+  // Stops its clock when the real routine returns: what the recorder does after it (scans of
+  // the result, captures) is not the call's time. The destructor does it otherwise.
+  void end() {
+    if (m_active && !m_ended) stop_clock();
+  }
   // The innermost call running on this thread (for xerbla), or nullptr.
   static CallScope* innermost();
   // A failure that counts for the totals (INFO != 0, xerbla, non-finite output).
@@ -99,6 +105,7 @@ class CallScope {
 
  private:
   CallRecord& place_call();
+  void stop_clock();
 };
 
 // The pointer's alignment as CallRecord holds it: 1 + log2 of the largest power of two dividing

@@ -671,18 +671,29 @@ class RecordC(unittest.TestCase):
     def test_capture_all_stops_at_its_cap_and_says_what_it_left_out(self):
         exe = build_c("many_gemms", """
             #include <cblas.h>
+            #include <math.h>
             int main(void) {
               double a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
               for (int i = 0; i < 150; ++i)
                 cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2);
+              a[0] = NAN;  /* the failure after them: its capture must not find the caps used up */
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, b, 2, 0.0, c, 2);
               return 0;
             }
-        """, "-lopenblas")
-        proc, report = record(exe, options=("--capture", "all"))
-        self.assertEqual(len(report["captures"]), 100)  # the count cap
-        self.assertEqual(report["captures_skipped"], 50)  # every call was to be captured
-        self.assertIn("note: 50 calls that were to be captured were not", proc.err)
-        self.assertIn("capture: and 90 more in", proc.err)  # 10 listed one by one
+        """, "-lopenblas", "-lm")
+        proc, report = record(exe, options=("--capture", "all", "--check-values"))
+        # Calls not expected to fail take three quarters of the count cap (100); failures the rest.
+        self.assertEqual(len(report["captures"]), 76)
+        self.assertEqual(report["captures"][-1]["call"], 151)
+        replayed = replay_ids(report["captures"][-1])
+        self.assertIn("non-finite-input", replayed)
+        self.assertIn("non-finite-output", replayed)
+        self.assertEqual(report["captures_skipped"], 75)  # every call was to be captured
+        self.assertIn("note: 75 calls that were to be captured were not", proc.err)
+        self.assertIn("capture: and 66 more in", proc.err)  # 10 listed one by one
+        # A call's time is the routine's: writing its capture (tens of microseconds) is not in it.
+        seconds = sorted(c["seconds"] for c in report["calls"] if c.get("captured"))
+        self.assertLess(seconds[len(seconds) // 2], 5e-6, seconds)
         # --capture failing (the default) wants only failing calls: good ones are not counted.
         proc, report = record(exe)
         self.assertEqual((report["captures"], report["captures_skipped"]), ([], 0))
