@@ -1,0 +1,66 @@
+// The machine's description: the clock the peak estimate uses must not depend on one short,
+// noisy measurement.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "kernels/cpu_environment.h"
+
+using namespace blasscope::core;
+
+namespace {
+
+class ClockCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() /
+            ("blasscope-clock-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(m_dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+  std::string file() const { return (m_dir / "blasscope" / "clock").string(); }
+  std::filesystem::path m_dir;
+};
+
+TEST_F(ClockCache, TheFastestClockOfThisBootIsKept) {
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), "boot-a"), 2.0);  // the folder is made
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(1.9, file(), "boot-a"), 2.0) << "a core caught at a lower clock";
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(3.7, file(), "boot-a"), 3.7);
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), "boot-a"), 3.7);
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.5, file(), "boot-b"), 2.5) << "another boot may be another machine";
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.4, file(), "boot-b"), 2.5);
+}
+
+TEST_F(ClockCache, AFileThatCannotBeReadOrWrittenIsIgnored) {
+  std::filesystem::create_directories(m_dir / "blasscope");
+  for (const char* text : {"", "boot-a", "boot-a nan", "boot-a -3", "boot-a 1e300", "garbage 2.0"}) {
+    std::ofstream(file()) << text;
+    EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), "boot-a"), 2.0) << text;
+    std::filesystem::remove(file());
+  }
+  std::filesystem::create_directories(file());  // a folder where the file should be
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), "boot-a"), 2.0);
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, "", "boot-a"), 2.0);
+  EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), ""), 2.0);
+}
+
+TEST_F(ClockCache, TwoProbesOnOneBootNeverGiveALowerPeak) {
+#if defined(__x86_64__)
+  const char* before = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = before ? before : "";
+  ::setenv("XDG_CACHE_HOME", m_dir.c_str(), 1);
+  const CpuEnvironment first = probe_cpu_environment(), second = probe_cpu_environment();
+  before ? ::setenv("XDG_CACHE_HOME", saved.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  ASSERT_GT(first.measured_ghz, 0);
+  EXPECT_GE(second.measured_ghz, first.measured_ghz);
+  EXPECT_GE(second.peak_gflops_fp64, first.peak_gflops_fp64);
+  EXPECT_TRUE(std::filesystem::exists(file()));
+#else
+  GTEST_SKIP() << "the clock is measured on x86-64 only";
+#endif
+}
+
+}  // namespace
