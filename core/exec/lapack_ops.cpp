@@ -125,16 +125,28 @@ std::string lapack_name(DType dtype, const char* driver) {
   return name;
 }
 
+// Inside the drivers the errors come from DLASCL (a NaN norm as CFROM or CTO) and its kin.
+std::string driver_xerbla_meaning(const std::string& routine, int p) {
+  return routine.ends_with("LASCL") ? std::string(lascl_parameter_name(p)) +
+                                          (p == 4 ? " (the matrix norm: NaN when the matrix holds NaN)" : "")
+                                    : "parameter " + std::to_string(p);
+}
+
+// Publishes each argument error a driver reports as it comes: a driver that then never
+// returns (DGELSD spinning after DLASCL refused the NaN norm of an Inf input) has told it.
+XerblaCapture streamed_xerbla(RunState& state, std::size_t op) {
+  return XerblaCapture([&state, op](const XerblaCall& call) {
+    state.publish(
+        events::Xerbla{op, {call.routine, call.parameter, driver_xerbla_meaning(call.routine, call.parameter)}});
+  });
+}
+
 void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& capture, int info,
                    const std::vector<const char*>& argument_names, const char* positive_info) {
   record.info = info;
-  // Inside the drivers the errors come from DLASCL (a NaN norm as CFROM or CTO) and its kin.
-  record_argument_errors(state, record, capture.calls(), [&](int p) {
-    const bool lascl = !capture.calls().empty() && capture.calls().front().routine.ends_with("LASCL");
-    return lascl ? std::string(lascl_parameter_name(p)) +
-                       (p == 4 ? " (the matrix norm: NaN when the matrix holds NaN)" : "")
-                 : "parameter " + std::to_string(p);
-  });
+  record_argument_errors(
+      state, record, capture.calls(), [&](int p) { return driver_xerbla_meaning(capture.calls().front().routine, p); },
+      true);
   if (info < 0 && record.xerbla.empty()) {
     record.status = OpStatus::Failed;
     record.error_kind = ErrorKind::IllegalArgument;
@@ -179,7 +191,7 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   record.operands = {operand_record("a", a, static_cast<std::int64_t>(work.leading_dim()))};
   record.bytes_touched = a.element_count() * item_size(a.dtype());
   emit_kernel_started(state, record);
-  XerblaCapture capture;
+  XerblaCapture capture = streamed_xerbla(state, record.op);
   const int info = a.dtype() == DType::Float64 ? run_svd<double>(state, record, driver, work, s, u, vt)
                                                : run_svd<float>(state, record, driver, work, s, u, vt);
   finish_lapack(state, record, capture, info, argument_names(driver), positive_info_meaning(driver));
@@ -217,7 +229,7 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
                      operand_record("b", b, static_cast<std::int64_t>(work_b.leading_dim()))};
   record.bytes_touched = (a.element_count() + b.element_count()) * item_size(a.dtype());
   emit_kernel_started(state, record);
-  XerblaCapture capture;
+  XerblaCapture capture = streamed_xerbla(state, record.op);
   int rank = 0;
   const int info = a.dtype() == DType::Float64 ? run_lstsq<double>(state, record, driver, work_a, work_b, nrhs, s, rank)
                                                : run_lstsq<float>(state, record, driver, work_a, work_b, nrhs, s, rank);

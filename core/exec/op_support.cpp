@@ -99,10 +99,10 @@ void emit_kernel_started(RunState& state, const KernelRecord& record) {
 }
 
 void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
-                            const std::function<std::string(int)>& meaning) {
+                            const std::function<std::string(int)>& meaning, bool published) {
   for (const XerblaCall& call : calls) {
     XerblaRecord x{call.routine, call.parameter, meaning(call.parameter)};
-    state.publish(events::Xerbla{record.op, x});
+    if (!published) state.publish(events::Xerbla{record.op, x});
     record.xerbla.push_back(std::move(x));
   }
   if (!calls.empty()) {

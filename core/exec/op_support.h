@@ -47,10 +47,11 @@ void time_repeats(KernelRecord& record, int repeat, const std::function<void()>&
 
 void emit_kernel_started(RunState& state, const KernelRecord& record);
 
-// Copies the argument errors a kernel reported into the record and the event stream;
-// `meaning` explains a parameter number in the user's terms. Marks the record failed.
+// Copies the argument errors a kernel reported into the record and the event stream (unless
+// they were published as they came: `published`); `meaning` explains a parameter number in
+// the user's terms. Marks the record failed.
 void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
-                            const std::function<std::string(int)>& meaning);
+                            const std::function<std::string(int)>& meaning, bool published = false);
 
 // Copies every logical element of src into dst (same shape), converting the dtype.
 void copy_converted(const HostTensor& src, HostTensor& dst);

@@ -24,6 +24,10 @@ XerblaCapture::XerblaCapture() : m_outer(t_active) {
   t_active = this;
 }
 
+XerblaCapture::XerblaCapture(std::function<void(const XerblaCall&)> on_call) : XerblaCapture() {
+  m_on_call = std::move(on_call);
+}
+
 XerblaCapture::~XerblaCapture() {
   t_active = m_outer;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,15 +18,22 @@ struct XerblaCall {
 class XerblaCapture {
  public:
   XerblaCapture();
+  // `on_call` also hears of each call as it is made: a routine that then never returns (a
+  // LAPACK driver spinning on the NaN its DLASCL refused) has still reported it.
+  explicit XerblaCapture(std::function<void(const XerblaCall&)> on_call);
   ~XerblaCapture();
   XerblaCapture(const XerblaCapture&) = delete;
   XerblaCapture& operator=(const XerblaCapture&) = delete;
 
   const std::vector<XerblaCall>& calls() const { return m_calls; }
-  void record(XerblaCall call) { m_calls.push_back(std::move(call)); }
+  void record(XerblaCall call) {
+    if (m_on_call) m_on_call(call);
+    m_calls.push_back(std::move(call));
+  }
 
  private:
   XerblaCapture* m_outer;
+  std::function<void(const XerblaCall&)> m_on_call;
   std::vector<XerblaCall> m_calls;
 };
 

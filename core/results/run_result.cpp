@@ -33,6 +33,11 @@ void RunCollector::handle(const RunEvent& event) {
     m_ops_total = e->ops;
   } else if (event.as<KernelStarted>()) {
     m_running = event;
+    m_running_xerbla.clear();
+  } else if (const auto* e = event.as<Xerbla>()) {
+    // Kept for an op that never finishes; a finished op's record carries its own.
+    const KernelStarted* started = m_running ? m_running->as<KernelStarted>() : nullptr;
+    if (started && started->op == e->op) m_running_xerbla.push_back(e->call);
   } else if (const auto* e = event.as<KernelFinished>()) {
     KernelRecord record = e->record;
     const KernelStarted* started = m_running ? m_running->as<KernelStarted>() : nullptr;
@@ -112,11 +117,23 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
     record.error_kind = hung ? ErrorKind::KernelHang : ErrorKind::WorkerCrashed;
     record.error = hung ? crash.kernel + " never returned: " + output + "; the worker was stopped"
                         : "the worker died with " + signal + " inside " + crash.kernel;
+    record.xerbla = std::move(m_running_xerbla);
     m_result.ops.push_back(record);
     m_running.reset();
   }
   m_result.crash = crash;
   m_result.findings.push_back(finding_for_crash(crash));
+  // What the op reported before it stopped (a DLASCL that refused a NaN norm), and the NaN/Inf
+  // it was given: the same findings as for an op that returned.
+  if (crash.op && !m_result.ops.empty() && m_result.ops.back().op == *crash.op) {
+    for (Detection& d : findings_for_record(m_result.ops.back())) m_result.findings.push_back(std::move(d));
+  }
+  if (crash.op && crash.input_nan + crash.input_inf > 0) {
+    m_result.findings.push_back({"non-finite-input", Severity::Warning, crash.op, std::nullopt,
+                                 "op " + std::to_string(*crash.op) + " (" + crash.kernel + "): its inputs held " +
+                                     std::to_string(crash.input_nan) + " NaN and " + std::to_string(crash.input_inf) +
+                                     " Inf values"});
+  }
 }
 
 RunCollector::Progress RunCollector::progress() const {

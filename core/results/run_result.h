@@ -105,7 +105,8 @@ class RunCollector : public EventSink {
   void record_crash(const std::string& signal, const std::string& output);
 
   RunResult m_result;
-  std::optional<RunEvent> m_running;  // kernel_started without its kernel_finished
+  std::optional<RunEvent> m_running;           // kernel_started without its kernel_finished
+  std::vector<XerblaRecord> m_running_xerbla;  // what the running op reported before it finished
   std::uint64_t m_device_bytes = 0;
   std::size_t m_ops_total = 0;
   std::set<std::size_t> m_ops_finished;  // ops with a kernel_finished event, on any device

@@ -230,8 +230,9 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
                      R"("flops":10,"t":0.05})") +
                 echo(R"({"event":"kernel_finished","op":1,"record":{"op":1,"op_kind":"gemm","status":"ok",)"
                      R"("kernel":"cblas_dgemm","device":"cpu"},"t":0.06})") +
-                echo(R"({"event":"kernel_started","op":2,"op_kind":"svd","kernel":"dgesdd","device":"cpu",)"
+                echo(R"({"event":"kernel_started","op":2,"op_kind":"lstsq","kernel":"dgelsd","device":"cpu",)"
                      R"("flops":10,"input_nan":0,"input_inf":1,"t":0.1})") +
+                echo(R"({"event":"xerbla","op":2,"routine":"DLASCL","parameter":4,"meaning":"CFROM","t":0.11})") +
                 "exec sleep 600\n");
   ::chmod(path.c_str(), 0755);
   WorkerProcess::Options options;
@@ -250,10 +251,17 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
   ASSERT_EQ(r.ops.size(), 2u);
   EXPECT_EQ(r.ops[0].status, OpStatus::Ok);  // the op before it is kept
   EXPECT_EQ(r.ops[1].error_kind, ErrorKind::KernelHang);
-  ASSERT_EQ(r.findings.size(), 1u);
+  // What the op reported before it hung, and what it was given, are findings as for an op that
+  // returned: the replay of a recorded hang gives the recording's diagnoses.
+  ASSERT_EQ(r.findings.size(), 3u);
   EXPECT_EQ(r.findings[0].id, "kernel-hang");
   EXPECT_EQ(r.findings[0].op, 2u);
   EXPECT_NE(r.findings[0].message.find("0 NaN and 1 Inf"), std::string::npos) << r.findings[0].message;
+  ASSERT_EQ(r.ops[1].xerbla.size(), 1u);
+  EXPECT_EQ(r.ops[1].xerbla[0].routine, "DLASCL");
+  EXPECT_EQ(r.findings[1].id, "dlascl-invalid-cfrom");
+  EXPECT_EQ(r.findings[2].id, "non-finite-input");
+  EXPECT_EQ(r.findings[2].op, 2u);
   ASSERT_FALSE(watched.empty());
   EXPECT_EQ(watched.back(), 0.5);
 }

@@ -407,6 +407,18 @@ class RecordSciPy(unittest.TestCase):
                                 os.path.join(os.path.dirname(capture["workload"]), "a.npy")],
                                capture_output=True, text=True)
         self.assertEqual(check.stdout.strip(), "(30, 9) 1", check.stderr)
+        # Its replay hangs too, and tells what the recording told: the DLASCL refused before the
+        # hang, the Inf input and the hang.
+        with open(capture["workload"]) as f:
+            workload = json.load(f)
+        workload["ops"][0]["timeout"] = 2
+        limited = os.path.join(os.path.dirname(capture["workload"]), "limited.json")
+        with open(limited, "w") as f:
+            json.dump(workload, f)
+        replayed = replay_ids({"workload": limited})
+        expected = {"kernel-hang", "dlascl-invalid-cfrom", "non-finite-input"}
+        self.assertEqual(set(ids(report)), expected)
+        self.assertEqual(set(replayed), expected)
         # Stopped by the user (SIGTERM to the recorder) rather than --timeout: the same finding.
         session = os.path.join(WORK, "hang-stopped.json")
         stopped = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", PYTHON, script], cwd=WORK)
