@@ -17,6 +17,7 @@
 #include <new>
 #include <type_traits>
 
+#include "record/call_flops.h"
 #include "symbol_binding.h"
 
 namespace blasscope::preload {
@@ -174,29 +175,6 @@ void close_version(record::ActiveSlot& slot) {
   if (version & 1) slot.version.store(version + 1, std::memory_order_release);
 }
 
-// FLOPs of a call, as the usual conventions count them (complex multiply-add = 8).
-std::uint64_t flops_of(const CallRecord& c) {
-  const double m = static_cast<double>(c.m), n = static_cast<double>(c.n), k = static_cast<double>(c.k);
-  const double complex_factor = c.precision == Precision::C || c.precision == Precision::Z ? 4.0 : 1.0;
-  double f = 0;
-  switch (c.routine) {
-    case Routine::Gemm: f = 2 * m * n * k; break;
-    case Routine::Gemv: f = 2 * m * n; break;
-    case Routine::Syrk: f = n * (n + 1) * k; break;
-    case Routine::Trsm: f = (c.side_uplo == 'L' || c.side_uplo == 'l') ? m * m * n : m * n * n; break;
-    case Routine::Getrf: {
-      const double r = std::min(m, n);
-      f = 2 * (m * n * r - (m + n) * r * r / 2 + r * r * r / 3);
-      break;
-    }
-    case Routine::Potrf: f = n * n * n / 3; break;
-    case Routine::Gesv: f = 2 * n * n * n / 3 + 2 * n * n * k; break;
-    case Routine::Getrs: f = 2 * n * n * k; break;
-    default: break;  // iterative or data-dependent: left out of GFLOP/s
-  }
-  return f > 0 ? static_cast<std::uint64_t>(f * complex_factor) : 0;
-}
-
 }  // namespace
 
 record::SharedHeader* shared() {
@@ -334,7 +312,7 @@ CallScope::~CallScope() {
   }
   const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
   const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, m_children_ns);
-  const std::uint64_t flops = call.xerbla_parameter ? 0 : flops_of(call);
+  const std::uint64_t flops = call.xerbla_parameter ? 0 : record::flops_of(call);
   const std::uint64_t failures = failed() ? 1 : 0;
   if (record::ActiveSlot* slot = my_slot()) {
     // This thread is the slot's only writer: plain loads and stores, no locked instructions.

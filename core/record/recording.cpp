@@ -18,7 +18,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "record/call_flops.h"
 #include "record/drained_calls.h"
+#include "record/process_list.h"
 #include "record/routine_names.h"
 #include "record/shared_buffer.h"
 
@@ -60,24 +62,13 @@ std::vector<std::string> program_environment(const std::string& library, const s
   return env;
 }
 
+std::uint64_t monotonic_now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+}
+
 void collect_processes(SharedHeader& h, Recording& out) {
-  out.processes.clear();
-  const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const ProcessEntry& e = h.processes[i];
-    if (e.pid.load() == 0) continue;
-    ProcessInfo info{e.pid.load(), e.parent_pid.load(), std::string(e.command, strnlen(e.command, sizeof e.command)),
-                     e.blas_found.load() != 0};
-    // A process that exec'd registers again under the same pid: its latest command wins.
-    const auto same = std::find_if(out.processes.begin(), out.processes.end(),
-                                   [&](const ProcessInfo& p) { return p.pid == info.pid; });
-    if (same == out.processes.end()) {
-      out.processes.push_back(std::move(info));
-    } else {
-      info.blas_found = info.blas_found || same->blas_found;
-      *same = std::move(info);
-    }
-  }
+  collect_processes(h, monotonic_now_ns(), out.processes);
 }
 
 void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock, Recording& out) {
@@ -363,6 +354,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     const std::uint64_t made = it == inside.end() ? 0 : it->second;
     t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, made)) * 1e-9;
     if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) ++t.failures;
+    if (!c.xerbla_parameter) t.gflop += static_cast<double>(flops_of(c)) * 1e-9;
   }
   std::vector<RoutineTotal> out;
   for (auto& [key, total] : totals) out.push_back(total);
@@ -374,13 +366,14 @@ std::vector<Recording> child_recordings(const Recording& r) {
   for (const ProcessInfo& p : r.processes) {
     if (p.pid == r.pid) continue;
     Recording child;
-    child.command = {p.command};
+    child.command = p.argv.empty() ? std::vector<std::string>{p.command} : p.argv;
     child.host = r.host;
     child.pid = p.pid;
     child.parent_pid = p.parent_pid;
     child.exit_status = -1;  // not waited for by the recorder: unknown
-    child.start_ns = r.start_ns;
-    child.wall_seconds = r.wall_seconds;
+    // How long it ran, as far as the recorder saw it alive and its calls show (to the 0.2 to
+    // 20 ms between two looks): not the whole recording's time.
+    std::uint64_t first = p.first_seen_ns ? p.first_seen_ns : UINT64_MAX, last = p.last_seen_ns;
     child.max_calls = r.max_calls;
     child.check_values = r.check_values;
     // The same machine and OpenBLAS as the program's.
@@ -390,8 +383,13 @@ std::vector<Recording> child_recordings(const Recording& r) {
     child.peak_gflops_fp64 = r.peak_gflops_fp64;
     child.processes = {p};
     for (const CallRecord& c : r.calls) {
-      if (c.pid == p.pid) child.calls.push_back(c);
+      if (c.pid != p.pid) continue;
+      child.calls.push_back(c);
+      first = std::min(first, c.start_ns);
+      last = std::max(last, c.start_ns + c.duration_ns);
     }
+    child.start_ns = first == UINT64_MAX ? r.start_ns : std::max(first, r.start_ns);
+    child.wall_seconds = static_cast<double>(last > child.start_ns ? last - child.start_ns : 0) * 1e-9;
     child.routines = totals_of(child.calls);
     for (const CallRecord& c : r.running) {
       if (c.pid == p.pid) child.running.push_back(c);

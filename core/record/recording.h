@@ -14,8 +14,13 @@ namespace blasscope::record {
 
 struct ProcessInfo {
   std::uint32_t pid = 0, parent_pid = 0;
-  std::string command;
-  bool blas_found = false;  // a BLAS/LAPACK symbol was resolved in it
+  std::string command;            // its arguments joined by spaces
+  bool blas_found = false;        // a BLAS/LAPACK symbol was resolved in it
+  std::vector<std::string> argv;  // its arguments, where they could be read while it ran
+  // While recording: the command as the shared table holds it (cut at 115 characters), and
+  // when the recorder first and last saw it alive (CLOCK_MONOTONIC ns; 0 for never).
+  std::string registered;
+  std::uint64_t first_seen_ns = 0, last_seen_ns = 0;
 };
 
 // Exact totals of one routine in one precision, over every call the program made.

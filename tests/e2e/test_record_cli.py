@@ -304,6 +304,30 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual({c["pid"] for c in child_report["calls"]}, {child["pid"]})
 
 
+    def test_a_child_sessions_command_flops_and_time_are_its_own(self):
+        # A child started with a long command line (a spawn-style worker), whose arguments hold
+        # spaces: its session has its own argv whole, its GEMMs' FLOPs and the time it ran.
+        child_code = "import sys, time, numpy as np; a = np.random.rand(50, 50); " + \
+            "[a @ a for _ in range(20)]; time.sleep(0.4)  # " + "x" * 120
+        script = write("spawner.py", f"""
+            import subprocess, sys, time
+            subprocess.run([sys.executable, "-c", {child_code!r}, "an argument with spaces"], check=True)
+            time.sleep(0.6)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        child = report["children"][0]
+        with open(child["session"]) as f:
+            session = json.load(f)
+        self.assertEqual(session["command"], [PYTHON, "-c", child_code, "an argument with spaces"])
+        listed = next(p for p in report["processes"] if p["pid"] == child["pid"])
+        self.assertIn("an argument with spaces", listed["command"])
+        dgemm = next(r for r in session["routines"] if r["routine"] == "dgemm")
+        self.assertAlmostEqual(dgemm["gflop"], 20 * 2 * 50 ** 3 * 1e-9)
+        # It ran about 0.4 s (and its start-up), inside the program's 1 s and more.
+        self.assertGreater(session["wall_seconds"], 0.35)
+        self.assertLess(session["wall_seconds"], report["wall_seconds"] - 0.4)
+
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
 class RecordSciPy(unittest.TestCase):
     def test_lstsq_of_a_nan_matrix_reports_dlascl_inside_dgelsd(self):

@@ -1,0 +1,67 @@
+#include "record/process_list.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace blasscope::record {
+
+std::vector<std::string> command_line_of(std::uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> argv;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\0', at), text.size());
+    argv.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return argv;
+}
+
+void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<ProcessInfo>& processes) {
+  std::vector<ProcessInfo> before = std::move(processes);
+  processes.clear();
+  const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const ProcessEntry& e = h.processes[i];
+    if (e.pid.load() == 0) continue;
+    ProcessInfo info;
+    info.pid = e.pid.load();
+    info.parent_pid = e.parent_pid.load();
+    info.registered = std::string(e.command, strnlen(e.command, sizeof e.command));
+    info.blas_found = e.blas_found.load() != 0;
+    // A process that exec'd registers again under the same pid: its latest command wins.
+    const auto same =
+        std::find_if(processes.begin(), processes.end(), [&](const ProcessInfo& p) { return p.pid == info.pid; });
+    if (same != processes.end()) info.blas_found = info.blas_found || same->blas_found;
+    const auto known = std::find_if(before.begin(), before.end(), [&](const ProcessInfo& p) {
+      return p.pid == info.pid && p.registered == info.registered;
+    });
+    if (known != before.end()) {
+      info.argv = known->argv, info.command = known->command;
+      info.first_seen_ns = known->first_seen_ns, info.last_seen_ns = known->last_seen_ns;
+    } else {
+      info.argv = command_line_of(info.pid);
+      info.command = info.registered;
+      if (!info.argv.empty()) {
+        info.command.clear();
+        for (const std::string& a : info.argv) info.command += (info.command.empty() ? "" : " ") + a;
+      } else if (info.registered.size() + 1 >= sizeof e.command) {
+        info.command += "…";  // the table's copy was cut, and the process is gone
+      }
+      info.first_seen_ns = now_ns;
+    }
+    if (::kill(static_cast<pid_t>(info.pid), 0) == 0 || errno == EPERM) info.last_seen_ns = now_ns;
+    if (same == processes.end()) {
+      processes.push_back(std::move(info));
+    } else {
+      *same = std::move(info);
+    }
+  }
+}
+
+}  // namespace blasscope::record
