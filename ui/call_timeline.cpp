@@ -6,6 +6,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "record/routine_names.h"
@@ -34,13 +35,25 @@ CallTimeline::CallTimeline(QWidget* parent) : QWidget(parent) {
 void CallTimeline::setRecording(const record::Recording* recording) {
   m_recording = recording;
   m_lanes.clear();
+  m_unfinished.clear();
   if (recording) {
+    // A call that never returned (a hang stopped by --timeout, a crash) ran until the end.
+    const auto end_ns = recording->start_ns + static_cast<std::uint64_t>(std::max(0.0, recording->wall_seconds) * 1e9);
+    for (record::CallRecord c : recording->running) {
+      c.duration_ns = end_ns > c.start_ns ? end_ns - c.start_ns : 0;
+      m_unfinished.push_back(c);
+    }
+    std::vector<const record::CallRecord*> all;
+    all.reserve(recording->calls.size() + m_unfinished.size());
+    for (const auto& c : recording->calls) all.push_back(&c);
+    for (const auto& c : m_unfinished) all.push_back(&c);
     std::unordered_map<std::uint64_t, const record::CallRecord*> by_id;
-    for (const auto& c : recording->calls) by_id.emplace(c.id, &c);
+    for (const auto* c : all) by_id.emplace(c->id, c);
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> lane_of;
     m_end = 1;
     m_begin = -1;
-    for (const auto& c : recording->calls) {
+    for (const auto* call : all) {
+      const record::CallRecord& c = *call;
       int depth = 0;
       for (auto p = c.parent; p && depth < kMaxDepth - 1; ++depth) {
         const auto it = by_id.find(p);
@@ -131,15 +144,25 @@ void CallTimeline::paintEvent(QPaintEvent*) {
         if (x1 - x0 < 1 && static_cast<int>(x0) == static_cast<int>(last_x)) continue;  // one pixel holds many
         last_x = x0;
         const QRectF box(x0, y + 1, std::max(1.0, x1 - x0), kRowHeight - 2);
-        p.fillRect(box, colour_of(*c));
+        const bool unfinished = isUnfinished(c);
+        p.fillRect(box, unfinished ? QColor(0xc6, 0x28, 0x28) : colour_of(*c));
+        if (unfinished) p.fillRect(box, QBrush(QColor(255, 255, 255, 110), Qt::BDiagPattern));
         if (box.width() > 40) {
           p.setPen(Qt::black);
+          const QString name = QString::fromStdString(record::routine_name(c->routine, c->precision));
           p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                     QString::fromStdString(record::routine_name(c->routine, c->precision)));
+                     unfinished ? tr("%1 (never returned)").arg(name) : name);
         }
       }
     }
   }
+}
+
+bool CallTimeline::isUnfinished(const record::CallRecord* c) const {
+  // std::less: a total order even for pointers into other arrays.
+  const std::less<const record::CallRecord*> before;
+  return !m_unfinished.empty() && !before(c, m_unfinished.data()) &&
+         before(c, m_unfinished.data() + m_unfinished.size());
 }
 
 const record::CallRecord* CallTimeline::callAt(QPoint pos) const {
@@ -168,7 +191,9 @@ bool CallTimeline::event(QEvent* event) {
                          .arg(c->m)
                          .arg(c->n);
       if (c->k) text += QStringLiteral(" × %1").arg(c->k);
-      text += tr("\n%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
+      text += isUnfinished(c) ? tr("\nnever returned: still running %1 s after it started, when the program ended")
+                                    .arg(static_cast<double>(c->duration_ns) * 1e-9, 0, 'f', 3)
+                              : tr("\n%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
       if (c->flags & record::kHasInfo) text += tr(", INFO %1").arg(c->info);
       if (c->xerbla_parameter) text += tr(", xerbla parameter %1").arg(c->xerbla_parameter);
       QToolTip::showText(help->globalPos(), text, this);

@@ -45,7 +45,12 @@ class CallTimeline : public QWidget {
   int laneTop(std::size_t lane) const;
   void showAll();
 
+  // Whether `c` never returned (one of m_unfinished).
+  bool isUnfinished(const record::CallRecord* c) const;
+
   const record::Recording* m_recording = nullptr;
+  // The calls still running when the program ended, drawn up to its end.
+  std::vector<record::CallRecord> m_unfinished;
   std::vector<Lane> m_lanes;
   double m_from = 0, m_to = 1, m_begin = 0, m_end = 1;  // ns since the recording started
   int m_dragX = -1;

@@ -541,6 +541,8 @@ class UiTests : public QObject {
     QVERIFY(timeline);
     QCOMPARE(timeline->laneCount(), 1);  // one thread
     QVERIFY(timeline->window().second > timeline->window().first);
+    // The DGESDD that never returned is drawn from its start (0.4 s) to the program's end (0.5 s).
+    QVERIFY2(timeline->window().second >= 0.5e9 - 1e3, qPrintable(QString::number(timeline->window().second)));
     auto* status = profile->findChild<QComboBox*>(QStringLiteral("statusFilter"));
     status->setCurrentIndex(1);  // failed calls only: the DLASCL, the DGELSD and the one that never returned
     QCOMPARE(calls->model()->rowCount(), 3);
