@@ -85,6 +85,28 @@ std::string gemm_parameter(const CallRecord& c, int p) {
 
 // The evidence of an XERBLA report made in call `c`, which `top` (the program's own call, `c`
 // itself unless LAPACK made `c` internally) led to.
+// The bound a LAPACK driver's (or GEMV's) leading dimension broke, from the call's own sizes:
+// ", which must be at least 3 (N: A is N x N)"; "" where it is not known.
+std::string leading_dimension_bound(const CallRecord& c, const std::string& name) {
+  const bool lapack = record::is_lapack(c.routine) && c.routine != Routine::Lascl;
+  std::int64_t value = 0, need = 0;
+  std::string what;
+  if (name == "LDA" && (lapack || (c.routine == Routine::Gemv && !(c.flags & record::kCblas)))) {
+    value = c.lda, need = c.m;
+    what = square_only(c.routine) ? "N: A is N x N" : "M: A has M rows";
+  } else if (name == "LDB" && (c.routine == Routine::Gesv || c.routine == Routine::Getrs)) {
+    value = c.ldb, need = c.n, what = "N: B has N rows";
+  } else if (name == "LDB" && (c.routine == Routine::Gelsd || c.routine == Routine::Gelss ||
+                               c.routine == Routine::Gelsy || c.routine == Routine::Gels)) {
+    value = c.ldb, need = std::max(c.m, c.n), what = "max(M, N): B holds the right-hand sides, then the solution";
+  } else {
+    return "";
+  }
+  if (value >= std::max<std::int64_t>(need, 1)) return "";  // not the bound it broke
+  return " = " + std::to_string(value) + ", which must be at least " + std::to_string(std::max<std::int64_t>(need, 1)) +
+         " (" + what + ")";
+}
+
 std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord& top) {
   std::vector<std::string> evidence;
   if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");
@@ -104,7 +126,11 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
         "and the transposes, swapped)";
   } else if (meaning.empty()) {
     const std::string name = xerbla_parameter_name(routine, c.xerbla_parameter);
-    if (!name.empty()) meaning = "parameter is " + name;
+    // The program passed it only when it called the routine itself.
+    if (!name.empty()) {
+      meaning = "parameter is " + std::string(own && &top == &c ? "your " : "") + name +
+                (own ? leading_dimension_bound(c, name) : "");
+    }
     // ?LASCL's scalars are recorded: the value it refused is the evidence.
     if (own && c.routine == Routine::Lascl && (c.xerbla_parameter == 4 || c.xerbla_parameter == 5)) {
       meaning += " = " + format_number(c.xerbla_parameter == 4 ? c.alpha : c.beta);
@@ -148,6 +174,9 @@ bool is_lascl_cfrom(const CallRecord& c) {
 // an overflow beside a NaN input). `cause` and `fix`, when given, replace the catalogue's.
 struct Specific {
   std::string variant, cause, fix;
+  // What tells this call apart from the others counted with it ("INFO = 5"), said beside the
+  // count where theirs differ from the first's.
+  std::string detail = {};
 };
 
 class Collector {
@@ -159,6 +188,7 @@ class Collector {
     const auto it = m_index.find(key);
     if (it != m_index.end()) {
       ++m_repeats[it->second];
+      if (specific.detail != m_specific[it->second].detail) m_details[it->second].insert(specific.detail);
       return;
     }
     Diagnosis d;
@@ -172,12 +202,23 @@ class Collector {
     m_out.push_back(std::move(d));
     m_specific.push_back(std::move(specific));
     m_repeats.push_back(0);
+    m_details.emplace_back();
   }
   std::vector<Diagnosis> finish() {
     for (std::size_t i = 0; i < m_out.size(); ++i) {
       if (m_repeats[i]) {
+        std::string others;
+        std::size_t listed = 0;
+        for (const std::string& d : m_details[i]) {
+          if (++listed > 6) {
+            others += ", …";
+            break;
+          }
+          others += (others.empty() ? "" : ", ") + d;
+        }
         m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) +
-                                    (m_repeats[i] == 1 ? " more call like it" : " more calls like it"));
+                                    (m_repeats[i] == 1 ? " more call like it" : " more calls like it") +
+                                    (others.empty() ? "" : " (" + others + ")"));
       }
       m_out[i].facts["repeats"] = m_repeats[i];
       m_out[i] = explained(std::move(m_out[i]));
@@ -195,6 +236,7 @@ class Collector {
   std::vector<Diagnosis> m_out;
   std::vector<Specific> m_specific;
   std::vector<std::uint64_t> m_repeats;
+  std::vector<std::set<std::string>> m_details;  // the repeats' details unlike the first's
 };
 
 void add_gpu_failure(Collector& out, const CallRecord& c) {
@@ -277,6 +319,11 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   };
   std::unordered_set<std::uint64_t> running;
   for (const auto& c : r.running) running.insert(c.id);
+  // How many times each driver's DLASCL refused its CFROM (GELSD scales A and then B).
+  std::unordered_map<std::uint64_t, int> refusals;
+  for (const CallRecord& c : r.calls) {
+    if (is_lascl_cfrom(c)) ++refusals[outermost(c)->id];
+  }
   // The last DGETRF of each shape in each process that found a zero pivot: a DGETRS of that
   // shape after it most likely solves with its factor (DGETRS divides by U's diagonal and
   // checks nothing). A factorisation of the same shape that succeeded replaces it.
@@ -300,8 +347,10 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       const CallRecord& top = *outermost(c);
       std::vector<std::string> evidence;
       if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally");
+      const int times = refusals[top.id];
       evidence.push_back(call_name(c) + " got CFROM = " + format_number(c.alpha) +
-                         " and rejected it: xerbla reported " + xerbla_routine(c) + " parameter 4");
+                         " and rejected it: xerbla reported " + xerbla_routine(c) + " parameter 4" +
+                         (times > 1 ? " (" + std::to_string(times) + " times in this call)" : ""));
       if (top.flags & record::kValuesChecked) evidence.push_back(label(top) + ": " + values(top));
       if ((top.flags & record::kHasInfo) && !running.count(top.id))
         evidence.push_back(call_name(top) + " returned INFO = " + std::to_string(top.info));
@@ -345,12 +394,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                                            "before DLASCL would reject it as parameter 4)"});
     } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
       const auto meaning = positive_info_meaning(c.routine, c.info);
-      out.add("lapack-failed", Severity::Error, c,
-              label(c) + ": returned INFO = " + std::to_string(c.info) +
-                  (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
-              {label(c) + " returned INFO = " + std::to_string(c.info),
-               (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"},
-              meaning ? Specific{"", meaning->cause, meaning->fix} : Specific{});
+      out.add(
+          "lapack-failed", Severity::Error, c,
+          label(c) + ": returned INFO = " + std::to_string(c.info) +
+              (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
+          {label(c) + " returned INFO = " + std::to_string(c.info),
+           (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"},
+          Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "", "INFO = " + std::to_string(c.info)});
     }
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
       out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});

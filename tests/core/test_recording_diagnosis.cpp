@@ -110,6 +110,33 @@ TEST(RecordingDiagnosis, ASolveWithASingularFactorNamesTheFactorisationNotAnOver
   EXPECT_TRUE(contains(found[1].evidence, "and 1 more call like it"));
 }
 
+TEST(RecordingDiagnosis, ADriversBadLeadingDimensionIsGivenItsBound) {
+  CallRecord gesv = call(1, Routine::Gesv, 3, 3), gelsd = call(2, Routine::Gelsd, 4, 2);
+  gesv.lda = 2, gesv.k = 1, gesv.ldb = 3;
+  xerbla(gesv, "DGESV", 4);
+  gelsd.k = 1, gelsd.ldb = 3;
+  xerbla(gelsd, "DGELSD", 7);
+  Recording r;
+  r.calls = {gesv, gelsd};
+  const auto found = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_TRUE(contains(found[0].evidence, "that parameter is your LDA = 2, which must be at least 3 (N: A is N x N)"));
+  EXPECT_TRUE(contains(found[1].evidence, "that parameter is your LDB = 3, which must be at least 4 (max(M, N)"));
+}
+
+TEST(RecordingDiagnosis, RepeatsOfAFailureSayTheirOwnInfo) {
+  Recording r;
+  for (const int info : {3, 5, 3, 7}) {
+    CallRecord c = call(r.calls.size() + 1, Routine::Gesv, 8, 8);
+    c.info = info, c.flags = blasscope::record::kHasInfo;
+    r.calls.push_back(c);
+  }
+  const auto found = of(diagnose_recording(r), "lapack-failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("U(3,3)"), std::string::npos) << found[0].title;
+  EXPECT_TRUE(contains(found[0].evidence, "and 3 more calls like it (INFO = 5, INFO = 7)")) << found[0].evidence.back();
+}
+
 TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {
   Recording r;
   CallRecord potrf = call(1, Routine::Potrf, 3, 3), getrf = call(2, Routine::Getrf, 3, 3),
