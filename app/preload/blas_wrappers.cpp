@@ -63,7 +63,8 @@ bool may_capture_gemm_values(const CallRecord& c, bool checking) {
 template <typename Real>
 void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out) {
   if (c.beta != 0 && InputCapture::capturing_all()) {
-    capture.set_failure_expected(false);  // not known before the call
+    // Before the call, only NaN/Inf inputs (--check-values) say the call will fail.
+    capture.set_failure_expected(c.input_nan + c.input_inf > 0);
     capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
   }
 }

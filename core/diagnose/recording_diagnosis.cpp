@@ -188,7 +188,7 @@ class Collector {
     const auto it = m_index.find(key);
     if (it != m_index.end()) {
       ++m_repeats[it->second];
-      if (specific.detail != m_specific[it->second].detail) m_details[it->second].insert(specific.detail);
+      ++m_details[it->second][specific.detail];
       return;
     }
     Diagnosis d;
@@ -203,18 +203,24 @@ class Collector {
     m_specific.push_back(std::move(specific));
     m_repeats.push_back(0);
     m_details.emplace_back();
+    m_details.back()[m_specific.back().detail] = 0;  // the first call's own, listed only if repeated
   }
   std::vector<Diagnosis> finish() {
     for (std::size_t i = 0; i < m_out.size(); ++i) {
       if (m_repeats[i]) {
+        // Where the repeats differ (INFO = 3 and 5): how many had each, the first call's included.
         std::string others;
-        std::size_t listed = 0;
-        for (const std::string& d : m_details[i]) {
-          if (++listed > 6) {
-            others += ", …";
-            break;
+        if (m_details[i].size() > 1) {
+          std::size_t listed = 0;
+          for (const auto& [detail, times] : m_details[i]) {
+            if (++listed > 6) {
+              others += ", …";
+              break;
+            }
+            const std::uint64_t calls = times + (detail == m_specific[i].detail ? 1 : 0);
+            others += (others.empty() ? "" : ", ") + detail + ": " + std::to_string(calls) +
+                      (calls == 1 ? " call" : " calls");
           }
-          others += (others.empty() ? "" : ", ") + d;
         }
         m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) +
                                     (m_repeats[i] == 1 ? " more call like it" : " more calls like it") +
@@ -236,7 +242,14 @@ class Collector {
   std::vector<Diagnosis> m_out;
   std::vector<Specific> m_specific;
   std::vector<std::uint64_t> m_repeats;
-  std::vector<std::set<std::string>> m_details;  // the repeats' details unlike the first's
+  // Calls counted by detail, the first call's detail included; numbers in order ("INFO = 5"
+  // before "INFO = 10").
+  struct ByNumber {
+    bool operator()(const std::string& a, const std::string& b) const {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    }
+  };
+  std::vector<std::map<std::string, std::uint64_t, ByNumber>> m_details;
 };
 
 void add_gpu_failure(Collector& out, const CallRecord& c) {
@@ -267,21 +280,23 @@ void add_gpu_failure(Collector& out, const CallRecord& c) {
 // (INFO = i > 0: U(i,i) = 0), not from its inputs or an overflow.
 void add_singular_solve(Collector& out, const CallRecord& solve, const CallRecord& factor) {
   const std::string pivot = std::to_string(factor.info);
+  const std::string result = std::to_string(solve.output_nan) + " NaN and " + std::to_string(solve.output_inf) + " Inf";
   out.add("non-finite-output", Severity::Error, solve,
-          label(solve) + ": solved with the singular factor of " + label(factor) + " and gave " +
-              std::to_string(solve.output_nan) + " NaN and " + std::to_string(solve.output_inf) + " Inf",
-          {label(factor) + " returned INFO = " + pivot + ": U(" + pivot + "," + pivot + ") is exactly zero",
-           label(solve) + " came after it, with the same N and LDA, and returned INFO = 0: it divides by U's "
-                          "diagonal and checks nothing",
-           label(solve) + ": " + ((solve.flags & record::kValuesChecked) ? "its inputs were finite; " : std::string()) +
-               "its output has " + std::to_string(solve.output_nan) + " NaN and " + std::to_string(solve.output_inf) +
-               " Inf"},
+          label(solve) + ": gave " + result + " after " + label(factor) +
+              " found the matrix singular (most likely the factor it solved with)",
+          {label(factor) + " returned INFO = " + pivot + ": U(" + pivot + "," + pivot + ") is exactly zero" +
+               ((factor.flags & record::kValuesChecked) ? ", with a finite input" : ""),
+           label(solve) + " came after it in the same process, with the same N and LDA, and returned INFO = 0: "
+                          "GETRS divides by U's diagonal and checks nothing",
+           label(solve) + ": " + ((solve.flags & record::kValuesChecked) ? "B was finite; " : std::string()) +
+               "the solution has " + result},
           Specific{"singular factor",
                    "GETRS solves with the LU factors GETRF computed and checks none of them: when GETRF returned "
                    "INFO = i > 0, U(i,i) is exactly zero, and the back substitution divides by it, giving Inf "
                    "and, from Inf - Inf or 0 * Inf, NaN, with INFO = 0. SciPy's lu_factor only warns "
                    "(LinAlgWarning \"Diagonal number i is exactly zero. Singular matrix.\") and lu_solve "
-                   "returns the NaN/Inf result without an error.",
+                   "returns the NaN/Inf result without an error. BLAScope matches the solve to the last "
+                   "factorisation of the same size in the process; it does not see which factor was passed.",
                    "Treat GETRF's INFO > 0 (SciPy's LinAlgWarning) as an error: the matrix is singular and the "
                    "system has no unique solution (warnings.simplefilter('error', "
                    "scipy.linalg.LinAlgWarning) makes it one). Solve in the least-squares sense instead "
@@ -333,7 +348,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     const bool lapack = record::is_lapack(c.routine);
     if (c.routine == Routine::Getrf && c.m == c.n) {
       const auto shape = std::make_tuple(c.pid, c.precision, c.n, c.lda);
-      if (c.info > 0) {
+      // A factorisation of NaN/Inf input may give NaN for that reason: only a finite singular one.
+      if (c.info > 0 && c.input_nan + c.input_inf == 0) {
         singular[shape] = &c;
       } else {
         singular.erase(shape);

@@ -145,8 +145,8 @@ void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& c
                    const std::vector<const char*>& argument_names, const char* positive_info) {
   record.info = info;
   record_argument_errors(
-      state, record, capture.calls(), [&](int p) { return driver_xerbla_meaning(capture.calls().front().routine, p); },
-      true);
+      state, record, capture.calls(),
+      [](const XerblaCall& call) { return driver_xerbla_meaning(call.routine, call.parameter); }, true);
   if (info < 0 && record.xerbla.empty()) {
     record.status = OpStatus::Failed;
     record.error_kind = ErrorKind::IllegalArgument;

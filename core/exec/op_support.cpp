@@ -99,9 +99,9 @@ void emit_kernel_started(RunState& state, const KernelRecord& record) {
 }
 
 void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
-                            const std::function<std::string(int)>& meaning, bool published) {
+                            const std::function<std::string(const XerblaCall&)>& meaning, bool published) {
   for (const XerblaCall& call : calls) {
-    XerblaRecord x{call.routine, call.parameter, meaning(call.parameter)};
+    XerblaRecord x{call.routine, call.parameter, meaning(call)};
     if (!published) state.publish(events::Xerbla{record.op, x});
     record.xerbla.push_back(std::move(x));
   }

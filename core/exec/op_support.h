@@ -51,7 +51,11 @@ void emit_kernel_started(RunState& state, const KernelRecord& record);
 // they were published as they came: `published`); `meaning` explains a parameter number in
 // the user's terms. Marks the record failed.
 void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
-                            const std::function<std::string(int)>& meaning, bool published = false);
+                            const std::function<std::string(const XerblaCall&)>& meaning, bool published = false);
+inline void record_argument_errors(RunState& state, KernelRecord& record, const std::vector<XerblaCall>& calls,
+                                   const std::function<std::string(int)>& meaning) {
+  record_argument_errors(state, record, calls, [&meaning](const XerblaCall& call) { return meaning(call.parameter); });
+}
 
 // Copies every logical element of src into dst (same shape), converting the dtype.
 void copy_converted(const HostTensor& src, HostTensor& dst);

@@ -108,10 +108,13 @@ double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, con
   if (fastest > measured_ghz || measured_ghz <= 0) return fastest;
   std::error_code ignored;
   std::filesystem::create_directories(std::filesystem::path(cache_file).parent_path(), ignored);
-  const std::string temporary = cache_file + "." + std::to_string(::getpid());
-  if (std::ofstream(temporary) << boot_id << ' ' << measured_ghz << '\n') {
-    std::filesystem::rename(temporary, cache_file, ignored);  // whole, even with two recorders at once
-  }
+  // A file of its own, renamed over the cache whole: two probes at once never mix their lines.
+  std::string temporary = cache_file + ".XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) return measured_ghz;
+  const std::string line = boot_id + ' ' + std::to_string(measured_ghz) + '\n';
+  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  if (::close(fd) == 0 && written) std::filesystem::rename(temporary, cache_file, ignored);
   std::filesystem::remove(temporary, ignored);
   return measured_ghz;
 }

@@ -26,25 +26,36 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
   std::vector<ProcessInfo> before = std::move(processes);
   processes.clear();
   const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
+  // A process that exec'd registers again under the same pid: its latest entry is the one
+  // kept (in the place of its first), with blas_found from any of them.
+  std::vector<std::uint32_t> latest;  // table index of each process's latest entry
   for (std::uint32_t i = 0; i < count; ++i) {
     const ProcessEntry& e = h.processes[i];
-    if (e.pid.load() == 0) continue;
-    ProcessInfo info;
-    info.pid = e.pid.load();
+    const std::uint32_t pid = e.pid.load();
+    if (pid == 0) continue;
+    const auto same =
+        std::find_if(processes.begin(), processes.end(), [&](const ProcessInfo& p) { return p.pid == pid; });
+    if (same == processes.end()) {
+      processes.push_back({pid, e.parent_pid.load(), "", e.blas_found.load() != 0});
+      latest.push_back(i);
+    } else {
+      same->blas_found = same->blas_found || e.blas_found.load() != 0;
+      latest[static_cast<std::size_t>(same - processes.begin())] = i;
+    }
+  }
+  for (std::size_t k = 0; k < processes.size(); ++k) {
+    ProcessInfo& info = processes[k];
+    const ProcessEntry& e = h.processes[latest[k]];
     info.parent_pid = e.parent_pid.load();
     info.registered = std::string(e.command, strnlen(e.command, sizeof e.command));
-    info.blas_found = e.blas_found.load() != 0;
-    // A process that exec'd registers again under the same pid: its latest command wins.
-    const auto same =
-        std::find_if(processes.begin(), processes.end(), [&](const ProcessInfo& p) { return p.pid == info.pid; });
-    if (same != processes.end()) info.blas_found = info.blas_found || same->blas_found;
     const auto known = std::find_if(before.begin(), before.end(), [&](const ProcessInfo& p) {
       return p.pid == info.pid && p.registered == info.registered;
     });
     if (known != before.end()) {
-      info.argv = known->argv, info.command = known->command;
+      info.argv = std::move(known->argv), info.command = std::move(known->command);
       info.first_seen_ns = known->first_seen_ns, info.last_seen_ns = known->last_seen_ns;
     } else {
+      // Seen for the first time, or again after an exec: its whole command line, while it runs.
       info.argv = command_line_of(info.pid);
       info.command = info.registered;
       if (!info.argv.empty()) {
@@ -55,12 +66,8 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       }
       info.first_seen_ns = now_ns;
     }
+    // Alive (a zombie not yet reaped counts as alive: a little longer, never shorter).
     if (::kill(static_cast<pid_t>(info.pid), 0) == 0 || errno == EPERM) info.last_seen_ns = now_ns;
-    if (same == processes.end()) {
-      processes.push_back(std::move(info));
-    } else {
-      *same = std::move(info);
-    }
   }
 }
 

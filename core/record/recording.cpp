@@ -388,6 +388,9 @@ std::vector<Recording> child_recordings(const Recording& r) {
       first = std::min(first, c.start_ns);
       last = std::max(last, c.start_ns + c.duration_ns);
     }
+    for (const CallRecord& c : r.running) {
+      if (c.pid == p.pid) first = std::min(first, c.start_ns), last = std::max(last, c.start_ns);
+    }
     child.start_ns = first == UINT64_MAX ? r.start_ns : std::max(first, r.start_ns);
     child.wall_seconds = static_cast<double>(last > child.start_ns ? last - child.start_ns : 0) * 1e-9;
     child.routines = totals_of(child.calls);

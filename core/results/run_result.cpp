@@ -126,7 +126,9 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
   // What the op reported before it stopped (a DLASCL that refused a NaN norm), and the NaN/Inf
   // it was given: the same findings as for an op that returned.
   if (crash.op && !m_result.ops.empty() && m_result.ops.back().op == *crash.op) {
-    for (Detection& d : findings_for_record(m_result.ops.back())) m_result.findings.push_back(std::move(d));
+    KernelRecord reported = m_result.ops.back();
+    reported.error.reset();  // the hang's own text is kernel-hang's, not theirs
+    for (Detection& d : findings_for_record(reported)) m_result.findings.push_back(std::move(d));
   }
   if (crash.op && crash.input_nan + crash.input_inf > 0) {
     m_result.findings.push_back({"non-finite-input", Severity::Warning, crash.op, std::nullopt,

@@ -3,8 +3,14 @@
 // library writes them.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "record/process_list.h"
 #include "record/shared_buffer.h"
 
 namespace blasscope::record {
@@ -161,6 +167,53 @@ TEST(SharedBufferGrowth, UnwantedTheRingKeepsItsFirstEntriesAndStopsAtOnce) {
   buffer.stop_growing();  // the program ended: the waiting grower ends too (no hang here)
   EXPECT_EQ(buffer.ring_allocated(), 4096u);
   EXPECT_EQ(buffer.growth_error(), "") << "stopped, not failed";
+}
+
+}  // namespace
+}  // namespace blasscope::record
+
+namespace blasscope::record {
+namespace {
+
+void register_entry(SharedHeader& h, std::uint32_t pid, const std::string& command, bool blas_found) {
+  ProcessEntry& e = h.processes[h.process_count.fetch_add(1)];
+  std::memset(e.command, 0, sizeof e.command);
+  std::memcpy(e.command, command.data(), std::min(command.size(), sizeof e.command - 1));
+  e.parent_pid.store(1);
+  e.blas_found.store(blas_found ? 1 : 0);
+  e.pid.store(pid);
+}
+
+TEST(ProcessList, OneEntryAProcessTheWholeCommandLineAndWhenItWasSeen) {
+  SharedBuffer buffer(false);
+  SharedHeader& h = buffer.header();
+  const auto self = static_cast<std::uint32_t>(::getpid());
+  // A child that is gone by the time the recorder looks, whose command filled the table's 115
+  // characters: nothing more can be read of it.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ::waitpid(gone, nullptr, 0);
+  register_entry(h, self, "before exec", true);
+  register_entry(h, static_cast<std::uint32_t>(gone), std::string(200, 'x'), false);
+  register_entry(h, self, "after exec", false);  // this process exec'd: the same pid again
+  std::vector<ProcessInfo> processes;
+  collect_processes(h, 1000, processes);
+  ASSERT_EQ(processes.size(), 2u);
+  EXPECT_EQ(processes[0].pid, self);
+  EXPECT_TRUE(processes[0].blas_found) << "found in it before the exec";
+  EXPECT_EQ(processes[0].registered, "after exec");
+  EXPECT_EQ(processes[0].argv, command_line_of(self)) << "read whole from /proc while it runs";
+  EXPECT_FALSE(processes[0].argv.empty());
+  EXPECT_EQ(processes[1].command, std::string(sizeof ProcessEntry{}.command - 1, 'x') + "…");
+  EXPECT_TRUE(processes[1].argv.empty());
+  EXPECT_EQ(processes[1].last_seen_ns, 0u) << "never seen alive";
+  // Seen again later: first seen stays, last seen moves (only while it lives).
+  collect_processes(h, 5000, processes);
+  EXPECT_EQ(processes[0].first_seen_ns, 1000u);
+  EXPECT_EQ(processes[0].last_seen_ns, 5000u);
+  EXPECT_EQ(processes[1].first_seen_ns, 1000u);
+  EXPECT_EQ(processes[1].last_seen_ns, 0u);
 }
 
 }  // namespace

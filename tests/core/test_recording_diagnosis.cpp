@@ -95,11 +95,13 @@ TEST(RecordingDiagnosis, ASolveWithASingularFactorNamesTheFactorisationNotAnOver
     return c;
   };
   Recording r;
-  r.calls = {getrf(1, 7, 3), getrs(2, 7), getrf(3, 7, 0), getrs(4, 7), getrs(5, 8)};
+  CallRecord nan_factor = getrf(6, 9, 2);
+  nan_factor.input_nan = 1;  // its NaN result may come from its input, not from the zero pivot
+  r.calls = {getrf(1, 7, 3), getrs(2, 7), getrf(3, 7, 0), getrs(4, 7), getrs(5, 8), nan_factor, getrs(7, 9)};
   const auto found = of(diagnose_recording(r), "non-finite-output");
-  ASSERT_EQ(found.size(), 2u) << "the singular solve, and the overflows (calls 4 and 5) as one";
-  EXPECT_NE(found[0].title.find("call 2 DGETRS (N=3, NRHS=1, LDA=3, LDB=3): solved with the singular factor of call 1 "
-                                "DGETRF (M=3, N=3, LDA=3) and gave 1 NaN and 2 Inf"),
+  ASSERT_EQ(found.size(), 2u) << "the singular solve, and the overflows (calls 4, 5 and 7) as one";
+  EXPECT_NE(found[0].title.find("call 2 DGETRS (N=3, NRHS=1, LDA=3, LDB=3): gave 1 NaN and 2 Inf after call 1 DGETRF "
+                                "(M=3, N=3, LDA=3) found the matrix singular"),
             std::string::npos)
       << found[0].title;
   EXPECT_TRUE(contains(found[0].evidence, "returned INFO = 3: U(3,3) is exactly zero"));
@@ -107,7 +109,7 @@ TEST(RecordingDiagnosis, ASolveWithASingularFactorNamesTheFactorisationNotAnOver
   EXPECT_NE(found[0].fix.find("LinAlgWarning"), std::string::npos) << found[0].fix;
   EXPECT_NE(found[1].title.find("call 4 DGETRS"), std::string::npos) << found[1].title;
   EXPECT_TRUE(contains(found[1].evidence, "every input was finite (overflow)"));
-  EXPECT_TRUE(contains(found[1].evidence, "and 1 more call like it"));
+  EXPECT_TRUE(contains(found[1].evidence, "and 2 more calls like it"));  // calls 5 and 7
 }
 
 TEST(RecordingDiagnosis, ADriversBadLeadingDimensionIsGivenItsBound) {
@@ -126,7 +128,7 @@ TEST(RecordingDiagnosis, ADriversBadLeadingDimensionIsGivenItsBound) {
 
 TEST(RecordingDiagnosis, RepeatsOfAFailureSayTheirOwnInfo) {
   Recording r;
-  for (const int info : {3, 5, 3, 7}) {
+  for (const int info : {3, 5, 3, 10, 7}) {
     CallRecord c = call(r.calls.size() + 1, Routine::Gesv, 8, 8);
     c.info = info, c.flags = blasscope::record::kHasInfo;
     r.calls.push_back(c);
@@ -134,7 +136,10 @@ TEST(RecordingDiagnosis, RepeatsOfAFailureSayTheirOwnInfo) {
   const auto found = of(diagnose_recording(r), "lapack-failed");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("U(3,3)"), std::string::npos) << found[0].title;
-  EXPECT_TRUE(contains(found[0].evidence, "and 3 more calls like it (INFO = 5, INFO = 7)")) << found[0].evidence.back();
+  EXPECT_TRUE(contains(found[0].evidence,
+                       "and 4 more calls like it (INFO = 3: 2 calls, INFO = 5: 1 call, INFO = 7: 1 call, "
+                       "INFO = 10: 1 call)"))
+      << found[0].evidence.back();
 }
 
 TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {

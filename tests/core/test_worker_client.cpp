@@ -260,6 +260,8 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
   ASSERT_EQ(r.ops[1].xerbla.size(), 1u);
   EXPECT_EQ(r.ops[1].xerbla[0].routine, "DLASCL");
   EXPECT_EQ(r.findings[1].id, "dlascl-invalid-cfrom");
+  EXPECT_EQ(r.findings[1].message.find("never returned"), std::string::npos) << r.findings[1].message;
+  EXPECT_NE(r.findings[1].message.find("DLASCL rejected CFROM"), std::string::npos) << r.findings[1].message;
   EXPECT_EQ(r.findings[2].id, "non-finite-input");
   EXPECT_EQ(r.findings[2].op, 2u);
   ASSERT_FALSE(watched.empty());
