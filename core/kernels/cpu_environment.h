@@ -18,7 +18,7 @@ struct CpuEnvironment {
   unsigned logical_cpus = 0;
   std::vector<std::string> simd;  // sse4_2, avx, avx2, fma, avx512f, ...
   double nominal_ghz = 0;         // from the model name ("@ 2.30GHz")
-  double measured_ghz = 0;        // timed on a dependent instruction loop: the clock actually running
+  double measured_ghz = 0;        // timed on a dependent instruction loop: the fastest seen since boot
   double peak_gflops_fp64 = 0;    // estimate: logical CPUs x measured clock x FLOPs/cycle of the widest FMA
   double peak_gflops_fp32 = 0;
   std::string peak_assumption;
