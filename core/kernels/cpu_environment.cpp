@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -112,7 +113,9 @@ double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, con
   std::string temporary = cache_file + ".XXXXXX";
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) return measured_ghz;
-  const std::string line = boot_id + ' ' + std::to_string(measured_ghz) + '\n';
+  char ghz[32];
+  const char* end = std::to_chars(ghz, ghz + sizeof ghz, measured_ghz).ptr;  // the shortest text read back exactly
+  const std::string line = boot_id + ' ' + std::string(ghz, static_cast<std::size_t>(end - ghz)) + '\n';
   const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   if (::close(fd) == 0 && written) std::filesystem::rename(temporary, cache_file, ignored);
   std::filesystem::remove(temporary, ignored);

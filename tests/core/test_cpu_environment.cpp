@@ -32,6 +32,10 @@ TEST_F(ClockCache, TheFastestClockOfThisBootIsKept) {
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), "boot-a"), 3.7);
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.5, file(), "boot-b"), 2.5) << "another boot may be another machine";
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.4, file(), "boot-b"), 2.5);
+  // Read back exactly as measured: a rounded copy would rank below the measurement it came from.
+  const double measured = 3.6943738261937261;
+  EXPECT_EQ(fastest_clock_ghz(measured, file(), "boot-c"), measured);
+  EXPECT_EQ(fastest_clock_ghz(1.0, file(), "boot-c"), measured);
 }
 
 TEST_F(ClockCache, AFileThatCannotBeReadOrWrittenIsIgnored) {
