@@ -82,6 +82,7 @@ void time_repeats(KernelRecord& record, int repeat, const std::function<void()>&
 
 void emit_kernel_started(RunState& state, const KernelRecord& record) {
   events::KernelStarted started{record.op, record.op_kind, record.kernel, record.device};
+  started.dtype = record.dtype, started.m = record.m, started.n = record.n, started.k = record.k;
   const double m = static_cast<double>(record.m.value_or(1)), n = static_cast<double>(record.n.value_or(1));
   const double k = static_cast<double>(record.k.value_or(1));
   // Rough work estimates, only to scale a time limit: GEMM 2mnk; the LAPACK drivers a few

@@ -33,6 +33,10 @@ struct Encoder {
     name = "kernel_started";
     fields = {{"op", e.op},       {"op_kind", e.op_kind},     {"kernel", e.kernel},      {"device", e.device},
               {"flops", e.flops}, {"input_nan", e.input_nan}, {"input_inf", e.input_inf}};
+    if (e.dtype) fields["dtype"] = *e.dtype;
+    if (e.m) fields["m"] = *e.m;
+    if (e.n) fields["n"] = *e.n;
+    if (e.k) fields["k"] = *e.k;
   }
   void operator()(const KernelFinished& e) {
     name = "kernel_finished";
@@ -114,18 +118,27 @@ std::uint64_t bytes_of(const json& j, const char* key = "bytes") {
 
 RunEventBody decode_body(const std::string& name, const json& j) {
   if (name == "run_started") {
-    return RunStarted{j.value("workload", ""),        j.value("description", ""),
-                      bytes_of(j, "memory_limit"),    bytes_of(j, "predicted_peak_bytes"),
-                      j.value("ops", std::size_t{0}), j.contains("environment") ? j["environment"].get<RunEnvironment>() : RunEnvironment{}};
+    return RunStarted{j.value("workload", ""),
+                      j.value("description", ""),
+                      bytes_of(j, "memory_limit"),
+                      bytes_of(j, "predicted_peak_bytes"),
+                      j.value("ops", std::size_t{0}),
+                      j.contains("environment") ? j["environment"].get<RunEnvironment>() : RunEnvironment{}};
   }
   if (name == "kernel_started") {
-    return KernelStarted{j.value("op", std::size_t{0}),
-                         j.at("op_kind").get<OpKind>(),
-                         j.value("kernel", ""),
-                         j.value("device", Device::Cpu),
-                         j.value("flops", std::uint64_t{0}),
-                         j.value("input_nan", std::uint64_t{0}),
-                         j.value("input_inf", std::uint64_t{0})};
+    KernelStarted started{j.value("op", std::size_t{0}),
+                          j.at("op_kind").get<OpKind>(),
+                          j.value("kernel", ""),
+                          j.value("device", Device::Cpu),
+                          j.value("flops", std::uint64_t{0}),
+                          j.value("input_nan", std::uint64_t{0}),
+                          j.value("input_inf", std::uint64_t{0})};
+    // Older sessions have no dtype and sizes here.
+    if (j.contains("dtype")) started.dtype = j.at("dtype").get<DType>();
+    if (j.contains("m")) started.m = j.at("m").get<std::int64_t>();
+    if (j.contains("n")) started.n = j.at("n").get<std::int64_t>();
+    if (j.contains("k")) started.k = j.at("k").get<std::int64_t>();
+    return started;
   }
   if (name == "kernel_finished") return KernelFinished{j.at("record").get<KernelRecord>()};
   if (name == "xerbla") {

@@ -32,6 +32,9 @@ struct KernelStarted {
   // (floating-point operations, estimated) and the NaN/Inf its inputs hold.
   std::uint64_t flops = 0;
   std::uint64_t input_nan = 0, input_inf = 0;
+  // Its dtype and sizes, for the op tables of a run that stopped inside it.
+  std::optional<DType> dtype = {};
+  std::optional<std::int64_t> m = {}, n = {}, k = {};
 };
 
 struct KernelFinished {

@@ -111,6 +111,7 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
     record.op_kind = started->op_kind;
     record.kernel = crash.kernel;
     record.device = started->device;
+    record.dtype = started->dtype, record.m = started->m, record.n = started->n, record.k = started->k;
     record.status = OpStatus::Crashed;
     record.error_kind = ErrorKind::WorkerCrashed;
     const bool hung = signal == kTimeLimitEnd;

@@ -34,6 +34,7 @@ std::vector<RunEvent> one_of_each() {
   return {
       {0.0, events::RunStarted{"w", "a workload", 1 << 20, 4096, 2, environment}},
       {0.1, events::KernelStarted{3, OpKind::Gemm, "cblas_dgemm", Device::Cpu}},
+      {0.15, events::KernelStarted{4, OpKind::Lstsq, "dgelsd", Device::Cpu, 10, 0, 1, DType::Float64, 30, 9, {}}},
       {0.2, events::KernelFinished{record}},
       {0.3, events::Xerbla{3, {"DGEMM", 10, "ldc"}}},
       {0.4, events::TensorAllocated{"a", DType::Float64, {3, 4}, MemoryOrder::Fortran, 96, 64, "file"}},

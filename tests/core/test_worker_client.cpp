@@ -231,7 +231,7 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
                 echo(R"({"event":"kernel_finished","op":1,"record":{"op":1,"op_kind":"gemm","status":"ok",)"
                      R"("kernel":"cblas_dgemm","device":"cpu"},"t":0.06})") +
                 echo(R"({"event":"kernel_started","op":2,"op_kind":"lstsq","kernel":"dgelsd","device":"cpu",)"
-                     R"("flops":10,"input_nan":0,"input_inf":1,"t":0.1})") +
+                     R"("flops":10,"input_nan":0,"input_inf":1,"dtype":"float64","m":30,"n":9,"t":0.1})") +
                 echo(R"({"event":"xerbla","op":2,"routine":"DLASCL","parameter":4,"meaning":"CFROM","t":0.11})") +
                 "exec sleep 600\n");
   ::chmod(path.c_str(), 0755);
@@ -251,6 +251,10 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
   ASSERT_EQ(r.ops.size(), 2u);
   EXPECT_EQ(r.ops[0].status, OpStatus::Ok);  // the op before it is kept
   EXPECT_EQ(r.ops[1].error_kind, ErrorKind::KernelHang);
+  EXPECT_EQ(r.ops[1].dtype, DType::Float64);  // the op tables show what it was running
+  EXPECT_EQ(r.ops[1].m, 30);
+  EXPECT_EQ(r.ops[1].n, 9);
+  EXPECT_FALSE(r.ops[1].k.has_value());
   // What the op reported before it hung, and what it was given, are findings as for an op that
   // returned: the replay of a recorded hang gives the recording's diagnoses.
   ASSERT_EQ(r.findings.size(), 3u);
