@@ -83,8 +83,6 @@ std::string gemm_parameter(const CallRecord& c, int p) {
   return "";
 }
 
-// The evidence of an XERBLA report made in call `c`, which `top` (the program's own call, `c`
-// itself unless LAPACK made `c` internally) led to.
 // The bound a LAPACK driver's (or GEMV's) leading dimension broke, from the call's own sizes:
 // ", which must be at least 3 (N: A is N x N)"; "" where it is not known.
 std::string leading_dimension_bound(const CallRecord& c, const std::string& name) {
@@ -107,6 +105,8 @@ std::string leading_dimension_bound(const CallRecord& c, const std::string& name
          " (" + what + ")";
 }
 
+// The evidence of an XERBLA report made in call `c`, which `top` (the program's own call, `c`
+// itself unless LAPACK made `c` internally) led to.
 std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord& top) {
   std::vector<std::string> evidence;
   if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");

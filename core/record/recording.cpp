@@ -62,13 +62,8 @@ std::vector<std::string> program_environment(const std::string& library, const s
   return env;
 }
 
-std::uint64_t monotonic_now_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-}
-
 void collect_processes(SharedHeader& h, Recording& out) {
-  collect_processes(h, monotonic_now_ns(), out.processes);
+  collect_processes(h, monotonic_ns(), out.processes);
 }
 
 void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock, Recording& out) {
@@ -388,15 +383,14 @@ std::vector<Recording> child_recordings(const Recording& r) {
       first = std::min(first, c.start_ns);
       last = std::max(last, c.start_ns + c.duration_ns);
     }
+    child.routines = totals_of(child.calls);
     for (const CallRecord& c : r.running) {
-      if (c.pid == p.pid) first = std::min(first, c.start_ns), last = std::max(last, c.start_ns);
+      if (c.pid != p.pid) continue;
+      child.running.push_back(c);
+      first = std::min(first, c.start_ns), last = std::max(last, c.start_ns);
     }
     child.start_ns = first == UINT64_MAX ? r.start_ns : std::max(first, r.start_ns);
     child.wall_seconds = static_cast<double>(last > child.start_ns ? last - child.start_ns : 0) * 1e-9;
-    child.routines = totals_of(child.calls);
-    for (const CallRecord& c : r.running) {
-      if (c.pid == p.pid) child.running.push_back(c);
-    }
     for (const Capture& c : r.captures) {
       for (const CallRecord& call : child.calls) {
         if (call.id == c.call) child.captures.push_back(c);

@@ -113,7 +113,6 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
     record.device = started->device;
     record.dtype = started->dtype, record.m = started->m, record.n = started->n, record.k = started->k;
     record.status = OpStatus::Crashed;
-    record.error_kind = ErrorKind::WorkerCrashed;
     const bool hung = signal == kTimeLimitEnd;
     record.error_kind = hung ? ErrorKind::KernelHang : ErrorKind::WorkerCrashed;
     record.error = hung ? crash.kernel + " never returned: " + output + "; the worker was stopped"

@@ -204,6 +204,23 @@ TEST(RecordingDiagnosis, AZeroCfromIsNotCalledANanNorm) {
   EXPECT_EQ(found[0].title.find("NaN/Inf"), std::string::npos) << found[0].title;
 }
 
+TEST(RecordingDiagnosis, ADriverWhoseDlasclRefusedTwiceSaysSo) {
+  // DGELSD scales A and then B: two refusals inside one call are one finding, said twice.
+  CallRecord gelsd = call(1, Routine::Gelsd, 30, 9);
+  gelsd.flags = blasscope::record::kHasInfo;
+  Recording r;
+  for (std::uint64_t id : {2, 3}) {
+    CallRecord lascl = call(id, Routine::Lascl, 30, 9);
+    lascl.parent = 1, lascl.info = -4, lascl.alpha = std::numeric_limits<double>::quiet_NaN();
+    xerbla(lascl, "DLASCL", 4);
+    r.calls.push_back(lascl);
+  }
+  r.calls.push_back(gelsd);
+  const auto found = of(diagnose_recording(r), "dlascl-invalid-cfrom");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_TRUE(contains(found[0].evidence, "parameter 4 (2 times in this call)"));
+}
+
 TEST(RecordingDiagnosis, ACallStoppedWhileRunningIsAHangAndNeverSaidToHaveReturned) {
   for (const bool timed_out : {true, false}) {
     SCOPED_TRACE(timed_out ? "--timeout" : "stopped by a signal to the recorder");
