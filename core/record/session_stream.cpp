@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -47,6 +48,45 @@ bool write_calls(std::string& text, std::span<const CallRecord> calls, std::uint
     offset += text.size();
   }
   return true;
+}
+
+// Calls to format, numbered from first_seq, their times counted from start_ns.
+struct Piece {
+  std::span<const CallRecord> calls;
+  std::uint64_t first_seq = 0, start_ns = 0;
+};
+
+// Formats the pieces on every core and writes them one after another from `offset`; returns
+// where the last one ends. Pieces are taken in order; a piece's place in the file is known
+// once all text before it is, so each waits for the one before it to be placed, then is written
+// while the next is.
+std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, PartFile& file) {
+  std::atomic<std::size_t> taken{0}, placed{0};  // pieces taken by a thread; pieces placed
+  std::uint64_t end = offset;                    // where the next piece goes; moved in its turn
+  const auto format_and_write = [&] {
+    std::string text;
+    for (std::size_t i = taken.fetch_add(1); i < pieces.size(); i = taken.fetch_add(1)) {
+      text.clear();
+      append_calls_text(text, pieces[i].calls, pieces[i].first_seq, pieces[i].start_ns);
+      for (std::size_t now = placed.load(); now != i; now = placed.load()) placed.wait(now);
+      const std::uint64_t at = end;
+      end += text.size();
+      placed.store(i + 1);
+      placed.notify_all();
+      file.write_at(text.data(), text.size(), at);
+    }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u), pieces.size());
+  std::vector<std::thread> helpers;
+  try {
+    while (helpers.size() + 1 < threads) helpers.emplace_back(format_and_write);
+  } catch (const std::system_error&) {
+    // No more threads to be had: those running take every piece.
+  }
+  format_and_write();
+  for (std::thread& t : helpers) t.join();
+  return end;
 }
 
 }  // namespace
@@ -182,14 +222,16 @@ void StreamedSession::finish(const Recording& recording) {
   Batch* batch = &s.first;
   for (std::uint64_t i = 0; i < committed; ++i) batch = batch->next.load(std::memory_order_acquire);
   std::uint64_t offset = committed ? batch->end_offset : session_head().size();
-  const auto write = [this](const std::string& text, std::uint64_t at) {
-    return m_file.write_at(text.data(), text.size(), at);
-  };
-  std::string text;
+  std::vector<Piece> pieces;
   for (batch = batch->next.load(std::memory_order_acquire); batch; batch = batch->next.load()) {
-    if (!write_calls(text, batch->calls(), batch->first_seq, batch->start_ns, offset, write)) break;
+    for (std::size_t done = 0; done < batch->count; done += kPiece) {
+      pieces.push_back({batch->calls().subspan(done, std::min<std::size_t>(kPiece, batch->count - done)),
+                        batch->first_seq + done, batch->start_ns});
+    }
   }
-  write(session_tail(recording), offset);
+  offset = write_pieces(pieces, offset, m_file);
+  const std::string tail = session_tail(recording);
+  m_file.write_at(tail.data(), tail.size(), offset);
   if (m_out_of_memory) throw std::runtime_error("out of memory while the calls were written to " + path());
   m_file.commit();
 }

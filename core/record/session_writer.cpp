@@ -218,6 +218,7 @@ PartFile::PartFile(std::string path) : m_path(std::move(path)), m_part(m_path + 
   m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
   if (m_fd < 0) {
     m_error = "cannot write " + m_path + ".part: " + std::strerror(errno);
+    m_failed.store(true);
     m_part.clear();
     return;
   }
@@ -240,11 +241,13 @@ int write_all_at(int fd, const char* data, std::size_t size, std::uint64_t offse
 }
 
 bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset) {
-  if (m_fd < 0 || !m_error.empty()) return false;
+  if (m_fd < 0 || m_failed.load()) return false;
   if (const int error = write_all_at(m_fd, data, size, offset)) {
-    m_error = "cannot write " + m_part + ": " + std::strerror(error);
+    const std::lock_guard lock(m_error_lock);
+    if (m_error.empty()) m_error = "cannot write " + m_part + ": " + std::strerror(error);
+    m_failed.store(true);
   }
-  return m_error.empty();
+  return !m_failed.load();
 }
 
 void PartFile::commit() {

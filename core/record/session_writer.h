@@ -1,12 +1,12 @@
 #pragma once
 
-// Writing a recording's session file while the program runs. The calls are the bulk of a
-// session (a million calls are about 200 MB of JSON), so they are formatted and written as the
-// recorder drains them, on the core the program leaves idle, and when the program ends only the
-// rest (totals, processes, captures: a few KB) is left to write. The file is
+// Writing a recording's session file. The calls are the bulk of a session (a million calls
+// are about 200 MB of JSON): see session_stream.h for when they are formatted. The file is
 //   {"format":"blasscope-session","version":1,"kind":"recording","calls":[ CALL,\n ... ],REST}
 // so a reader learns the format and kind from its first bytes.
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 
@@ -45,7 +45,8 @@ class PartFile {
 
   const std::string& path() const { return m_path; }
   int descriptor() const { return m_fd; }
-  // Writes `size` bytes at `offset`; false after any failure (the first one is kept).
+  // Writes `size` bytes at `offset`; false after any failure (the first one is kept). Threads
+  // may write disjoint ranges at once.
   bool write_at(const char* data, std::size_t size, std::uint64_t offset);
   // Closes the file and renames it into place. Throws std::runtime_error naming the path and
   // the first failure, a write's or its own.
@@ -55,6 +56,8 @@ class PartFile {
   std::string m_path, m_part;
   int m_fd = -1;
   std::string m_error;
+  std::atomic<bool> m_failed{false};  // m_error is set (written once, under m_error_lock)
+  std::mutex m_error_lock;
   bool m_committed = false;
 };
 
