@@ -11,10 +11,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array<std::pair<OpStatus, std::string_view>, 4> kStatusNames{{{OpStatus::Ok, "ok"},
+constexpr std::array<std::pair<OpStatus, std::string_view>, 5> kStatusNames{{{OpStatus::Ok, "ok"},
                                                                              {OpStatus::Failed, "failed"},
                                                                              {OpStatus::Crashed, "crashed"},
-                                                                             {OpStatus::Skipped, "skipped"}}};
+                                                                             {OpStatus::Skipped, "skipped"},
+                                                                             {OpStatus::Hung, "hung"}}};
 
 constexpr std::array<std::pair<ErrorKind, std::string_view>, 14> kErrorKindNames{{
     {ErrorKind::None, ""},

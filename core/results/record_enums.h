@@ -10,8 +10,9 @@
 
 namespace blasscope::core {
 
-// How an op ended on one device.
-enum class OpStatus { Ok, Failed, Crashed, Skipped };
+// How an op ended on one device. Hung: it never returned and the worker was stopped at the
+// op's time limit (Crashed: the worker died inside it).
+enum class OpStatus { Ok, Failed, Crashed, Skipped, Hung };
 
 // Why an op failed or did not run; None when it ran.
 enum class ErrorKind {

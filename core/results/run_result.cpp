@@ -112,8 +112,8 @@ void RunCollector::record_crash(const std::string& signal, const std::string& ou
     record.kernel = crash.kernel;
     record.device = started->device;
     record.dtype = started->dtype, record.m = started->m, record.n = started->n, record.k = started->k;
-    record.status = OpStatus::Crashed;
     const bool hung = signal == kTimeLimitEnd;
+    record.status = hung ? OpStatus::Hung : OpStatus::Crashed;
     record.error_kind = hung ? ErrorKind::KernelHang : ErrorKind::WorkerCrashed;
     record.error = hung ? crash.kernel + " never returned: " + output + "; the worker was stopped"
                         : "the worker died with " + signal + " inside " + crash.kernel;

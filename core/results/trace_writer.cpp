@@ -79,14 +79,16 @@ json chrome_trace(const RunResult& result) {
     // A kernel that never finished still shows, up to the crash.
     for (const auto& [key, e] : started) {
       const auto& s = *e->as<events::KernelStarted>();
-      events.push_back({{"name", s.kernel},
-                        {"cat", s.op_kind},
-                        {"ph", "X"},
-                        {"ts", micros(*e)},
-                        {"dur", std::max(0.0, last_t - micros(*e))},
-                        {"pid", kPid},
-                        {"tid", track_of(key.second)},
-                        {"args", {{"op", key.first}, {"status", "crashed"}}}});
+      events.push_back(
+          {{"name", s.kernel},
+           {"cat", s.op_kind},
+           {"ph", "X"},
+           {"ts", micros(*e)},
+           {"dur", std::max(0.0, last_t - micros(*e))},
+           {"pid", kPid},
+           {"tid", track_of(key.second)},
+           {"args",
+            {{"op", key.first}, {"status", std::string(result.crash->signal) == kTimeLimitEnd ? "hung" : "crashed"}}}});
     }
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};

@@ -251,6 +251,8 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
   ASSERT_EQ(r.ops.size(), 2u);
   EXPECT_EQ(r.ops[0].status, OpStatus::Ok);  // the op before it is kept
   EXPECT_EQ(r.ops[1].error_kind, ErrorKind::KernelHang);
+  EXPECT_EQ(r.ops[1].status, OpStatus::Hung);  // stopped, not crashed
+  EXPECT_EQ(text(r.ops[1].status), "hung");
   EXPECT_EQ(r.ops[1].dtype, DType::Float64);  // the op tables show what it was running
   EXPECT_EQ(r.ops[1].m, 30);
   EXPECT_EQ(r.ops[1].n, 9);
