@@ -1,7 +1,9 @@
 #include "record/shared_buffer.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,7 +51,31 @@ constexpr std::uint64_t kGrowthEntries = 8192;
 constexpr std::uint64_t kRingOffset = offsetof(SharedHeader, ring);
 static_assert(kRingOffset + std::uint64_t{kRingCapacity} * sizeof(RingEntry) == kSharedBytes);
 
+constexpr std::string_view kBufferPrefix = "blasscope-record-";
+
 }  // namespace
+
+std::size_t remove_abandoned_buffers(const std::string& dir, std::chrono::seconds min_age) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing) return 0;
+  std::size_t removed = 0;
+  const auto now = std::chrono::system_clock::now();
+  while (const dirent* entry = ::readdir(listing)) {
+    if (std::string_view(entry->d_name).substr(0, kBufferPrefix.size()) != kBufferPrefix) continue;
+    const std::string path = dir + "/" + entry->d_name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st;
+    // Another user's, or one made a moment ago (its recorder takes the lock just after making
+    // it): left alone. A lock to be had is a recorder gone (a SIGKILL, a power cut of its VM).
+    const bool candidate = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+                           now - std::chrono::system_clock::from_time_t(st.st_mtime) >= min_age;
+    if (candidate && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && ::unlink(path.c_str()) == 0) ++removed;
+    ::close(fd);
+  }
+  ::closedir(listing);
+  return removed;
+}
 
 ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1) {
   ClockMap map;
@@ -84,10 +110,15 @@ ClockMap SharedBuffer::clock_map() const {
 SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ring_entries(ring_entries) {
   struct stat st;
   const std::string dir = ::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
-  std::string pattern = dir + "/blasscope-record-XXXXXX";
+  // Buffers of recorders that were killed before they could remove theirs go first.
+  remove_abandoned_buffers(dir, std::chrono::minutes(1));
+  std::string pattern = dir + "/" + std::string(kBufferPrefix) + "XXXXXX";
   m_fd = ::mkostemp(pattern.data(), O_CLOEXEC);
   if (m_fd < 0) throw std::runtime_error("cannot create the recording buffer in " + dir + ": " + std::strerror(errno));
   m_path = pattern;
+  // Held while this recorder lives (the kernel lets it go when the process ends, however it
+  // ends): a buffer nobody holds is abandoned.
+  ::flock(m_fd, LOCK_EX);
   const auto fail = [this](const std::string& what, int error) {
     ::close(m_fd);
     ::unlink(m_path.c_str());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -21,6 +22,10 @@ struct ClockMap {
   std::uint64_t span(std::uint64_t ticks) const;   // a duration
 };
 ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1);
+
+// Removes the buffers in `dir` that no recorder holds any more (a recorder killed by SIGKILL
+// cannot remove its own), except those modified less than `min_age` ago; returns how many.
+std::size_t remove_abandoned_buffers(const std::string& dir, std::chrono::seconds min_age);
 
 // The recorder's side of the shared file: created empty before the program starts, drained
 // while it runs, read once more after it ends.

@@ -1,13 +1,16 @@
 // The recorder's side of the shared file: how it maps the TSC to nanoseconds, reads the calls
 // a thread publishes while they run, and drains the ring, written here as the preload
 // library writes them.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "record/process_list.h"
@@ -167,6 +170,46 @@ TEST(SharedBufferGrowth, UnwantedTheRingKeepsItsFirstEntriesAndStopsAtOnce) {
   buffer.stop_growing();  // the program ended: the waiting grower ends too (no hang here)
   EXPECT_EQ(buffer.ring_allocated(), 4096u);
   EXPECT_EQ(buffer.growth_error(), "") << "stopped, not failed";
+}
+
+TEST(AbandonedBuffers, OnlyOldBuffersThatNoRecorderHoldsAreRemoved) {
+  char made[] = "/tmp/blasscope-buffers-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(made));
+  const std::string dir = made;
+  const auto file = [&dir](const std::string& name, bool old) {
+    const std::string path = dir + "/" + name;
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (old) {
+      const timespec an_hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+      ::futimens(fd, an_hour_ago);
+    }
+    return fd;
+  };
+  ::close(file("blasscope-record-abandoned", true));
+  ::close(file("blasscope-record-just-made", false));  // its recorder has not locked it yet
+  ::close(file("someone-elses-file", true));
+  const int held = file("blasscope-record-held", true);  // a recorder still running holds its lock
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  EXPECT_EQ(remove_abandoned_buffers(dir, std::chrono::minutes(1)), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/blasscope-record-abandoned"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-record-just-made"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/someone-elses-file"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-record-held"));
+  ::close(held);  // the recorder is gone: its buffer goes at the next sweep
+  EXPECT_EQ(remove_abandoned_buffers(dir, std::chrono::minutes(1)), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/blasscope-record-held"));
+  EXPECT_EQ(remove_abandoned_buffers(dir + "/missing", std::chrono::minutes(1)), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AbandonedBuffers, ALiveRecordersBufferIsKeptWhateverItsAge) {
+  SharedBuffer buffer(false, 4096);
+  const std::string path = buffer.path();
+  const std::string dir = path.substr(0, path.rfind('/'));
+  const timespec an_hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), an_hour_ago, 0), 0);
+  remove_abandoned_buffers(dir, std::chrono::minutes(1));  // old, but held
+  EXPECT_TRUE(std::filesystem::exists(path)) << "held by this recorder";
 }
 
 }  // namespace
