@@ -154,11 +154,16 @@ void ProfileView::setDocument(const RunDocument* doc) {
   m_summary->setText(summary);
 
   m_routines->clear();
-  m_routines->setHorizontalHeaderLabels({tr("Routine"), tr("Dtype"), tr("Calls"), tr("Total"), tr("Self"), tr("Share"),
-                                         tr("Mean"), tr("GFLOP/s"), tr("Of peak"), tr("Failures")});
+  QStringList headers{tr("Routine"), tr("Dtype"), tr("Calls"),   tr("Total"),   tr("Self"),
+                      tr("Share"),   tr("Mean"),  tr("GFLOP/s"), tr("Of peak"), tr("Failures")};
+  // Calls that never returned are in no other column (they count finished calls).
+  const bool unfinished = !r->running.empty();
+  if (unfinished) headers << tr("Unfinished");
+  m_routines->setHorizontalHeaderLabels(headers);
   double self_total = 0;
   for (const auto& t : r->routines) self_total += t.self_seconds;
-  for (const auto& t : r->routines) {
+  const std::vector<record::RoutineTotal> routines = record::with_unfinished(*r);
+  for (const auto& t : routines) {
     const QString name = QString::fromStdString(record::routine_name(t.routine, t.precision));
     auto* routine = new QStandardItem(name);
     routine->setData(name, Qt::UserRole);
@@ -170,16 +175,30 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const double of_peak = peak > 0 ? 100 * gflops / peak : 0;
     auto* failures = number_item(static_cast<double>(t.failures), QString::number(t.failures));
     if (t.failures) failures->setForeground(QColor(0xc6, 0x28, 0x28));
-    m_routines->appendRow(
-        {routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
-         number_item(static_cast<double>(t.calls), QString::number(t.calls)),
-         number_item(t.seconds, QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3)),
-         number_item(t.self_seconds, QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3)),
-         number_item(share, QStringLiteral("%1%").arg(share, 0, 'f', 1)),
-         number_item(mean, QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1)),
-         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
-         number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–")),
-         failures});
+    const bool timed = t.calls > 0;  // a routine whose only call never returned has no times
+    const auto timed_text = [timed](const QString& text) { return timed ? text : QStringLiteral("–"); };
+    QList<QStandardItem*> row{
+        routine,
+        new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
+        number_item(static_cast<double>(t.calls), QString::number(t.calls)),
+        number_item(t.seconds, timed_text(QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3))),
+        number_item(t.self_seconds, timed_text(QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3))),
+        number_item(share, timed_text(QStringLiteral("%1%").arg(share, 0, 'f', 1))),
+        number_item(mean, timed_text(QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1))),
+        number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
+        number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–")),
+        failures};
+    if (unfinished) {
+      auto* count = number_item(static_cast<double>(t.unfinished), QString::number(t.unfinished));
+      if (t.unfinished) {
+        count->setForeground(QColor(0xc6, 0x28, 0x28));
+        count->setToolTip(
+            tr("%n call(s) of %1 had not returned when the program ended", nullptr, static_cast<int>(t.unfinished))
+                .arg(name));
+      }
+      row << count;
+    }
+    m_routines->appendRow(row);
   }
   m_routinesTable->sortByColumn(4, Qt::DescendingOrder);
   m_routinesTable->resizeColumnsToContents();
@@ -187,7 +206,7 @@ void ProfileView::setDocument(const RunDocument* doc) {
   const QSignalBlocker block(m_routineFilter);
   m_routineFilter->clear();
   m_routineFilter->addItem(tr("every routine"), QString());
-  for (const auto& t : r->routines) {
+  for (const auto& t : routines) {
     const QString name = QString::fromStdString(record::routine_name(t.routine, t.precision));
     m_routineFilter->addItem(name, name);
   }

@@ -36,7 +36,10 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     const auto same =
         std::find_if(processes.begin(), processes.end(), [&](const ProcessInfo& p) { return p.pid == pid; });
     if (same == processes.end()) {
-      processes.push_back({pid, e.parent_pid.load(), "", e.blas_found.load() != 0});
+      ProcessInfo& process = processes.emplace_back();
+      process.pid = pid;
+      process.parent_pid = e.parent_pid.load();
+      process.blas_found = e.blas_found.load() != 0;
       latest.push_back(i);
     } else {
       same->blas_found = same->blas_found || e.blas_found.load() != 0;

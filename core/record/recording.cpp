@@ -356,6 +356,21 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
   return out;
 }
 
+std::vector<RoutineTotal> with_unfinished(const Recording& r) {
+  std::vector<RoutineTotal> out = r.routines;
+  for (const CallRecord& c : r.running) {
+    auto it = std::find_if(out.begin(), out.end(), [&c](const RoutineTotal& t) {
+      return t.routine == c.routine && t.precision == c.precision;
+    });
+    if (it == out.end()) {
+      it = out.insert(out.end(), RoutineTotal{});
+      it->routine = c.routine, it->precision = c.precision;
+    }
+    ++it->unfinished;
+  }
+  return out;
+}
+
 std::vector<Recording> child_recordings(const Recording& r) {
   std::vector<Recording> children;
   for (const ProcessInfo& p : r.processes) {

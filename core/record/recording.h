@@ -30,6 +30,9 @@ struct RoutineTotal {
   std::uint64_t calls = 0, failures = 0;
   double seconds = 0, self_seconds = 0;  // self: without the recorded calls it made
   double gflop = 0;                      // 0 where FLOPs are data-dependent (SVD, eigen, least squares)
+  // Calls that had not returned when the program ended (a hang, a crash): in no other field,
+  // which count finished calls only. Set by with_unfinished().
+  std::uint64_t unfinished = 0;
 };
 
 // A child process's own session, listed in the parent's.
@@ -81,6 +84,10 @@ struct Recording {
 // Per-routine totals summed from calls (self time without the calls each one made), where the
 // exact ones the preload counted are not at hand: a child's session, an unfinished session.
 std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls);
+
+// The recording's totals with each routine's unfinished calls counted in, and a row (no finished
+// call) for a routine that only has unfinished ones: a program that hung in its first DGELSD.
+std::vector<RoutineTotal> with_unfinished(const Recording& recording);
 
 // One recording per child process (every process but the program's own), holding its calls
 // and running calls, with totals summed from them. The program's recording keeps every call.

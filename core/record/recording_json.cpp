@@ -102,6 +102,7 @@ json to_json(const Recording& r, bool with_calls) {
                         {"self_seconds", t.self_seconds},
                         {"failures", t.failures},
                         {"gflop", t.gflop}});
+    if (t.unfinished) routines.back()["unfinished"] = t.unfinished;
   }
   json calls = json::array();
   if (with_calls) {
@@ -722,7 +723,9 @@ std::optional<Recording> read_unfinished_session(std::string_view text) {
   r.routines = totals_of(r.calls);
   for (const CallRecord& c : r.calls) {
     if (std::none_of(r.processes.begin(), r.processes.end(), [&c](const ProcessInfo& p) { return p.pid == c.pid; })) {
-      r.processes.push_back({c.pid, 0, "", true});
+      ProcessInfo& process = r.processes.emplace_back();
+      process.pid = c.pid;
+      process.blas_found = true;
     }
     if (!r.pid) r.pid = c.pid;
     const double end = static_cast<double>(c.start_ns + c.duration_ns) * 1e-9;
@@ -783,8 +786,11 @@ Recording recording_from_json(const json& s) {
   r.problem = field<std::string>(s, "problem", "");
   for (const json& p : field<json>(s, "processes", json::array())) {
     if (!p.is_object()) throw std::invalid_argument("a process must be an object");
-    r.processes.push_back({field<std::uint32_t>(p, "pid", 0), field<std::uint32_t>(p, "parent_pid", 0),
-                           field<std::string>(p, "command", ""), field<bool>(p, "blas_found", false)});
+    ProcessInfo& process = r.processes.emplace_back();
+    process.pid = field<std::uint32_t>(p, "pid", 0);
+    process.parent_pid = field<std::uint32_t>(p, "parent_pid", 0);
+    process.command = field<std::string>(p, "command", "");
+    process.blas_found = field<bool>(p, "blas_found", false);
   }
   for (const json& t : field<json>(s, "routines", json::array())) {
     if (!t.is_object()) throw std::invalid_argument("a routine total must be an object");

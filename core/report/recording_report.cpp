@@ -65,17 +65,24 @@ std::string share_of_peak(const record::Recording& r, const record::RoutineTotal
   return peak > 0 ? format_number(100 * t.gflop / t.seconds / peak) + "%" : "-";
 }
 
+// The routines table; with an UNFINISHED column when calls had not returned (they are in no
+// other column, which count finished calls).
 std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   std::vector<std::vector<std::string>> rows{
       {"ROUTINE", "DTYPE", "CALLS", "TOTAL", "SELF", "SHARE", "MEAN", "GFLOP/s", "OF PEAK", "FAILURES"}};
+  if (!r.running.empty()) rows[0].push_back("UNFINISHED");
   const double self_total = total_self_seconds(r);
-  for (const auto& t : r.routines) {
+  for (const auto& t : record::with_unfinished(r)) {
     const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
+    const bool timed = t.calls > 0;
     rows.push_back({record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
-                    std::to_string(t.calls), format_duration(t.seconds), format_duration(t.self_seconds),
-                    self_total > 0 ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
-                    format_duration(mean), t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-",
-                    share_of_peak(r, t), std::to_string(t.failures)});
+                    std::to_string(t.calls), timed ? format_duration(t.seconds) : "-",
+                    timed ? format_duration(t.self_seconds) : "-",
+                    self_total > 0 && timed ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
+                    timed ? format_duration(mean) : "-",
+                    t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-", share_of_peak(r, t),
+                    std::to_string(t.failures)});
+    if (!r.running.empty()) rows.back().push_back(std::to_string(t.unfinished));
   }
   return rows;
 }
@@ -182,6 +189,13 @@ std::vector<std::vector<std::string>> notable_call_rows(const record::Recording&
   return rows;
 }
 
+// A copy of the recording whose totals count its unfinished calls in (see with_unfinished).
+record::Recording with_unfinished_totals(const record::Recording& r) {
+  record::Recording totals;
+  totals.routines = record::with_unfinished(r);
+  return totals;
+}
+
 }  // namespace
 
 json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses, bool with_calls) {
@@ -195,7 +209,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"host", r.host},
               {"pid", r.pid},
               {"processes", session["processes"]},
-              {"routines", session["routines"]},
+              {"routines", record::to_json(with_unfinished_totals(r), false)["routines"]},
               {"calls", session["calls"]},
               {"calls_total", r.calls_total},
               {"calls_not_kept", r.calls_not_kept},
@@ -244,7 +258,7 @@ std::string recording_report_json_text(const record::Recording& r, const std::ve
 std::string recording_summary(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
   out << "blasscope: " << header(r);
-  if (!r.routines.empty()) append_table(out, routine_rows(r));
+  if (!r.routines.empty() || !r.running.empty()) append_table(out, routine_rows(r));
   if (!diagnoses.empty()) {
     out << "diagnoses:\n";
     for (const auto& d : diagnoses) {

@@ -425,6 +425,9 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("DGELSD", hang["title"])
         running = next(c for c in report["running"] if c["id"] == hang["call"])
         self.assertEqual(running["input_inf"], 1)
+        gelsd = next(t for t in report["routines"] if t["routine"] == "dgelsd")
+        self.assertEqual(gelsd.get("unfinished"), 1, "the hung call is counted apart from the finished ones")
+        self.assertNotIn("unfinished", next(t for t in report["routines"] if t["routine"] == "dlascl"))
         # Captured before it ran, so the call that never returned can be replayed (with a timeout).
         capture = next(c for c in report["captures"] if c["call"] == hang["call"])
         check = subprocess.run([PYTHON, "-c", "import numpy as np, sys; a = np.load(sys.argv[1]); "
@@ -440,7 +443,9 @@ class RecordSciPy(unittest.TestCase):
         limited = os.path.join(os.path.dirname(capture["workload"]), "limited.json")
         with open(limited, "w") as f:
             json.dump(workload, f)
-        replayed = replay_ids({"workload": limited})
+        proc = subprocess.run([CLI, "run", limited, "--json"], capture_output=True, timeout=300)
+        replayed = [d["id"] for d in json.loads(proc.stdout)["diagnoses"] if d["id"] != "blas-kernel-mismatch"]
+        self.assertEqual([op["status"] for op in json.loads(proc.stdout)["ops"]], ["hung"], "stopped, not crashed")
         expected = {"kernel-hang", "dlascl-invalid-cfrom", "non-finite-input"}
         self.assertEqual(set(ids(report)), expected)
         self.assertEqual(set(replayed), expected)
@@ -823,6 +828,10 @@ class RecordC(unittest.TestCase):
         self.assertEqual(report["crash"]["call"]["routine"], "dgemm")
         self.assertIn("program-crashed", ids(report))
         self.assertIn("recorded 0 BLAS/LAPACK calls (and 1 that had not returned)", proc.err)
+        # Its only GEMM never returned: the routines table has a row for it all the same.
+        self.assertRegex(proc.err, r"FAILURES +UNFINISHED\n +dgemm +float64 +0 +- +- +- +- +- +- +0 +1\n")
+        self.assertEqual([(t["routine"], t["calls"], t.get("unfinished")) for t in report["routines"]],
+                         [("dgemm", 0, 1)])
 
     def test_a_child_that_dies_inside_a_call_is_named(self):
         exe = build_c("child_segv", """

@@ -514,7 +514,19 @@ class UiTests : public QObject {
     auto* routines = profile->findChild<QTableView*>(QStringLiteral("routines"));
     auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
     QVERIFY(routines && calls);
-    QCOMPARE(routines->model()->rowCount(), 3);
+    // The DGESDD that never returned has a row of its own, with no finished call, counted in an
+    // Unfinished column (there only when some call had not returned).
+    QCOMPARE(routines->model()->rowCount(), 4);
+    QCOMPARE(routines->model()->columnCount(), 11);
+    QCOMPARE(routines->model()->headerData(10, Qt::Horizontal).toString(), QStringLiteral("Unfinished"));
+    int gesdd = -1;
+    for (int row = 0; row < 4; ++row) {
+      if (routines->model()->index(row, 0).data().toString() == QStringLiteral("dgesdd")) gesdd = row;
+    }
+    QVERIFY(gesdd >= 0);
+    QCOMPARE(routines->model()->index(gesdd, 2).data().toString(), QStringLiteral("0"));
+    QCOMPARE(routines->model()->index(gesdd, 3).data().toString(), QStringLiteral("–"));
+    QCOMPARE(routines->model()->index(gesdd, 10).data().toString(), QStringLiteral("1"));
     QCOMPARE(calls->model()->rowCount(), 5);  // the call still running when it was stopped comes last
     QCOMPARE(calls->model()->index(4, 0).data().toULongLong(), 5ULL);
     QCOMPARE(calls->model()->index(4, ui::CallsModel::Time).data().toString(), QStringLiteral("still running"));
@@ -548,6 +560,8 @@ class UiTests : public QObject {
     QCOMPARE(calls->model()->rowCount(), 3);
     auto* routine = profile->findChild<QComboBox*>(QStringLiteral("routineFilter"));
     routine->setCurrentIndex(routine->findText(QStringLiteral("dgelsd")));
+    QCOMPARE(calls->model()->rowCount(), 1);
+    routine->setCurrentIndex(routine->findText(QStringLiteral("dgesdd")));  // only a call that never returned
     QCOMPARE(calls->model()->rowCount(), 1);
     bool cfrom = false;
     for (const auto& d : window.document().diagnoses) cfrom = cfrom || d.id == "dlascl-invalid-cfrom";
