@@ -7,10 +7,6 @@
 namespace blasscope::ui {
 namespace {
 
-bool is_lapack_driver(core::OpKind kind) {
-  return kind == core::OpKind::Svd || kind == core::OpKind::Lstsq;
-}
-
 std::string ld_name(const std::string& role) {
   return "ld" + (role == "out" ? std::string("c") : role);
 }
@@ -94,7 +90,7 @@ OperandAsPassed operand_as_passed(const core::KernelRecord& record, const core::
                                                                                    : "read element by element";
     return out;
   }
-  if (is_lapack_driver(record.op_kind)) {
+  if (core::is_lapack_op(record.op_kind)) {
     out.rows = matrix ? operand.shape[0] : out.rows * out.cols;
     out.cols = matrix ? operand.shape[1] : 1;
     lapack_copy(out, operand);

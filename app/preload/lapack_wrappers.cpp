@@ -81,11 +81,7 @@ bool is_query(const Word* a, const LapackArgs& d) {
   return false;
 }
 
-// Records and forwards one call. The real routine gets 17 words: its own N first, then zeros
-// it never reads.
-// The workload op that replays a captured call, or nullptr for routines BLAScope cannot replay.
-// The workload op that replays a driver's call: the same driver, and for an SVD whether it
-// computed U and V^T (JOBZ / JOBU not 'N'), which takes LAPACK down another path.
+// The workload op that replays a driver's call, or nullptr for routines BLAScope cannot replay.
 const char* driver_name(Routine routine) {
   switch (routine) {
     case Routine::Gesdd: return "gesdd";
@@ -94,21 +90,40 @@ const char* driver_name(Routine routine) {
     case Routine::Gelsy: return "gelsy";
     case Routine::Gelss: return "gelss";
     case Routine::Gels: return "gels";
+    case Routine::Potrf: return "potrf";
+    case Routine::Getrf: return "getrf";
+    case Routine::Gesv: return "gesv";
+    case Routine::Syevd: return "syevd";
+    case Routine::Syev: return "syev";
     default: return nullptr;
   }
 }
 
-// `job`: JOBZ (GESDD) or JOBU (GESVD); `job2`: GESVD's JOBVT. Either one not 'N' computes vectors.
-bool replay_op(Routine routine, char job, char job2, char* out, std::size_t size) {
+// The replay op of a driver's call: the same driver, and what takes LAPACK down another path:
+// for an SVD whether it computed U and V^T (`job`: JOBZ or JOBU, `job2`: GESVD's JOBVT, either
+// not 'N'), for SYEVD/SYEV the eigenvectors (`job`: JOBZ) and for them and POTRF the triangle.
+bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::size_t size) {
   const char* driver = driver_name(routine);
   if (!driver) return false;
-  if (routine == Routine::Gesdd || routine == Routine::Gesvd) {
-    const auto computes = [](char j) { return j != 'N' && j != 'n'; };
-    const bool uv = computes(job) || (routine == Routine::Gesvd && computes(job2));
-    std::snprintf(out, size, R"({"op": "svd", "a": "a", "driver": "%s", "compute_uv": %s})", driver,
-                  uv ? "true" : "false");
-  } else {
-    std::snprintf(out, size, R"({"op": "lstsq", "a": "a", "b": "b", "driver": "%s"})", driver);
+  const auto computes = [](char j) { return j != 'N' && j != 'n'; };
+  const char triangle = uplo == 'U' || uplo == 'u' ? 'U' : 'L';
+  switch (routine) {
+    case Routine::Gesdd:
+    case Routine::Gesvd: {
+      const bool uv = computes(job) || (routine == Routine::Gesvd && computes(job2));
+      std::snprintf(out, size, R"({"op": "svd", "a": "a", "driver": "%s", "compute_uv": %s})", driver,
+                    uv ? "true" : "false");
+      break;
+    }
+    case Routine::Potrf: std::snprintf(out, size, R"({"op": "cholesky", "a": "a", "uplo": "%c"})", triangle); break;
+    case Routine::Getrf: std::snprintf(out, size, R"({"op": "lu", "a": "a"})"); break;
+    case Routine::Gesv: std::snprintf(out, size, R"({"op": "solve", "a": "a", "b": "b"})"); break;
+    case Routine::Syevd:
+    case Routine::Syev:
+      std::snprintf(out, size, R"({"op": "eigh", "a": "a", "driver": "%s", "uplo": "%c", "vectors": %s})", driver,
+                    triangle, computes(job) ? "true" : "false");
+      break;
+    default: std::snprintf(out, size, R"({"op": "lstsq", "a": "a", "b": "b", "driver": "%s"})", driver);
   }
   return true;
 }
@@ -123,11 +138,15 @@ void format_real(char* out, std::size_t size, double v) {
   }
 }
 
-// The replay op of a captured call (a driver, or a top-level ?LASCL with its scales); `job2` is
-// the second character argument (GESVD's JOBVT).
-void replay_op_of(const CallRecord& c, Routine routine, char job2, char* op, std::size_t size) {
+// The replay op of a captured call (a driver, or a top-level ?LASCL with its scales); `first`
+// and `second` are its first two character arguments (JOBZ, JOBU and JOBVT, UPLO).
+void replay_op_of(const CallRecord& c, Routine routine, char first, char second, char* op, std::size_t size) {
+  if (routine == Routine::Syevd || routine == Routine::Syev) {
+    replay_op(routine, first, 'N', second, op, size);  // JOBZ, UPLO
+    return;
+  }
   if (routine != Routine::Lascl) {
-    replay_op(routine, static_cast<char>(c.side_uplo), job2, op, size);
+    replay_op(routine, static_cast<char>(c.side_uplo), second, static_cast<char>(c.side_uplo), op, size);
     return;
   }
   char cfrom[40], cto[40];
@@ -181,8 +200,10 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
       }
       char op[256];
-      const char job2 = routine == Routine::Gesvd && a[1] ? *reinterpret_cast<const char*>(a[1]) : 'N';
-      replay_op_of(c, routine, job2, op, sizeof op);
+      const bool two_characters = routine == Routine::Gesvd || routine == Routine::Syevd || routine == Routine::Syev;
+      const char first = two_characters && a[0] ? *reinterpret_cast<const char*>(a[0]) : 'N';
+      const char second = two_characters && a[1] ? *reinterpret_cast<const char*>(a[1]) : 'N';
+      replay_op_of(c, routine, first, second, op, sizeof op);
       capture.write_before(c, op);
     }
     scope.begin();

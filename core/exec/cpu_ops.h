@@ -1,7 +1,7 @@
 #pragma once
 
-#include "results/kernel_record.h"
 #include "exec/run_state.h"
+#include "results/kernel_record.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {
@@ -12,6 +12,8 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state);
 KernelRecord run_lascl_op(const OpSpec& op, RunState& state);
 KernelRecord run_svd_op(const OpSpec& op, RunState& state);
 KernelRecord run_lstsq_op(const OpSpec& op, RunState& state);
+// cholesky, lu, solve and eigh
+KernelRecord run_factor_op(const OpSpec& op, RunState& state);
 KernelRecord run_cast_op(const OpSpec& op, RunState& state);
 
 }  // namespace blasscope::core

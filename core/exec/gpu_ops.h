@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "results/kernel_record.h"
 #include "exec/run_state.h"
 #include "gpu_model/gpu_backend.h"
+#include "results/kernel_record.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {

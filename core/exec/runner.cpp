@@ -37,6 +37,10 @@ KernelRecord dispatch_cpu(const OpSpec& op, RunState& state) {
     case OpKind::Dlascl: return run_lascl_op(op, state);
     case OpKind::Svd: return run_svd_op(op, state);
     case OpKind::Lstsq: return run_lstsq_op(op, state);
+    case OpKind::Cholesky:
+    case OpKind::Lu:
+    case OpKind::Solve:
+    case OpKind::Eigh: return run_factor_op(op, state);
     case OpKind::Cast: break;
   }
   return run_cast_op(op, state);
@@ -200,13 +204,14 @@ void save_tensor(const OpSpec& op, const std::string& name, RunState& state, con
   }
 }
 
-// Every result of the op: its output, and svd's U and V^T when it computed them.
+// Every result of the op: its output, svd's U and V^T and eigh's eigenvectors when it computed them.
 void save_output(const OpSpec& op, RunState& state, const std::string& dir) {
   save_tensor(op, op.out, state, dir);
   if (op.kind == OpKind::Svd && op.compute_uv) {
     save_tensor(op, op.out + "_u", state, dir);
     save_tensor(op, op.out + "_vt", state, dir);
   }
+  if (op.kind == OpKind::Eigh && op.compute_uv) save_tensor(op, op.out + "_v", state, dir);
 }
 
 }  // namespace

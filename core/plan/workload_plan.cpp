@@ -106,8 +106,33 @@ class Planner {
         transient(lapack_transient_bytes(op, *a, b));
         return output(op.out, meta_of(a->dtype, shape, MemoryOrder::Fortran));
       }
+      case OpKind::Cholesky:
+      case OpKind::Lu:
+      case OpKind::Solve:
+      case OpKind::Eigh: return plan_factor_op(op, *a);
       case OpKind::Cast: return output(op.out, meta_of(op.cast_to, a->shape, a->order));
     }
+  }
+
+  // cholesky, lu, solve, eigh: a column-major copy of A (and B) while it runs; the result is the
+  // factor (A's shape), the solution (B's) or the eigenvalues (and eigenvectors).
+  void plan_factor_op(const OpSpec& op, const TensorMeta& a) {
+    const TensorMeta* b = op.kind == OpKind::Solve ? find(op.b) : nullptr;
+    if (!check_index(op, op.a, a) || a.shape.size() != 2 ||
+        (op.kind == OpKind::Solve && (!b || !check_index(op, op.b, *b)))) {
+      return unknown(op.out);
+    }
+    const std::uint64_t item = item_size(a.dtype), n = a.shape[1];
+    std::uint64_t bytes = a.shape[0] * n * item + HostTensor::kAllocationOverhead;
+    if (b) bytes += b->bytes;
+    // SYEVD with vectors asks for 1 + 6n + 2n^2 elements of workspace (without, 2n + 1).
+    if (op.kind == OpKind::Eigh) bytes += (op.compute_uv ? 1 + 6 * n + 2 * n * n : 2 * n + 1) * item;
+    transient(bytes);
+    if (op.kind == OpKind::Eigh) {
+      if (op.compute_uv) output(op.out + "_v", meta_of(a.dtype, a.shape, MemoryOrder::Fortran));
+      return output(op.out, meta_of(a.dtype, {n}, MemoryOrder::C));
+    }
+    output(op.out, meta_of(a.dtype, b ? b->shape : a.shape, MemoryOrder::Fortran));
   }
 
   // Memory an op holds only while it runs; the largest of these adds to the peak.

@@ -112,29 +112,46 @@ std::string header(const record::Recording& r) {
   return out.str();
 }
 
-// Failing calls of the program's own that no capture can replay (BLAScope replays real GEMMs,
-// the SVD and least-squares drivers and ?LASCL): said, routine by routine, rather than left out.
-std::string uncapturable_failures(const record::Recording& r) {
-  std::map<std::string, std::uint64_t> by_routine;
+// Failing calls of the program's own that were not captured, said routine by routine rather
+// than left out: those BLAScope cannot replay, and those whose inputs were finite (copied before
+// the call only under --capture all: finite input is how POTRF, GETRF and GESV usually fail,
+// and copying every call's input would cost every call).
+std::string uncaptured_failures(const record::Recording& r) {
+  std::map<std::string, std::uint64_t> cannot, finite;
   for (const auto& c : r.calls) {
     const bool failed = c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0;
     if (!failed || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine)) continue;
     const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;
-    const bool replayable = c.routine == record::Routine::Gemm || c.routine == record::Routine::Gesdd ||
-                            c.routine == record::Routine::Gesvd || c.routine == record::Routine::Gelsd ||
-                            c.routine == record::Routine::Gelsy || c.routine == record::Routine::Gelss ||
-                            c.routine == record::Routine::Gels || c.routine == record::Routine::Lascl;
-    if (real && replayable) continue;
-    ++by_routine[record::routine_name(c.routine, c.precision)];
+    using record::Routine;
+    const bool replayable = c.routine != Routine::Gemv && c.routine != Routine::Syrk && c.routine != Routine::Trsm &&
+                            c.routine != Routine::Getrs;  // the rest of the BLAS/LAPACK routines
+    if (!real || !replayable) {
+      ++cannot[record::routine_name(c.routine, c.precision)];
+    } else if ((c.flags & record::kValuesChecked) && c.input_nan + c.input_inf == 0 &&
+               c.routine != record::Routine::Gemm) {
+      ++finite[record::routine_name(c.routine, c.precision)];
+    }
   }
-  if (by_routine.empty()) return "";
-  std::string text;
-  for (const auto& [routine, count] : by_routine) {
-    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + routine;
+  const auto listed = [](const std::map<std::string, std::uint64_t>& by_routine) {
+    std::string text;
+    for (const auto& [routine, count] : by_routine)
+      text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + routine;
+    return text;
+  };
+  std::string out;
+  if (!cannot.empty()) {
+    out +=
+        "note: failing calls that no capture can replay (BLAScope replays real GEMMs, ?LASCL, the SVD, "
+        "least-squares and eigenvalue drivers, POTRF, GETRF and GESV): " +
+        listed(cannot) + "\n";
   }
-  return "failing calls that no capture can replay (BLAScope replays real GEMMs, SVD and least-squares drivers "
-         "and ?LASCL): " +
-         text;
+  if (!finite.empty()) {
+    out +=
+        "note: failing calls with finite inputs, which are copied before a call only under --capture all "
+        "(record again with it to replay them): " +
+        listed(finite) + "\n";
+  }
+  return out;
 }
 
 std::string captures_text(const record::Recording& r) {
@@ -161,8 +178,7 @@ std::string captures_text(const record::Recording& r) {
         << " calls that were to be captured were not (over the size or count cap, or no memory or disk for "
            "them)\n";
   }
-  const std::string cannot = uncapturable_failures(r);
-  if (!cannot.empty()) out << "note: " << cannot << '\n';
+  out << uncaptured_failures(r);
   return out.str();
 }
 

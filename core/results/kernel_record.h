@@ -26,8 +26,8 @@ struct OperandRecord {
   std::optional<double> max_abs{};                              // largest finite magnitude
   std::optional<std::vector<std::uint64_t>> first_nonfinite{};  // NumPy index of the first NaN/Inf
 
-  // A result ("out"; svd's "u" and "vt" too), not an input.
-  bool is_output() const { return role == "out" || role == "u" || role == "vt"; }
+  // A result ("out"; svd's "u" and "vt", eigh's "v"), not an input.
+  bool is_output() const { return role == "out" || role == "u" || role == "vt" || role == "v"; }
 };
 
 struct XerblaRecord {

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "tensor/host_tensor.h"
 #include "io/tensor_file.h"
+#include "tensor/host_tensor.h"
 #include "workload/workload.h"
 
 namespace blasscope::core {

@@ -8,9 +8,18 @@ std::string_view name(OpKind kind) {
     case OpKind::Dlascl: return "dlascl";
     case OpKind::Svd: return "svd";
     case OpKind::Lstsq: return "lstsq";
+    case OpKind::Cholesky: return "cholesky";
+    case OpKind::Lu: return "lu";
+    case OpKind::Solve: return "solve";
+    case OpKind::Eigh: return "eigh";
     case OpKind::Cast: break;
   }
   return "cast";
+}
+
+bool is_lapack_op(OpKind kind) {
+  return kind == OpKind::Svd || kind == OpKind::Lstsq || kind == OpKind::Cholesky || kind == OpKind::Lu ||
+         kind == OpKind::Solve || kind == OpKind::Eigh;
 }
 
 std::string_view name(Device device) {

@@ -37,7 +37,11 @@ struct TensorSpec {
   std::variant<FileTensorSource, SyntheticTensorSource> source;
 };
 
-enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast };
+// Svd, Lstsq and the factorisations (Cholesky: POTRF; Lu: GETRF; Solve: GESV; Eigh: SYEVD or
+// SYEV) run LAPACK; GEMM and DLASCL are BLAScope's instrumented kernels.
+enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast, Cholesky, Lu, Solve, Eigh };
+// An op that calls a LAPACK routine on the CPU (no GPU version): svd, lstsq, the factorisations.
+bool is_lapack_op(OpKind kind);
 enum class Device { Cpu, Gpu };
 enum class DeviceChoice { Cpu, Gpu, Both };
 
@@ -60,8 +64,9 @@ struct OpSpec {
   bool cfrom_norm = false;  // dlascl: cfrom is the max-abs norm of A, as gesdd/gelsd compute it
   double cfrom = 1, cto = 1;
   DType cast_to = DType::Float32;
-  std::string driver;             // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels
-  bool compute_uv = false;        // svd: U and V^T too, as OUT_u and OUT_vt
+  std::string driver;  // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels; eigh: syevd, syev
+  bool compute_uv = false;        // svd: U and V^T too, as OUT_u and OUT_vt; eigh: eigenvectors, as OUT_v
+  char uplo = 'L';                // cholesky, eigh: the triangle of A that is read (NumPy's default: L)
   std::optional<double> timeout;  // seconds it may run before it is taken for hung
 };
 

@@ -254,6 +254,33 @@ class OpParser {
       op.b = input(spec, "b");
       op.driver = driver(spec, {"gelsd", "gelsy", "gelss", "gels"});
       op.out = output(spec, default_name(op), false);
+    } else if (kind == "cholesky" || kind == "lu" || kind == "eigh") {
+      // NumPy's cholesky (POTRF), det/lu_factor (GETRF) and eigh/eigvalsh (SYEVD)
+      if (kind == "eigh") {
+        check_keys(spec, m_where, {"op", "timeout", "a", "device", "out", "driver", "uplo", "vectors"});
+      } else if (kind == "cholesky") {
+        check_keys(spec, m_where, {"op", "timeout", "a", "device", "out", "uplo"});
+      } else {
+        check_keys(spec, m_where, {"op", "timeout", "a", "device", "out"});
+      }
+      op.kind = kind == "cholesky" ? OpKind::Cholesky : kind == "lu" ? OpKind::Lu : OpKind::Eigh;
+      op.a = input(spec, "a");
+      op.driver = kind == "eigh" ? driver(spec, {"syevd", "syev"}) : kind == "lu" ? "getrf" : "potrf";
+      if (spec.contains("uplo")) {
+        const std::string u = spec["uplo"].is_string() ? spec["uplo"].get<std::string>() : "";
+        if (u != "L" && u != "U") fail_field(m_where + ".uplo", "must be \"L\" or \"U\"");
+        op.uplo = u[0];
+      }
+      if (spec.contains("vectors")) op.compute_uv = get_bool(spec["vectors"], m_where + ".vectors");
+      op.out = output(spec, default_name(op), false);
+      if (op.compute_uv) reserve(op.out + "_v");
+    } else if (kind == "solve") {
+      check_keys(spec, m_where, {"op", "timeout", "a", "b", "device", "out"});
+      op.kind = OpKind::Solve;  // NumPy's solve and inv (GESV)
+      op.a = input(spec, "a");
+      op.b = input(spec, "b");
+      op.driver = "gesv";
+      op.out = output(spec, default_name(op), false);
     } else if (kind == "cast") {
       check_keys(spec, m_where, {"op", "timeout", "a", "dtype", "out"});
       op.kind = OpKind::Cast;
@@ -263,7 +290,8 @@ class OpParser {
       if (!spec.contains("out")) fail_field(m_where, "missing required key 'out'");
       op.out = output(spec, default_name(op), false);
     } else {
-      fail_field(m_where + ".op", "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cast)");
+      fail_field(m_where + ".op",
+                 "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cholesky, lu, solve, eigh, cast)");
     }
     if (spec.contains("device")) op.device = get_device(spec["device"], m_where + ".device");
     if (spec.contains("timeout")) op.timeout = get_timeout(spec["timeout"], m_where + ".timeout");
@@ -291,7 +319,7 @@ class OpParser {
     fail_field(m_where + ".driver", "must be one of " + choices);
   }
 
-  // A further result's name (svd's OUT_u, OUT_vt): new, like "out".
+  // A further result's name (svd's OUT_u, OUT_vt, eigh's OUT_v): new, like "out".
   void reserve(const std::string& name) {
     if (!m_names.insert(name).second) {
       fail_field(m_where + ".out", "'" + name + "' (made by compute_uv) already names a tensor");

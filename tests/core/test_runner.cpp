@@ -256,3 +256,68 @@ TEST(Runner, EveryLapackDriverRunsAndASilentNaNResultIsAnError) {
   EXPECT_EQ(outputs, (std::vector<std::string>{"s 5x5", "s_u 7x5", "s_vt 5x5"}));
   EXPECT_FALSE(r.has_errors());
 }
+
+TEST(Runner, FactorisationsReportTheirInfoAsNumPysCallsOfThemDo) {
+  // ones(3, 3): not positive definite (the minor of order 2 is 0), singular (U(2,2) = 0), with
+  // eigenvalues 0, 0, 3. [[0, 1], [2, 3]] x = [1, 1] has the solution [-1, 1].
+  const RunResult r = run(R"({"name": "factor", "tensors": {
+      "ones": {"shape": [3, 3], "dtype": "float64", "fill": "ones"},
+      "a": {"shape": [2, 2], "dtype": "float32", "fill": "range"}, "b": {"shape": [2], "dtype": "float32", "fill": "ones"},
+      "nan": {"shape": [4, 4], "dtype": "float64", "nan": 16}},
+    "ops": [{"op": "cholesky", "a": "ones"}, {"op": "lu", "a": "ones"}, {"op": "solve", "a": "ones", "b": "ones"},
+            {"op": "solve", "a": "a", "b": "b", "out": "x"}, {"op": "eigh", "a": "ones", "vectors": true, "out": "w"},
+            {"op": "eigh", "a": "ones", "driver": "syev", "uplo": "U", "out": "w2"}, {"op": "cholesky", "a": "nan", "uplo": "U"},
+            {"op": "solve", "a": "ones", "b": "a"}, {"op": "lu", "a": "nan", "out": "lu_nan"},
+            {"op": "solve", "a": "nan", "b": "nan", "out": "x_nan"}]})");
+  ASSERT_EQ(r.ops.size(), 10u);
+  const std::vector<std::pair<std::string, int>> expected{{"dpotrf", 2}, {"dgetrf", 2}, {"dgesv", 2}, {"sgesv", 0},
+                                                          {"dsyevd", 0}, {"dsyev", 0},  {"dpotrf", 0}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(r.ops[i].kernel, expected[i].first) << i;
+    EXPECT_EQ(r.ops[i].info, expected[i].second) << i;
+    EXPECT_EQ(r.ops[i].status, expected[i].second ? OpStatus::Failed : OpStatus::Ok) << i;
+    EXPECT_EQ(has_finding(r, "lapack-failed", i), expected[i].second > 0) << i;
+  }
+  EXPECT_NE(r.ops[0].error->find("the leading minor of order 2 is not positive definite"), std::string::npos);
+  EXPECT_NE(r.ops[1].error->find("U(2,2) is exactly zero"), std::string::npos);
+  const auto result = [](const KernelRecord& k, const std::string& role) -> const OperandRecord* {
+    for (const auto& o : k.operands) {
+      if (o.role == role) return &o;
+    }
+    return nullptr;
+  };
+  ASSERT_TRUE(result(r.ops[3], "out"));
+  EXPECT_EQ(result(r.ops[3], "out")->shape, (std::vector<std::uint64_t>{2, 1}));
+  EXPECT_FLOAT_EQ(*result(r.ops[3], "out")->max_abs, 1.0f);
+  EXPECT_FALSE(result(r.ops[2], "out")) << "no solution from a singular matrix";
+  ASSERT_TRUE(result(r.ops[4], "out") && result(r.ops[4], "v"));
+  EXPECT_NEAR(*result(r.ops[4], "out")->max_abs, 3.0, 1e-12);
+  EXPECT_EQ(result(r.ops[4], "v")->shape, (std::vector<std::uint64_t>{3, 3}));
+  EXPECT_NEAR(*result(r.ops[5], "out")->max_abs, 3.0, 1e-12);
+  // This LAPACK's POTRF takes NaN through to a NaN factor with INFO = 0 (NumPy's cholesky of an
+  // all-NaN matrix returns NaN, no LinAlgError): the silent failure is the finding.
+  EXPECT_TRUE(has_finding(r, "non-finite-input", 6));
+  EXPECT_TRUE(has_finding(r, "non-finite-output", 6));
+  for (std::size_t i : {8, 9}) {  // GETRF and GESV likewise
+    EXPECT_EQ(r.ops[i].info, 0) << i;
+    EXPECT_TRUE(has_finding(r, "non-finite-output", i)) << i;
+  }
+  // B's dtype must be A's.
+  EXPECT_EQ(r.ops[7].status, OpStatus::Failed);
+  EXPECT_EQ(r.ops[7].error_kind, ErrorKind::DtypeMismatch);
+}
+
+TEST(Runner, FactorisationsRefuseWhatLapackCannotTake) {
+  const RunResult r = run(R"({"name": "refused", "tensors": {"r": {"shape": [3, 2], "dtype": "float64"},
+      "v": {"shape": [3], "dtype": "float64"}, "i": {"shape": [2, 2], "dtype": "int32"}},
+    "ops": [{"op": "cholesky", "a": "r"}, {"op": "eigh", "a": "v"}, {"op": "lu", "a": "i"},
+            {"op": "solve", "a": "r", "b": "v"}, {"op": "lu", "a": "r", "out": "lu"}]})");
+  ASSERT_EQ(r.ops.size(), 5u);
+  EXPECT_EQ(r.ops[0].error_kind, ErrorKind::ShapeMismatch);
+  EXPECT_NE(r.ops[0].error->find("cholesky needs a square matrix"), std::string::npos);
+  EXPECT_EQ(r.ops[1].error_kind, ErrorKind::ShapeMismatch);
+  EXPECT_EQ(r.ops[2].error_kind, ErrorKind::UnsupportedDtype);
+  EXPECT_EQ(r.ops[3].error_kind, ErrorKind::ShapeMismatch);
+  EXPECT_EQ(r.ops[4].status, OpStatus::Ok) << "LU takes a rectangular matrix";
+  EXPECT_EQ(r.ops[4].kernel, "dgetrf");
+}

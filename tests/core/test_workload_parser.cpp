@@ -96,6 +96,15 @@ TEST(WorkloadParser, ErrorsNameTheField) {
        R"(ops[0].driver: must be one of "gesdd", "gesvd")"},
       {with_ops(R"([{"op": "lstsq", "a": "a", "b": "b", "driver": 3}])"), "ops[0].driver: must be one of"},
       {with_ops(R"([{"op": "svd", "a": "a", "compute_uv": "yes"}])"), "ops[0].compute_uv"},
+      {with_ops(R"([{"op": "cholesky", "a": "a", "uplo": "X"}])"), R"(ops[0].uplo: must be "L" or "U")"},
+      {with_ops(R"([{"op": "cholesky", "a": "a", "driver": "getrf"}])"), "ops[0]: unknown key 'driver'"},
+      {with_ops(R"([{"op": "eigh", "a": "a", "driver": "syevr"}])"),
+       R"(ops[0].driver: must be one of "syevd", "syev")"},
+      {with_ops(R"([{"op": "eigh", "a": "a", "vectors": 1}])"), "ops[0].vectors"},
+      {with_ops(R"([{"op": "solve", "a": "a"}])"), "missing required key 'b'"},
+      {with_ops(R"([{"op": "lu", "a": "a", "uplo": "L"}])"), "ops[0]: unknown key 'uplo'"},
+      {with_ops(R"([{"op": "eigh", "a": "a", "out": "w", "vectors": true}, {"op": "svd", "a": "a", "out": "w_v"}])"),
+       "ops[1].out: 'w_v' already names a tensor"},
       {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "timeout": 0}])"),
        "ops[0].timeout: must be a number of seconds"},
       {with_ops(R"([{"op": "gemm", "a": "a", "b": "b", "timeout": "1m"}])"), "ops[0].timeout"},
@@ -137,6 +146,18 @@ TEST(WorkloadParser, LapackDriversAndTheirDefaults) {
   EXPECT_TRUE(w.ops[1].compute_uv);
   EXPECT_EQ(w.ops[2].driver, "gelsd");
   EXPECT_EQ(w.ops[3].driver, "gelsy");
+  const Workload factors = parse_workload_text(with_ops(R"([{"op": "cholesky", "a": "a"}, {"op": "lu", "a": "a"},
+      {"op": "solve", "a": "a", "b": "b"}, {"op": "eigh", "a": "a", "uplo": "U", "vectors": true, "driver": "syev"}])"),
+                                               "/");
+  ASSERT_EQ(factors.ops.size(), 4u);
+  EXPECT_EQ(factors.ops[0].driver, "potrf");
+  EXPECT_EQ(factors.ops[0].uplo, 'L') << "NumPy's default triangle";
+  EXPECT_EQ(factors.ops[1].driver, "getrf");
+  EXPECT_EQ(factors.ops[2].driver, "gesv");
+  EXPECT_EQ(factors.ops[3].driver, "syev");
+  EXPECT_EQ(factors.ops[3].uplo, 'U');
+  EXPECT_TRUE(factors.ops[3].compute_uv);
+  EXPECT_EQ(factors.ops[3].out, "op3_eigh");
   const Workload timed = parse_workload_text(
       R"({"name": "t", "timeout": 30, "tensors": {"a": {"shape": [2, 2], "dtype": "float64"}},
           "ops": [{"op": "svd", "a": "a", "timeout": 2.5}, {"op": "svd", "a": "a", "out": "s2"}]})",

@@ -206,8 +206,8 @@ class RecordNumPy(unittest.TestCase):
         causes = " ".join(d["cause"] for d in report["diagnoses"] if d["id"] == "lapack-failed")
         self.assertIn("POTRF (Cholesky)", causes)
         self.assertNotIn("did not converge", " ".join(titles))
-        # No capture replays a factorisation: said, not left out silently.
-        self.assertIn("failing calls that no capture can replay", proc.err)
+        # Their finite inputs were not copied (only --capture all copies them): said, not left out silently.
+        self.assertIn("failing calls with finite inputs", proc.err)
         self.assertIn("1 dgesv, 1 dpotrf", proc.err)
 
     @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
@@ -376,6 +376,59 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn(f"after call {getrf['id']} DGETRF", d["title"])
         self.assertIn("found the matrix singular", d["title"])
         self.assertNotIn("overflow", " ".join(d["evidence"]))
+
+    def test_failing_factorisations_are_captured_and_replay_their_info(self):
+        # NumPy's cholesky, solve and eigh as users hit them: a matrix that is not positive
+        # definite, a singular one, a NaN that eigh cannot take, and the all-NaN matrix this
+        # LAPACK's POTRF factors into NaN with INFO = 0 (NumPy returns it without a word).
+        script = write("factorisations.py", """
+            import numpy as np
+            nan = np.full((4, 4), np.nan)
+            sym = np.random.default_rng(2).random((5, 5)); sym = sym + sym.T; sym[1, 1] = np.nan
+            for name, call in (("cholesky", lambda: np.linalg.cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]))),
+                               ("solve", lambda: np.linalg.solve(np.ones((3, 3)), np.ones(3))),
+                               ("eigh", lambda: np.linalg.eigh(sym)),
+                               ("nan cholesky", lambda: print("finite" if np.isfinite(np.linalg.cholesky(nan)).all()
+                                                              else "non-finite"))):
+                try:
+                    call()
+                except np.linalg.LinAlgError as e:
+                    print(name, e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.out.splitlines(), ["cholesky Matrix is not positive definite", "solve Singular matrix",
+                                                 "eigh Eigenvalues did not converge", "non-finite"], proc.err)
+        calls = {c["id"]: c for c in report["calls"]}
+        by_call = {}
+        for d in report["diagnoses"]:
+            by_call.setdefault(d["call"], set()).add(d["id"])
+        potrf_finite, potrf_nan = [c for c in report["calls"] if c["routine"] == "dpotrf"]
+        gesv = next(c for c in report["calls"] if c["routine"] == "dgesv")
+        syevd = next(c for c in report["calls"] if c["routine"] == "dsyevd" and c["info"] != 0)
+        self.assertEqual((potrf_finite["info"], gesv["info"], potrf_nan["info"]), (2, 2, 0))
+        self.assertGreater(syevd["info"], 0)
+        self.assertEqual(by_call[potrf_finite["id"]], {"lapack-failed"})
+        self.assertEqual(by_call[potrf_nan["id"]], {"non-finite-input", "non-finite-output"})
+        # NaN inputs are copied before the call: those two are captured and replay as recorded.
+        captured = {c["call"]: c for c in report["captures"]}
+        self.assertEqual(set(captured), {syevd["id"], potrf_nan["id"]}, proc.err)
+        for call, capture in captured.items():
+            self.assertEqual(set(replay_ids(capture)), by_call[call], calls[call]["routine"])
+        # Finite inputs are copied only under --capture all: said, then done.
+        self.assertIn("failing calls with finite inputs, which are copied before a call only under --capture all "
+                      "(record again with it to replay them): 1 dgesv, 1 dpotrf", proc.err)
+        proc, report = record(PYTHON, script, options=("--capture", "all"))
+        captured = {calls_by_id["routine"]: c for c in report["captures"]
+                    for calls_by_id in report["calls"] if calls_by_id["id"] == c["call"] and calls_by_id["info"] > 0}
+        self.assertEqual(set(captured), {"dpotrf", "dgesv", "dsyevd"}, proc.err)
+        self.assertNotIn("finite inputs", proc.err)
+        for routine, capture in captured.items():
+            run = subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True, timeout=300)
+            replay = json.loads(run.stdout)
+            recorded = next(c for c in report["calls"] if c["id"] == capture["call"])
+            self.assertEqual(replay["ops"][0]["info"], recorded["info"], routine)
+            self.assertEqual(replay["ops"][0]["kernel"], routine)
+            self.assertIn("lapack-failed", [d["id"] for d in replay["diagnoses"]], routine)
 
     def test_each_capture_replays_the_driver_the_program_called(self):
         # Every driver fails its own way on a NaN (gelsy silently, gelss and gesvd with INFO > 0,

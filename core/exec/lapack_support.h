@@ -1,0 +1,34 @@
+#pragma once
+
+// What the LAPACK ops share: checking and copying their inputs, the argument errors and INFO
+// they report, and their results' NaN/Inf.
+#include <string>
+#include <vector>
+
+#include "exec/op_support.h"
+
+namespace blasscope::core {
+
+// Throws OpRejected unless `t` is a float32/float64 matrix.
+void require_real_matrix(const HostTensor& t, const char* op);
+
+// A dense column-major working copy (LAPACK overwrites its input), `rows` x `cols`.
+HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& src,
+                              std::uint64_t rows, const std::string& name);
+
+// "dgesdd" for a float64 "gesdd".
+std::string lapack_name(DType dtype, const char* driver);
+
+// Publishes each argument error a driver reports as it comes: a driver that then never
+// returns (DGELSD spinning after DLASCL refused the NaN norm of an Inf input) has told it.
+XerblaCapture streamed_xerbla(RunState& state, std::size_t op);
+
+// Records INFO and the argument errors: an illegal argument (INFO < 0, named from
+// `argument_names`) or a failure (INFO > 0, `positive_info` says what it means).
+void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& capture, int info,
+                   const std::vector<const char*>& argument_names, const std::string& positive_info);
+
+// The result as an operand of the record (`role`): its NaN/Inf counts and where the first one is.
+void record_output(KernelRecord& record, const std::string& role, const HostTensor& out);
+
+}  // namespace blasscope::core

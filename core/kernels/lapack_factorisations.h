@@ -1,0 +1,31 @@
+#pragma once
+
+// The factorisations and solvers NumPy, SciPy and PyTorch call for cholesky, solve/inv, det/lu
+// and eigh, run as they call them: POTRF, GESV, GETRF, SYEVD and SYEV. Their usual failures
+// come from finite input (a matrix not positive definite, a singular one), which INFO > 0
+// reports. All matrices are column-major and dense; A is overwritten.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace blasscope::core {
+
+enum class FactorDriver { Potrf, Getrf, Gesv, Syevd, Syev };
+
+// "potrf", "getrf", "gesv", "syevd", "syev"
+std::optional<FactorDriver> factor_driver_named(std::string_view name);
+const char* driver_name(FactorDriver driver);
+// The names of the routine's arguments in order, for an INFO = -i ("UPLO", "N", ...).
+std::vector<const char*> argument_names(FactorDriver driver);
+// What INFO = info > 0 means for the routine.
+std::string positive_info_meaning(FactorDriver driver, int info);
+
+// One call of the routine on the m x n matrix a (POTRF, SYEVD, SYEV: n x n, from the `uplo`
+// triangle). GESV solves A X = B for b (n x nrhs), leaving X in b; SYEVD and SYEV write the
+// eigenvalues into w (n) and, with `vectors`, the eigenvectors over a. Returns INFO.
+template <typename T>
+int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std::int64_t n, std::int64_t nrhs, T* a,
+               T* b, T* w);
+
+}  // namespace blasscope::core
