@@ -52,19 +52,9 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   require_real_matrix(a, op_name);
   if (op.kind != OpKind::Lu) require_square(a, op_name);
   const HostTensor* b = op.kind == OpKind::Solve ? &input_tensor(state, op.b) : nullptr;
-  if (b && b->dtype() != a.dtype()) {
-    throw OpRejected(ErrorKind::DtypeMismatch,
-                     "solve: a is " + dtype_name(a.dtype()) + " but b is " + dtype_name(b->dtype()));
-  }
-  if (b && (b->shape().empty() || b->shape().size() > 2 || b->rows() != a.rows())) {
-    throw OpRejected(ErrorKind::ShapeMismatch, "solve: b has shape " + format_shape(b->shape()) + " but a has " +
-                                                   std::to_string(a.rows()) + " rows");
-  }
+  if (b) require_right_hand_side(a, *b, op_name);
   const FactorDriver driver = factor_driver_named(op.driver).value_or(FactorDriver::Potrf);
-  record.kernel = lapack_name(a.dtype(), driver_name(driver));
-  record.dtype = a.dtype();
-  record.m = static_cast<std::int64_t>(a.rows());
-  record.n = static_cast<std::int64_t>(a.cols());
+  describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
   const std::string prefix = "op" + std::to_string(op.index) + ".";
   HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a");

@@ -101,10 +101,7 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   const HostTensor& a = input_tensor(state, op.a);
   require_real_matrix(a, "svd");
   const SvdDriver driver = svd_driver_named(op.driver).value_or(SvdDriver::Gesdd);
-  record.kernel = lapack_name(a.dtype(), driver_name(driver));
-  record.dtype = a.dtype();
-  record.m = static_cast<std::int64_t>(a.rows());
-  record.n = static_cast<std::int64_t>(a.cols());
+  describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
   HostTensor& work = column_major_copy(state, temps, a, a.rows(), "op" + std::to_string(op.index) + ".a");
   const std::uint64_t k = std::min(a.rows(), a.cols());
@@ -131,20 +128,10 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
   const HostTensor& a = input_tensor(state, op.a);
   const HostTensor& b = input_tensor(state, op.b);
   require_real_matrix(a, "lstsq");
-  if (b.dtype() != a.dtype()) {
-    throw OpRejected(ErrorKind::DtypeMismatch,
-                     "lstsq: a is " + dtype_name(a.dtype()) + " but b is " + dtype_name(b.dtype()));
-  }
-  if (b.shape().empty() || b.shape().size() > 2 || b.rows() != a.rows()) {
-    throw OpRejected(ErrorKind::ShapeMismatch, "lstsq: b has shape " + format_shape(b.shape()) + " but a has " +
-                                                   std::to_string(a.rows()) + " rows");
-  }
+  require_right_hand_side(a, b, "lstsq");
   const LstsqDriver driver = lstsq_driver_named(op.driver).value_or(LstsqDriver::Gelsd);
   const std::int64_t nrhs = b.is_matrix() ? static_cast<std::int64_t>(b.cols()) : 1;
-  record.kernel = lapack_name(a.dtype(), driver_name(driver));
-  record.dtype = a.dtype();
-  record.m = static_cast<std::int64_t>(a.rows());
-  record.n = static_cast<std::int64_t>(a.cols());
+  describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
   const std::string prefix = "op" + std::to_string(op.index) + ".";
   HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a");

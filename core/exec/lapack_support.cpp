@@ -48,6 +48,24 @@ std::string lapack_name(DType dtype, const char* driver) {
   return name;
 }
 
+void require_right_hand_side(const HostTensor& a, const HostTensor& b, const char* op) {
+  if (b.dtype() != a.dtype()) {
+    throw OpRejected(ErrorKind::DtypeMismatch,
+                     std::string(op) + ": a is " + dtype_name(a.dtype()) + " but b is " + dtype_name(b.dtype()));
+  }
+  if (b.shape().empty() || b.shape().size() > 2 || b.rows() != a.rows()) {
+    throw OpRejected(ErrorKind::ShapeMismatch, std::string(op) + ": b has shape " + format_shape(b.shape()) +
+                                                   " but a has " + std::to_string(a.rows()) + " rows");
+  }
+}
+
+void describe_lapack_call(KernelRecord& record, const HostTensor& a, const char* driver) {
+  record.kernel = lapack_name(a.dtype(), driver);
+  record.dtype = a.dtype();
+  record.m = static_cast<std::int64_t>(a.rows());
+  record.n = static_cast<std::int64_t>(a.cols());
+}
+
 XerblaCapture streamed_xerbla(RunState& state, std::size_t op) {
   return XerblaCapture([&state, op](const XerblaCall& call) {
     state.publish(

@@ -19,6 +19,13 @@ HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, c
 // "dgesdd" for a float64 "gesdd".
 std::string lapack_name(DType dtype, const char* driver);
 
+// Throws OpRejected unless b can be the right-hand side of A (`op` solve, lstsq): A's dtype, a
+// vector or matrix with A's rows.
+void require_right_hand_side(const HostTensor& a, const HostTensor& b, const char* op);
+
+// The record's kernel (the driver in A's precision), dtype and sizes (A's).
+void describe_lapack_call(KernelRecord& record, const HostTensor& a, const char* driver);
+
 // Publishes each argument error a driver reports as it comes: a driver that then never
 // returns (DGELSD spinning after DLASCL refused the NaN norm of an Inf input) has told it.
 XerblaCapture streamed_xerbla(RunState& state, std::size_t op);
