@@ -146,11 +146,14 @@ MainWindow::MainWindow(QWidget* parent)
       warn(tr("Workload rejected"),
            tr("The worker refused the workload: %1").arg(QString::fromStdString(*result.rejection)));
     } else {
-      statusBar()->showMessage(
-          result.crash ? tr("The worker died (%1); the events before it are kept.")
-                             .arg(QString::fromStdString(result.crash->signal))
-                       : tr("Run finished: %1 ops, %2 diagnoses.").arg(result.ops.size()).arg(m_doc.diagnoses.size()),
-          10000);
+      QString message = tr("Run finished: %1 ops, %2 diagnoses.").arg(result.ops.size()).arg(m_doc.diagnoses.size());
+      if (result.crash && result.crash->signal == core::kTimeLimitEnd) {
+        message = tr("An op never returned and was stopped at its time limit; the events before it are kept.");
+      } else if (result.crash) {
+        message = tr("The worker died (%1); the events before it are kept.")
+                      .arg(QString::fromStdString(result.crash->signal));
+      }
+      statusBar()->showMessage(message, 10000);
     }
     emit idle();
   });

@@ -214,11 +214,19 @@ void InputCapture::remove_written() {
 
 void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
   write_files(call, op_json, "");
-  // Copied out: the memory goes back before the call runs.
+  release_copies();  // copied out: the memory goes back before the call runs
+}
+
+void InputCapture::release_copies() {
   for (Matrix& m : m_inputs) {
     std::free(m.data);
     m.data = nullptr;
   }
+}
+
+void InputCapture::give_up() {
+  release_copies();
+  m_skipped = true;
 }
 
 void InputCapture::write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra) {

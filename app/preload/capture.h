@@ -47,6 +47,9 @@ class InputCapture {
   // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is
   // captured too. Marks the call kCaptured. `op` is the workload op's JSON.
   void write_before(record::CallRecord& call, const char* op_json);
+  // The call cannot be captured after all (no replay op for its arguments): the copies go, and
+  // settle() counts it as skipped if it fails.
+  void give_up();
   // After the call: a capture that is not wanted (the call succeeded, and not every call is
   // captured) is removed again, with its share of the caps.
   void settle(record::CallRecord& call, bool failed);
@@ -62,6 +65,7 @@ class InputCapture {
   bool write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra);
   // Removes what write_files wrote, and gives its share of the caps back.
   void remove_written();
+  void release_copies();  // frees what keep() copied
 
   Matrix m_inputs[3];  // a, b, c
   bool m_failure_expected = true;

@@ -3,6 +3,7 @@
 // (O(n^2) beside its O(n^3)) and its main output after, so a silent non-finite result shows.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "capture.h"
 #include "forwarding.h"
@@ -99,32 +100,49 @@ const char* driver_name(Routine routine) {
   }
 }
 
+// `c` is one of `allowed` (LAPACK compares CHARACTER arguments case-blind).
+bool one_of(char c, const char* allowed) {
+  const char upper = c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+  return c != '\0' && std::strchr(allowed, upper) != nullptr;
+}
+
 // The replay op of a driver's call: the same driver, and what takes LAPACK down another path:
 // for an SVD whether it computed U and V^T (`job`: JOBZ or JOBU, `job2`: GESVD's JOBVT, either
-// not 'N'), for SYEVD/SYEV the eigenvectors (`job`: JOBZ) and for them and POTRF the triangle.
+// not 'N'), for SYEVD/SYEV the eigenvectors (`job`: JOBZ) and for them and POTRF the triangle
+// (`uplo`). False for a routine BLAScope cannot replay, and for a CHARACTER argument LAPACK
+// refuses: the replay op would pass a valid one, and succeed where the call failed.
 bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::size_t size) {
   const char* driver = driver_name(routine);
   if (!driver) return false;
-  const auto computes = [](char j) { return j != 'N' && j != 'n'; };
-  const char triangle = uplo == 'U' || uplo == 'u' ? 'U' : 'L';
+  const bool upper = uplo == 'U' || uplo == 'u';
+  const bool vectors = job != 'N' && job != 'n';
   switch (routine) {
     case Routine::Gesdd:
     case Routine::Gesvd: {
-      const bool uv = computes(job) || (routine == Routine::Gesvd && computes(job2));
+      if (!one_of(job, "ASON") || (routine == Routine::Gesvd && !one_of(job2, "ASON"))) return false;
+      const bool uv = vectors || (routine == Routine::Gesvd && job2 != 'N' && job2 != 'n');
       std::snprintf(out, size, R"({"op": "svd", "a": "a", "driver": "%s", "compute_uv": %s})", driver,
                     uv ? "true" : "false");
-      break;
+      return true;
     }
-    case Routine::Potrf: std::snprintf(out, size, R"({"op": "cholesky", "a": "a", "uplo": "%c"})", triangle); break;
-    case Routine::Getrf: std::snprintf(out, size, R"({"op": "lu", "a": "a"})"); break;
-    case Routine::Gesv: std::snprintf(out, size, R"({"op": "solve", "a": "a", "b": "b"})"); break;
+    case Routine::Potrf:
+      if (!one_of(uplo, "UL")) return false;
+      std::snprintf(out, size, R"({"op": "cholesky", "a": "a", "uplo": "%c"})", upper ? 'U' : 'L');
+      return true;
+    case Routine::Getrf: std::snprintf(out, size, R"({"op": "lu", "a": "a"})"); return true;
+    case Routine::Gesv: std::snprintf(out, size, R"({"op": "solve", "a": "a", "b": "b"})"); return true;
     case Routine::Syevd:
     case Routine::Syev:
+      if (!one_of(job, "NV") || !one_of(uplo, "UL")) return false;
       std::snprintf(out, size, R"({"op": "eigh", "a": "a", "driver": "%s", "uplo": "%c", "vectors": %s})", driver,
-                    triangle, computes(job) ? "true" : "false");
+                    upper ? 'U' : 'L', vectors ? "true" : "false");
+      return true;
+    case Routine::Gels:
+      if (job != 'N' && job != 'n') return false;  // TRANS: the replay solves the untransposed system
       break;
-    default: std::snprintf(out, size, R"({"op": "lstsq", "a": "a", "b": "b", "driver": "%s"})", driver);
+    default: break;
   }
+  std::snprintf(out, size, R"({"op": "lstsq", "a": "a", "b": "b", "driver": "%s"})", driver);
   return true;
 }
 
@@ -139,22 +157,18 @@ void format_real(char* out, std::size_t size, double v) {
 }
 
 // The replay op of a captured call (a driver, or a top-level ?LASCL with its scales); `first`
-// and `second` are its first two character arguments (JOBZ, JOBU and JOBVT, UPLO).
-void replay_op_of(const CallRecord& c, Routine routine, char first, char second, char* op, std::size_t size) {
-  if (routine == Routine::Syevd || routine == Routine::Syev) {
-    replay_op(routine, first, 'N', second, op, size);  // JOBZ, UPLO
-    return;
-  }
-  if (routine != Routine::Lascl) {
-    replay_op(routine, static_cast<char>(c.side_uplo), second, static_cast<char>(c.side_uplo), op, size);
-    return;
-  }
+// and `second` are its first two CHARACTER arguments (JOBZ; JOBU and JOBVT; UPLO; TRANS).
+// False when it cannot be replayed.
+bool replay_op_of(const CallRecord& c, Routine routine, char first, char second, char* op, std::size_t size) {
+  if (routine == Routine::Syevd || routine == Routine::Syev) return replay_op(routine, first, 'N', second, op, size);
+  if (routine != Routine::Lascl) return replay_op(routine, first, second, first, op, size);
   char cfrom[40], cto[40];
   format_real(cfrom, sizeof cfrom, c.alpha);
   format_real(cto, sizeof cto, c.beta);
   const char type =
       c.side_uplo == 'L' || c.side_uplo == 'U' || c.side_uplo == 'H' ? static_cast<char>(c.side_uplo) : 'G';
   std::snprintf(op, size, R"({"op": "dlascl", "a": "a", "type": "%c", "cfrom": %s, "cto": %s})", type, cfrom, cto);
+  return true;
 }
 
 template <typename Real, int N>
@@ -200,11 +214,18 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
       }
       char op[256];
-      const bool two_characters = routine == Routine::Gesvd || routine == Routine::Syevd || routine == Routine::Syev;
-      const char first = two_characters && a[0] ? *reinterpret_cast<const char*>(a[0]) : 'N';
+      // The first two CHARACTER arguments (side_uplo holds SYEV's UPLO, its second).
+      const bool eigen = routine == Routine::Syevd || routine == Routine::Syev;
+      const bool two_characters = eigen || routine == Routine::Gesvd;
+      const char first = eigen && a[0] ? *reinterpret_cast<const char*>(a[0]) : static_cast<char>(c.side_uplo);
       const char second = two_characters && a[1] ? *reinterpret_cast<const char*>(a[1]) : 'N';
-      replay_op_of(c, routine, first, second, op, sizeof op);
-      capture.write_before(c, op);
+      // A solver whose B was not copied (NRHS = 0, a bad LDB) has nothing to replay B from.
+      const bool inputs_kept = capture.has(0) && (d.b < 0 || d.nrhs < 0 || capture.has(1));
+      if (inputs_kept && replay_op_of(c, routine, first, second, op, sizeof op)) {
+        capture.write_before(c, op);
+      } else {
+        capture.give_up();  // counted as not captured after the call, if it failed
+      }
     }
     scope.begin();
   }

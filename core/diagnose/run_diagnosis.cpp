@@ -82,7 +82,7 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
     }
     evidence.push_back(r.kernel + (r.info ? " returned INFO = " + std::to_string(*r.info) : " reported nothing") +
                        ": without a check of its own, the caller gets these values as a normal result");
-  } else if (f.id == "non-finite-output" && r.k) {
+  } else if (f.id == "non-finite-output" && r.k && r.op_kind == OpKind::Gemm) {  // k x max|a| x max|b| bounds a GEMM only
     double bound = static_cast<double>(*r.k);
     for (const auto& o : r.operands) {
       if (o.role == "a" || o.role == "b") {

@@ -1,7 +1,10 @@
 // The cholesky, lu, solve and eigh ops: POTRF, GETRF, GESV and SYEVD/SYEV called as NumPy,
 // SciPy and PyTorch call them, so a capture of a failing call replays its INFO.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "exec/cpu_ops.h"
 #include "exec/lapack_support.h"
@@ -28,73 +31,99 @@ void keep_triangle(HostTensor& factor, char uplo) {
   }
 }
 
-// A result made from the working copy's first `rows` rows.
-HostTensor& result_of(RunState& state, const std::string& name, const HostTensor& work, std::uint64_t rows,
-                      std::uint64_t cols) {
-  HostTensor& out = state.create(name, work.dtype(), {rows, cols}, MemoryOrder::Fortran);
+// A result of `shape` (a matrix, or a vector: one column) copied from the working copy.
+HostTensor& result_of(RunState& state, const std::string& name, const HostTensor& work,
+                      const std::vector<std::uint64_t>& shape) {
+  HostTensor& out = state.create(name, work.dtype(), shape, MemoryOrder::Fortran);
   const std::size_t size = item_size(work.dtype());
+  const std::uint64_t cols = shape.size() == 2 ? shape[1] : 1;
   for (std::uint64_t j = 0; j < cols; ++j) {
-    for (std::uint64_t i = 0; i < rows; ++i)
-      std::memcpy(out.data() + out.offset_of(i, j), work.data() + work.offset_of(i, j), size);
+    for (std::uint64_t i = 0; i < shape[0]; ++i) {
+      std::memcpy(out.data() + (shape.size() == 2 ? out.offset_of(i, j) : i * size), work.data() + work.offset_of(i, j),
+                  size);
+    }
   }
   return out;
+}
+
+// POTRF, SYEVD and SYEV read only the `uplo` triangle of A: a NaN in the other one is not
+// theirs (the recording scans the same triangle), so A's counts are the triangle's.
+void count_triangle_only(OperandRecord& a, const HostTensor& tensor, char uplo) {
+  a.nan = a.inf = 0;
+  a.first_nonfinite.reset();
+  for (std::uint64_t i = 0; i < tensor.rows(); ++i) {
+    const std::uint64_t first = uplo == 'L' ? 0 : i, last = uplo == 'L' ? i : tensor.cols() - 1;
+    for (std::uint64_t j = first; j <= last; ++j) {
+      const std::byte* at = tensor.data() + tensor.offset_of(i, j);
+      const double v = tensor.dtype() == DType::Float64 ? *reinterpret_cast<const double*>(at)
+                                                        : static_cast<double>(*reinterpret_cast<const float*>(at));
+      if (std::isfinite(v)) continue;
+      (std::isnan(v) ? a.nan : a.inf) += 1;
+      if (!a.first_nonfinite) a.first_nonfinite = std::vector<std::uint64_t>{i, j};
+    }
+  }
+}
+
+template <typename T>
+int run_factor(RunState& state, KernelRecord& record, FactorDriver driver, const OpSpec& op, HostTensor& a,
+               HostTensor* b, std::int64_t nrhs, HostTensor* w) {
+  const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
+  const auto sizes = factor_workspace<T>(driver, op.compute_uv, m, n);
+  const std::string name = driver_name(driver);
+  Workspace workspace(state, record.op);
+  auto work = workspace.take<T>(sizes.work, name + " workspace");
+  auto iwork = workspace.take<int>(sizes.iwork, name + (sizes.work ? " integer workspace" : " pivots"));
+  int info = 0;
+  time_repeats(record, 1, [&] {
+    info = factor_run<T>(driver, op.uplo, op.compute_uv, m, n, nrhs, reinterpret_cast<T*>(a.data()),
+                         b ? reinterpret_cast<T*>(b->data()) : nullptr, w ? reinterpret_cast<T*>(w->data()) : nullptr,
+                         work, iwork);
+  });
+  return info;
 }
 
 }  // namespace
 
 KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
-  const char* op_name = op.kind == OpKind::Cholesky ? "cholesky"
-                        : op.kind == OpKind::Lu     ? "lu"
-                        : op.kind == OpKind::Solve  ? "solve"
-                                                    : "eigh";
+  const std::string op_name(name(op.kind));
   const HostTensor& a = input_tensor(state, op.a);
-  require_real_matrix(a, op_name);
-  if (op.kind != OpKind::Lu) require_square(a, op_name);
+  require_real_matrix(a, op_name.c_str());
+  if (op.kind != OpKind::Lu) require_square(a, op_name.c_str());
   const HostTensor* b = op.kind == OpKind::Solve ? &input_tensor(state, op.b) : nullptr;
-  if (b) require_right_hand_side(a, *b, op_name);
-  const FactorDriver driver = factor_driver_named(op.driver).value_or(FactorDriver::Potrf);
+  if (b) require_right_hand_side(a, *b, op_name.c_str());
+  // The parser names the routine of every factorisation op ("potrf" for cholesky, ...).
+  const std::optional<FactorDriver> named = factor_driver_named(op.driver);
+  if (!named) throw OpRejected(ErrorKind::IllegalArgument, op_name + ": no LAPACK routine named '" + op.driver + "'");
+  const FactorDriver driver = *named;
   describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
   const std::string prefix = "op" + std::to_string(op.index) + ".";
   HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a");
   HostTensor* work_b = b ? &column_major_copy(state, temps, *b, b->rows(), prefix + "b") : nullptr;
   const std::int64_t nrhs = b ? (b->is_matrix() ? static_cast<std::int64_t>(b->cols()) : 1) : 0;
-  if (b) record.k = nrhs;
   HostTensor* w = op.kind == OpKind::Eigh ? &state.create(op.out, a.dtype(), {a.rows()}, MemoryOrder::C) : nullptr;
   record.operands = {operand_record("a", a, static_cast<std::int64_t>(work_a.leading_dim()))};
+  if (op.kind == OpKind::Cholesky || op.kind == OpKind::Eigh) count_triangle_only(record.operands[0], a, op.uplo);
   if (b) record.operands.push_back(operand_record("b", *b, static_cast<std::int64_t>(work_b->leading_dim())));
   record.bytes_touched = (a.element_count() + (b ? b->element_count() : 0)) * item_size(a.dtype());
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
-  int info = 0;
-  time_repeats(record, 1, [&] {
-    if (a.dtype() == DType::Float64) {
-      info = factor_run<double>(driver, op.uplo, op.compute_uv, *record.m, *record.n, nrhs,
-                                reinterpret_cast<double*>(work_a.data()),
-                                work_b ? reinterpret_cast<double*>(work_b->data()) : nullptr,
-                                w ? reinterpret_cast<double*>(w->data()) : nullptr);
-    } else {
-      info = factor_run<float>(driver, op.uplo, op.compute_uv, *record.m, *record.n, nrhs,
-                               reinterpret_cast<float*>(work_a.data()),
-                               work_b ? reinterpret_cast<float*>(work_b->data()) : nullptr,
-                               w ? reinterpret_cast<float*>(w->data()) : nullptr);
-    }
-  });
+  const int info = a.dtype() == DType::Float64 ? run_factor<double>(state, record, driver, op, work_a, work_b, nrhs, w)
+                                               : run_factor<float>(state, record, driver, op, work_a, work_b, nrhs, w);
   finish_lapack(state, record, capture, info, argument_names(driver),
                 info > 0 ? positive_info_meaning(driver, info) : std::string());
   switch (op.kind) {
     case OpKind::Eigh:
       record_output(record, "out", *w);
-      if (op.compute_uv) record_output(record, "v", result_of(state, op.out + "_v", work_a, a.rows(), a.cols()));
+      if (op.compute_uv) record_output(record, "v", result_of(state, op.out + "_v", work_a, a.shape()));
       break;
     case OpKind::Solve:
-      if (info == 0)
-        record_output(record, "out", result_of(state, op.out, *work_b, b->rows(), static_cast<std::uint64_t>(nrhs)));
+      if (info == 0) record_output(record, "out", result_of(state, op.out, *work_b, b->shape()));
       break;
     default: {
       // The factor as LAPACK left it (a partial one after INFO > 0, as NumPy never shows).
-      HostTensor& factor = result_of(state, op.out, work_a, a.rows(), a.cols());
+      HostTensor& factor = result_of(state, op.out, work_a, a.shape());
       if (op.kind == OpKind::Cholesky) keep_triangle(factor, op.uplo);
       record_output(record, "out", factor);
     }

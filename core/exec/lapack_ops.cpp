@@ -17,44 +17,6 @@
 namespace blasscope::core {
 namespace {
 
-// LAPACK workspace charged to the memory budget for as long as the op runs, and reported
-// (workspace_allocated / workspace_freed) so the memory view shows it beside the tensors.
-class Workspace {
- public:
-  Workspace(RunState& state, std::size_t op) : m_state(state), m_op(op) {}
-  ~Workspace() {
-    for (const auto& [what, bytes] : m_parts) {
-      m_state.release(bytes);
-      m_state.publish(events::Workspace{false, m_op, what, bytes});
-    }
-    if (!m_parts.empty()) m_state.publish(events::HostMemory{m_state.budget().used()});
-  }
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-
-  template <typename T>
-  std::vector<T> take(std::int64_t elements, const std::string& what) {
-    const auto bytes = static_cast<std::uint64_t>(elements) * sizeof(T);
-    m_state.reserve(bytes, "op " + std::to_string(m_op) + "'s " + what);
-    std::vector<T> storage;
-    try {
-      storage.resize(static_cast<std::size_t>(elements));
-    } catch (const std::bad_alloc&) {
-      m_state.release(bytes);
-      throw;
-    }
-    m_parts.emplace_back(what, bytes);
-    m_state.publish(events::Workspace{true, m_op, what, bytes});
-    m_state.publish(events::HostMemory{m_state.budget().used()});
-    return storage;
-  }
-
- private:
-  RunState& m_state;
-  std::size_t m_op;
-  std::vector<std::pair<std::string, std::uint64_t>> m_parts;
-};
-
 template <typename T>
 int run_svd(RunState& state, KernelRecord& record, SvdDriver driver, HostTensor& a, HostTensor& s, HostTensor* u,
             HostTensor* vt) {

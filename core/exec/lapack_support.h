@@ -2,7 +2,10 @@
 
 // What the LAPACK ops share: checking and copying their inputs, the argument errors and INFO
 // they report, and their results' NaN/Inf.
+#include <cstdint>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/op_support.h"
@@ -34,6 +37,46 @@ XerblaCapture streamed_xerbla(RunState& state, std::size_t op);
 // `argument_names`) or a failure (INFO > 0, `positive_info` says what it means).
 void finish_lapack(RunState& state, KernelRecord& record, const XerblaCapture& capture, int info,
                    const std::vector<const char*>& argument_names, const std::string& positive_info);
+
+// LAPACK workspace charged to the memory budget for as long as the op runs, and reported
+// (workspace_allocated / workspace_freed) so the memory view shows it beside the tensors.
+class Workspace {
+ public:
+  Workspace(RunState& state, std::size_t op) : m_state(state), m_op(op) {}
+  ~Workspace() {
+    for (const auto& [what, bytes] : m_parts) {
+      m_state.release(bytes);
+      m_state.publish(events::Workspace{false, m_op, what, bytes});
+    }
+    if (!m_parts.empty()) m_state.publish(events::HostMemory{m_state.budget().used()});
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  // Nothing is charged or reported for no elements (POTRF has no workspace).
+  template <typename T>
+  std::vector<T> take(std::int64_t elements, const std::string& what) {
+    if (elements <= 0) return {};
+    const auto bytes = static_cast<std::uint64_t>(elements) * sizeof(T);
+    m_state.reserve(bytes, "op " + std::to_string(m_op) + "'s " + what);
+    std::vector<T> storage;
+    try {
+      storage.resize(static_cast<std::size_t>(elements));
+    } catch (const std::bad_alloc&) {
+      m_state.release(bytes);
+      throw;
+    }
+    m_parts.emplace_back(what, bytes);
+    m_state.publish(events::Workspace{true, m_op, what, bytes});
+    m_state.publish(events::HostMemory{m_state.budget().used()});
+    return storage;
+  }
+
+ private:
+  RunState& m_state;
+  std::size_t m_op;
+  std::vector<std::pair<std::string, std::uint64_t>> m_parts;
+};
 
 // The result as an operand of the record (`role`): its NaN/Inf counts and where the first one is.
 void record_output(KernelRecord& record, const std::string& role, const HostTensor& out);

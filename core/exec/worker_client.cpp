@@ -217,8 +217,10 @@ bool WorkerProcess::finish(RunCollector& collector, bool wait) {
   const bool signaled = reaped > 0 && WIFSIGNALED(status);
   const int code = reaped < 0 ? 0 : signaled ? WTERMSIG(status) : WEXITSTATUS(status);
   if (m_overran && !collector.completed()) {
-    collector.crashed(kTimeLimitEnd, "it ran " + format_number(m_overran->seconds) + " s against a time limit of " +
-                                         format_number(m_overran->limit) + " s");
+    collector.crashed(kTimeLimitEnd,
+                      "it ran " + format_number(m_overran->seconds) + " s against a time limit of " +
+                          format_number(m_overran->limit) + " s",
+                      m_overran->seconds);
   } else {
     record_worker_exit(collector, {signaled, code, m_stopped}, m_stderr);
   }

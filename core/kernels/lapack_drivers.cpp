@@ -138,14 +138,14 @@ int lstsq_call(LstsqDriver driver, const Dims& d, T* a, T* b, T* s, T rcond, int
   return info;
 }
 
-// LWORK as the query returned it: a REAL above 2^24 may have been rounded below the true
-// minimum, so a little is added rather than trusted.
+}  // namespace
+
 template <typename T>
 std::int64_t workspace_elements(T size) {
   return static_cast<std::int64_t>(std::ceil(static_cast<double>(size) * (1 + 1e-6))) + 1;
 }
-
-}  // namespace
+template std::int64_t workspace_elements<float>(float);
+template std::int64_t workspace_elements<double>(double);
 
 std::optional<SvdDriver> svd_driver_named(std::string_view name) {
   if (name == "gesdd") return SvdDriver::Gesdd;

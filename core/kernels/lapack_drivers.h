@@ -28,6 +28,11 @@ std::vector<const char*> argument_names(LstsqDriver driver);
 const char* positive_info_meaning(SvdDriver driver);
 const char* positive_info_meaning(LstsqDriver driver);
 
+// LWORK as a workspace query returned it: a REAL above 2^24 may have been rounded below the
+// true minimum, so a little is added rather than trusted.
+template <typename T>
+std::int64_t workspace_elements(T size);
+
 template <typename T>
 struct LapackWorkspace {
   std::int64_t work = 0;   // elements of T

@@ -60,34 +60,18 @@ void syev(const char* jobz, const char* uplo, const int* n, float* a, const int*
   ssyev_(jobz, uplo, n, a, lda, w, work, lwork, info, 1, 1);
 }
 
-// LWORK as a query returned it, with a little added: a REAL above 2^24 may have been rounded
-// below the true minimum.
+// The eigen drivers' LWORK (and SYEVD's LIWORK) for an n x n matrix, as their query says.
 template <typename T>
-int workspace_size(T size) {
-  return static_cast<int>(std::ceil(static_cast<double>(size) * (1 + 1e-6))) + 1;
-}
-
-template <typename T>
-int eigen_call(FactorDriver driver, const char* jobz, const char* uplo, int n, T* a, T* w) {
-  const int lda = std::max(1, n);
-  int info = 0, iwork_size = 1;
-  T size = 0;
-  int query = -1;
+void eigen_query(FactorDriver driver, bool vectors, int n, T& lwork, int& liwork) {
+  const int lda = std::max(1, n), query = -1;
+  int info = 0;
+  T unused = 0;
+  liwork = 1;
   if (driver == FactorDriver::Syevd) {
-    syevd(jobz, uplo, &n, a, &lda, w, &size, &query, &iwork_size, &query, &info);
+    syevd(vectors ? "V" : "N", "L", &n, &unused, &lda, &unused, &lwork, &query, &liwork, &query, &info);
   } else {
-    syev(jobz, uplo, &n, a, &lda, w, &size, &query, &info);
+    syev(vectors ? "V" : "N", "L", &n, &unused, &lda, &unused, &lwork, &query, &info);
   }
-  if (info != 0) return info;
-  const int lwork = workspace_size(size), liwork = std::max(1, iwork_size);
-  std::vector<T> work(static_cast<std::size_t>(lwork));
-  std::vector<int> iwork(static_cast<std::size_t>(liwork));
-  if (driver == FactorDriver::Syevd) {
-    syevd(jobz, uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
-  } else {
-    syev(jobz, uplo, &n, a, &lda, w, work.data(), &lwork, &info);
-  }
-  return info;
 }
 
 }  // namespace
@@ -135,34 +119,48 @@ std::string positive_info_meaning(FactorDriver driver, int info) {
 }
 
 template <typename T>
+LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n) {
+  switch (driver) {
+    case FactorDriver::Potrf: return {};
+    case FactorDriver::Getrf: return {0, std::max<std::int64_t>(1, std::min(m, n))};
+    case FactorDriver::Gesv: return {0, std::max<std::int64_t>(1, n)};
+    case FactorDriver::Syevd:
+    case FactorDriver::Syev: break;
+  }
+  T lwork = 0;
+  int liwork = 1;
+  eigen_query<T>(driver, vectors, static_cast<int>(n), lwork, liwork);
+  return {workspace_elements(lwork), driver == FactorDriver::Syevd ? std::max(1, liwork) : 0};
+}
+
+template <typename T>
 int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std::int64_t n, std::int64_t nrhs, T* a,
-               T* b, T* w) {
+               T* b, T* w, std::vector<T>& work, std::vector<int>& iwork) {
   // The sizes fit LAPACK's ints: the workload plan refuses those that do not.
   const int rows = static_cast<int>(m), cols = static_cast<int>(n), rhs = static_cast<int>(nrhs);
   const int lda = std::max(1, rows);
+  const int lwork = static_cast<int>(std::min<std::size_t>(work.size(), INT32_MAX));
+  const int liwork = static_cast<int>(std::min<std::size_t>(iwork.size(), INT32_MAX));
   const char triangle[2] = {uplo, '\0'};
+  const char* jobz = vectors ? "V" : "N";
   int info = 0;
   switch (driver) {
     case FactorDriver::Potrf: potrf(triangle, &cols, a, &lda, &info); break;
-    case FactorDriver::Getrf: {
-      std::vector<int> pivots(static_cast<std::size_t>(std::max(1, std::min(rows, cols))));
-      getrf(&rows, &cols, a, &lda, pivots.data(), &info);
-      break;
-    }
-    case FactorDriver::Gesv: {
-      std::vector<int> pivots(static_cast<std::size_t>(std::max(1, cols)));
-      gesv(&cols, &rhs, a, &lda, pivots.data(), b, &lda, &info);
-      break;
-    }
+    case FactorDriver::Getrf: getrf(&rows, &cols, a, &lda, iwork.data(), &info); break;
+    case FactorDriver::Gesv: gesv(&cols, &rhs, a, &lda, iwork.data(), b, &lda, &info); break;
     case FactorDriver::Syevd:
-    case FactorDriver::Syev: info = eigen_call<T>(driver, vectors ? "V" : "N", triangle, cols, a, w); break;
+      syevd(jobz, triangle, &cols, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
+      break;
+    case FactorDriver::Syev: syev(jobz, triangle, &cols, a, &lda, w, work.data(), &lwork, &info); break;
   }
   return info;
 }
 
+template LapackWorkspace<float> factor_workspace<float>(FactorDriver, bool, std::int64_t, std::int64_t);
+template LapackWorkspace<double> factor_workspace<double>(FactorDriver, bool, std::int64_t, std::int64_t);
 template int factor_run<float>(FactorDriver, char, bool, std::int64_t, std::int64_t, std::int64_t, float*, float*,
-                               float*);
+                               float*, std::vector<float>&, std::vector<int>&);
 template int factor_run<double>(FactorDriver, char, bool, std::int64_t, std::int64_t, std::int64_t, double*, double*,
-                                double*);
+                                double*, std::vector<double>&, std::vector<int>&);
 
 }  // namespace blasscope::core

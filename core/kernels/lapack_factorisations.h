@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/lapack_drivers.h"
+
 namespace blasscope::core {
 
 enum class FactorDriver { Potrf, Getrf, Gesv, Syevd, Syev };
@@ -21,11 +23,17 @@ std::vector<const char*> argument_names(FactorDriver driver);
 // What INFO = info > 0 means for the routine.
 std::string positive_info_meaning(FactorDriver driver, int info);
 
+// What the routine needs beside its matrices, as LAPACK's query says: GETRF's and GESV's
+// pivots and the eigen drivers' workspaces (SYEVD with vectors: about 2n^2 elements).
+template <typename T>
+LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n);
+
 // One call of the routine on the m x n matrix a (POTRF, SYEVD, SYEV: n x n, from the `uplo`
-// triangle). GESV solves A X = B for b (n x nrhs), leaving X in b; SYEVD and SYEV write the
-// eigenvalues into w (n) and, with `vectors`, the eigenvectors over a. Returns INFO.
+// triangle), with the workspace factor_workspace asked for. GESV solves A X = B for b
+// (n x nrhs), leaving X in b; SYEVD and SYEV write the eigenvalues into w (n) and, with
+// `vectors`, the eigenvectors over a. Returns INFO.
 template <typename T>
 int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std::int64_t n, std::int64_t nrhs, T* a,
-               T* b, T* w);
+               T* b, T* w, std::vector<T>& work, std::vector<int>& iwork);
 
 }  // namespace blasscope::core

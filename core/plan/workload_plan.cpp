@@ -5,6 +5,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/lapack_drivers.h"
+#include "kernels/lapack_factorisations.h"
 #include "tensor/dtype_promotion.h"
 #include "tensor/host_tensor.h"
 #include "text/format.h"
@@ -46,6 +47,16 @@ std::uint64_t lapack_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uin
   const auto sizes =
       nrhs ? lstsq_workspace<T>(lstsq_driver_named(op.driver).value_or(LstsqDriver::Gelsd), m, n, *nrhs)
            : svd_workspace<T>(svd_driver_named(op.driver).value_or(SvdDriver::Gesdd), op.compute_uv, m, n);
+  return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
+}
+
+// The factorisation op's workspace (pivots, the eigen drivers' LWORK), as LAPACK's query says.
+template <typename T>
+std::uint64_t factor_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uint64_t n) {
+  // The parser names the routine of every factorisation op ("potrf" for cholesky, ...).
+  const FactorDriver driver = factor_driver_named(op.driver).value_or(FactorDriver::Potrf);
+  const auto sizes =
+      factor_workspace<T>(driver, op.compute_uv, static_cast<std::int64_t>(m), static_cast<std::int64_t>(n));
   return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
 }
 
@@ -125,8 +136,8 @@ class Planner {
     const std::uint64_t item = item_size(a.dtype), n = a.shape[1];
     std::uint64_t bytes = a.shape[0] * n * item + HostTensor::kAllocationOverhead;
     if (b) bytes += b->bytes;
-    // SYEVD with vectors asks for 1 + 6n + 2n^2 elements of workspace (without, 2n + 1).
-    if (op.kind == OpKind::Eigh) bytes += (op.compute_uv ? 1 + 6 * n + 2 * n * n : 2 * n + 1) * item;
+    bytes += a.dtype == DType::Float64 ? factor_workspace_bytes<double>(op, a.shape[0], n)
+                                       : factor_workspace_bytes<float>(op, a.shape[0], n);
     transient(bytes);
     if (op.kind == OpKind::Eigh) {
       if (op.compute_uv) output(op.out + "_v", meta_of(a.dtype, a.shape, MemoryOrder::Fortran));

@@ -131,7 +131,9 @@ Recording record_program(const RecordOptions& options) {
   }
   SharedBuffer buffer(options.check_values);
   std::string capture_dir;
+  out.capture_mode = "none";
   if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
+    out.capture_mode = options.capture == CaptureMode::All ? "all" : "failing";
     std::error_code error;
     std::filesystem::create_directories(options.capture_dir, error);
     if (!error) capture_dir = std::filesystem::absolute(options.capture_dir, error).string();
@@ -349,7 +351,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     const std::uint64_t made = it == inside.end() ? 0 : it->second;
     t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, made)) * 1e-9;
     if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) ++t.failures;
-    if (!c.xerbla_parameter) t.gflop += static_cast<double>(flops_of(c)) * 1e-9;
+    if (!c.xerbla_parameter && c.info == 0) t.gflop += static_cast<double>(flops_of(c)) * 1e-9;  // see the preload
   }
   std::vector<RoutineTotal> out;
   for (auto& [key, total] : totals) out.push_back(total);

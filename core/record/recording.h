@@ -74,6 +74,7 @@ struct Recording {
   std::string problem;  // why nothing (or not everything) could be recorded
   std::vector<Capture> captures;
   std::uint64_t captures_skipped = 0;  // failing calls not captured: over the size or count cap
+  std::string capture_mode;            // "failing", "all" or "none" (--capture); "" in older sessions
   std::vector<ChildSession> children;  // the program's session only: one per child process
   // The machine, as the recorder found it (filled by the front end; 0 / "" when unknown).
   std::string openblas_corename, kernel_mismatch;

@@ -87,14 +87,9 @@ json to_json(const Recording& r) {
   return to_json(r, true);
 }
 
-json to_json(const Recording& r, bool with_calls) {
-  json processes = json::array();
-  for (const auto& p : r.processes) {
-    processes.push_back(
-        {{"pid", p.pid}, {"parent_pid", p.parent_pid}, {"command", p.command}, {"blas_found", p.blas_found}});
-  }
+json routines_to_json(std::span<const RoutineTotal> totals) {
   json routines = json::array();
-  for (const auto& t : r.routines) {
+  for (const auto& t : totals) {
     routines.push_back({{"routine", routine_name(t.routine, t.precision)},
                         {"dtype", precision_dtype(t.precision, t.routine)},
                         {"calls", t.calls},
@@ -104,6 +99,16 @@ json to_json(const Recording& r, bool with_calls) {
                         {"gflop", t.gflop}});
     if (t.unfinished) routines.back()["unfinished"] = t.unfinished;
   }
+  return routines;
+}
+
+json to_json(const Recording& r, bool with_calls) {
+  json processes = json::array();
+  for (const auto& p : r.processes) {
+    processes.push_back(
+        {{"pid", p.pid}, {"parent_pid", p.parent_pid}, {"command", p.command}, {"blas_found", p.blas_found}});
+  }
+  const json routines = routines_to_json(r.routines);
   json calls = json::array();
   if (with_calls) {
     for (std::size_t i = 0; i < r.calls.size(); ++i) calls.push_back(call_to_json(r.calls[i], i, r.start_ns));
@@ -145,6 +150,7 @@ json to_json(const Recording& r, bool with_calls) {
             {"peak_gflops_fp64", r.peak_gflops_fp64}}},
           {"parent_pid", r.parent_pid ? json(r.parent_pid) : json()},
           {"captures_skipped", r.captures_skipped},
+          {"capture", r.capture_mode.empty() ? json() : json(r.capture_mode)},
           {"routines", routines},
           {"calls", calls},
           {"running", running}};
@@ -807,6 +813,8 @@ Recording recording_from_json(const json& s) {
                           field<std::string>(c, "workload", "")});
   }
   r.captures_skipped = field<std::uint64_t>(s, "captures_skipped", 0);
+  r.capture_mode = field<std::string>(s, "capture", "");
+  if (r.capture_mode != "failing" && r.capture_mode != "all" && r.capture_mode != "none") r.capture_mode.clear();
   r.parent_pid = field<std::uint32_t>(s, "parent_pid", 0);
   if (s.contains("machine")) {
     const json& m = s["machine"];

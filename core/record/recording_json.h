@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,8 @@ namespace blasscope::record {
 nlohmann::json to_json(const Recording& recording);
 nlohmann::json to_json(const Recording& recording, bool with_calls);
 nlohmann::json call_to_json(const CallRecord& call, std::uint64_t seq, std::uint64_t start_ns);
+// Per-routine totals as the session and the JSON report list them.
+nlohmann::json routines_to_json(std::span<const RoutineTotal> totals);
 // Throws std::invalid_argument naming the field that is wrong.
 Recording recording_from_json(const nlohmann::json& session);
 

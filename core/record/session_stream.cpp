@@ -56,36 +56,47 @@ struct Piece {
   std::uint64_t first_seq = 0, start_ns = 0;
 };
 
-// Formats the pieces on every core and writes them one after another from `offset`; returns
-// where the last one ends. Pieces are taken in order; a piece's place in the file is known
-// once all text before it is, so each waits for the one before it to be placed, then is written
-// while the next is.
-std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, PartFile& file) {
+// Formats the pieces on up to eight threads and writes them one after another from `offset`;
+// returns where the last one ends, and sets `out_of_memory` when a piece could not be
+// formatted. Pieces are taken in order; a piece's place in the file is known once all text
+// before it is, so each waits for the one before it to be placed, then is written while the
+// next is. A piece that failed still takes its turn (with no text), so no thread waits forever;
+// after a failure (memory, or the file's) the rest are no longer formatted.
+std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, PartFile& file, bool& out_of_memory) {
   std::atomic<std::size_t> taken{0}, placed{0};  // pieces taken by a thread; pieces placed
-  std::uint64_t end = offset;                    // where the next piece goes; moved in its turn
-  const auto format_and_write = [&] {
+  std::atomic<bool> failed{false};
+  std::uint64_t end = offset;  // where the next piece goes; moved in its turn
+  const auto format_and_write = [&]() noexcept {
     std::string text;
     for (std::size_t i = taken.fetch_add(1); i < pieces.size(); i = taken.fetch_add(1)) {
       text.clear();
-      append_calls_text(text, pieces[i].calls, pieces[i].first_seq, pieces[i].start_ns);
+      try {
+        if (!failed.load()) append_calls_text(text, pieces[i].calls, pieces[i].first_seq, pieces[i].start_ns);
+      } catch (const std::bad_alloc&) {
+        failed.store(true);
+        text.clear();
+      }
       for (std::size_t now = placed.load(); now != i; now = placed.load()) placed.wait(now);
       const std::uint64_t at = end;
       end += text.size();
       placed.store(i + 1);
       placed.notify_all();
-      file.write_at(text.data(), text.size(), at);
+      if (!text.empty() && !file.write_at(text.data(), text.size(), at)) failed.store(true);
     }
   };
   const std::size_t threads =
       std::min<std::size_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u), pieces.size());
   std::vector<std::thread> helpers;
   try {
+    helpers.reserve(threads);
     while (helpers.size() + 1 < threads) helpers.emplace_back(format_and_write);
-  } catch (const std::system_error&) {
-    // No more threads to be had: those running take every piece.
+  } catch (const std::exception&) {
+    // No more threads to be had (or no memory for them): those running take every piece.
   }
   format_and_write();
   for (std::thread& t : helpers) t.join();
+  // A write that failed is the file's to report (commit); a failed piece is out of memory.
+  if (failed.load() && file.writable()) out_of_memory = true;
   return end;
 }
 
@@ -229,7 +240,7 @@ void StreamedSession::finish(const Recording& recording) {
                         batch->first_seq + done, batch->start_ns});
     }
   }
-  offset = write_pieces(pieces, offset, m_file);
+  offset = write_pieces(pieces, offset, m_file, m_out_of_memory);
   const std::string tail = session_tail(recording);
   m_file.write_at(tail.data(), tail.size(), offset);
   if (m_out_of_memory) throw std::runtime_error("out of memory while the calls were written to " + path());

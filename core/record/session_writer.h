@@ -48,6 +48,8 @@ class PartFile {
   // Writes `size` bytes at `offset`; false after any failure (the first one is kept). Threads
   // may write disjoint ranges at once.
   bool write_at(const char* data, std::size_t size, std::uint64_t offset);
+  // No write has failed so far.
+  bool writable() const { return m_fd >= 0 && !m_failed.load(); }
   // Closes the file and renames it into place. Throws std::runtime_error naming the path and
   // the first failure, a write's or its own.
   void commit();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -51,7 +52,16 @@ constexpr std::uint64_t kGrowthEntries = 8192;
 constexpr std::uint64_t kRingOffset = offsetof(SharedHeader, ring);
 static_assert(kRingOffset + std::uint64_t{kRingCapacity} * sizeof(RingEntry) == kSharedBytes);
 
-constexpr std::string_view kBufferPrefix = "blasscope-record-";
+// A name no session takes (those are blasscope-record-*): the sweep below removes only buffers,
+// and only names of exactly the shape mkostemp makes.
+constexpr std::string_view kBufferPrefix = "blasscope-buffer-";
+constexpr std::size_t kRandomLength = 6;
+
+bool is_buffer_name(std::string_view name) {
+  if (name.size() != kBufferPrefix.size() + kRandomLength || !name.starts_with(kBufferPrefix)) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(kBufferPrefix.size()), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
 
 }  // namespace
 
@@ -61,7 +71,7 @@ std::size_t remove_abandoned_buffers(const std::string& dir, std::chrono::second
   std::size_t removed = 0;
   const auto now = std::chrono::system_clock::now();
   while (const dirent* entry = ::readdir(listing)) {
-    if (std::string_view(entry->d_name).substr(0, kBufferPrefix.size()) != kBufferPrefix) continue;
+    if (!is_buffer_name(entry->d_name)) continue;
     const std::string path = dir + "/" + entry->d_name;
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) continue;
@@ -112,18 +122,18 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   const std::string dir = ::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
   // Buffers of recorders that were killed before they could remove theirs go first.
   remove_abandoned_buffers(dir, std::chrono::minutes(1));
-  std::string pattern = dir + "/" + std::string(kBufferPrefix) + "XXXXXX";
+  std::string pattern = dir + "/" + std::string(kBufferPrefix) + std::string(kRandomLength, 'X');
   m_fd = ::mkostemp(pattern.data(), O_CLOEXEC);
   if (m_fd < 0) throw std::runtime_error("cannot create the recording buffer in " + dir + ": " + std::strerror(errno));
   m_path = pattern;
-  // Held while this recorder lives (the kernel lets it go when the process ends, however it
-  // ends): a buffer nobody holds is abandoned.
-  ::flock(m_fd, LOCK_EX);
   const auto fail = [this](const std::string& what, int error) {
     ::close(m_fd);
     ::unlink(m_path.c_str());
     throw std::runtime_error(what + " " + m_path + ": " + std::strerror(error));
   };
+  // Held while this recorder lives (the kernel lets it go when the process ends, however it
+  // ends): a buffer nobody holds is abandoned, so one this recorder cannot hold is not made.
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) fail("cannot lock the recording buffer", errno);
   // Full size at once (the program checks it), but pages only where allocated: a full /dev/shm
   // fails here or stops the ring growing, never as SIGBUS inside the program, whose writers
   // never pass what is allocated (write_limit).

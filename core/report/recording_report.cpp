@@ -112,46 +112,41 @@ std::string header(const record::Recording& r) {
   return out.str();
 }
 
-// Failing calls of the program's own that were not captured, said routine by routine rather
-// than left out: those BLAScope cannot replay, and those whose inputs were finite (copied before
-// the call only under --capture all: finite input is how POTRF, GETRF and GESV usually fail,
-// and copying every call's input would cost every call).
-std::string uncaptured_failures(const record::Recording& r) {
-  std::map<std::string, std::uint64_t> cannot, finite;
+// Failing calls of the program's own that were not captured, by routine: those no capture
+// replays (routines BLAScope has no op for, complex precisions, a LAPACK routine refusing its
+// arguments: the replay passes valid ones), and those whose inputs were finite, which are
+// copied before a call only under --capture all (finite input is how POTRF, GETRF and GESV
+// usually fail, and copying every call's input would cost every call).
+struct Uncaptured {
+  std::map<std::string, std::uint64_t> not_replayable, finite_inputs;
+};
+
+Uncaptured uncaptured_failures(const record::Recording& r) {
+  using record::Routine;
+  Uncaptured out;
   for (const auto& c : r.calls) {
     const bool failed = c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0;
     if (!failed || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine)) continue;
     const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;
-    using record::Routine;
-    const bool replayable = c.routine != Routine::Gemv && c.routine != Routine::Syrk && c.routine != Routine::Trsm &&
-                            c.routine != Routine::Getrs;  // the rest of the BLAS/LAPACK routines
-    if (!real || !replayable) {
-      ++cannot[record::routine_name(c.routine, c.precision)];
-    } else if ((c.flags & record::kValuesChecked) && c.input_nan + c.input_inf == 0 &&
-               c.routine != record::Routine::Gemm) {
-      ++finite[record::routine_name(c.routine, c.precision)];
+    const bool has_op = c.routine != Routine::Gemv && c.routine != Routine::Syrk && c.routine != Routine::Trsm &&
+                        c.routine != Routine::Getrs;
+    const bool lapack_argument_error = c.routine != Routine::Gemm && (c.info < 0 || c.xerbla_parameter != 0);
+    const std::string name = record::routine_name(c.routine, c.precision);
+    if (!real || !has_op || lapack_argument_error) {
+      ++out.not_replayable[name];
+    } else if ((c.flags & record::kValuesChecked) && c.input_nan + c.input_inf == 0 && c.routine != Routine::Gemm &&
+               r.capture_mode != "all" && r.capture_mode != "none") {
+      ++out.finite_inputs[name];
     }
   }
-  const auto listed = [](const std::map<std::string, std::uint64_t>& by_routine) {
-    std::string text;
-    for (const auto& [routine, count] : by_routine)
-      text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + routine;
-    return text;
-  };
-  std::string out;
-  if (!cannot.empty()) {
-    out +=
-        "note: failing calls that no capture can replay (BLAScope replays real GEMMs, ?LASCL, the SVD, "
-        "least-squares and eigenvalue drivers, POTRF, GETRF and GESV): " +
-        listed(cannot) + "\n";
-  }
-  if (!finite.empty()) {
-    out +=
-        "note: failing calls with finite inputs, which are copied before a call only under --capture all "
-        "(record again with it to replay them): " +
-        listed(finite) + "\n";
-  }
   return out;
+}
+
+std::string by_routine_text(const std::map<std::string, std::uint64_t>& by_routine) {
+  std::string text;
+  for (const auto& [routine, count] : by_routine)
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + routine;
+  return text;
 }
 
 std::string captures_text(const record::Recording& r) {
@@ -175,10 +170,21 @@ std::string captures_text(const record::Recording& r) {
   }
   if (r.captures_skipped) {
     out << "note: " << r.captures_skipped
-        << " calls that were to be captured were not (over the size or count cap, or no memory or disk for "
-           "them)\n";
+        << " calls that were to be captured were not (over the size or count cap: raise --capture-limit; no "
+           "memory or disk for them; or arguments no replay reproduces)\n";
   }
-  out << uncaptured_failures(r);
+  const Uncaptured uncaptured = uncaptured_failures(r);
+  if (!uncaptured.not_replayable.empty()) {
+    out << "note: failing calls no capture replays (BLAScope replays real GEMMs, ?LASCL, the SVD, least-squares and "
+           "SYEVD/SYEV drivers, POTRF, GETRF and GESV, not a LAPACK routine's argument errors): "
+        << by_routine_text(uncaptured.not_replayable) << '\n';
+  }
+  if (!uncaptured.finite_inputs.empty()) {
+    out << "note: failing calls not captured because their inputs were finite (only --capture all copies those "
+           "before every call): "
+        << by_routine_text(uncaptured.finite_inputs) << '\n';
+  }
+  if (r.capture_mode == "none") out << "note: captures were off (--capture none)\n";
   return out.str();
 }
 
@@ -205,13 +211,6 @@ std::vector<std::vector<std::string>> notable_call_rows(const record::Recording&
   return rows;
 }
 
-// A copy of the recording whose totals count its unfinished calls in (see with_unfinished).
-record::Recording with_unfinished_totals(const record::Recording& r) {
-  record::Recording totals;
-  totals.routines = record::with_unfinished(r);
-  return totals;
-}
-
 }  // namespace
 
 json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses, bool with_calls) {
@@ -225,7 +224,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"host", r.host},
               {"pid", r.pid},
               {"processes", session["processes"]},
-              {"routines", record::to_json(with_unfinished_totals(r), false)["routines"]},
+              {"routines", record::routines_to_json(record::with_unfinished(r))},
               {"calls", session["calls"]},
               {"calls_total", r.calls_total},
               {"calls_not_kept", r.calls_not_kept},
@@ -234,6 +233,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"captures", session["captures"]},
               {"children", session["children"]},
               {"captures_skipped", r.captures_skipped},
+              {"capture", session["capture"]},
               {"crash", nullptr}};
   json list = json::array();
   for (const auto& d : diagnoses) {
@@ -242,6 +242,8 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
     list.push_back(std::move(j));
   }
   out["diagnoses"] = std::move(list);
+  const Uncaptured uncaptured = uncaptured_failures(r);
+  out["uncaptured"] = {{"not_replayable", uncaptured.not_replayable}, {"finite_inputs", uncaptured.finite_inputs}};
   if (!r.signal.empty() && !r.timed_out) {
     json call = nullptr;
     for (const auto& c : r.running) {

@@ -93,9 +93,11 @@ void RunCollector::skipped_event() {
   ++m_result.skipped_events;
 }
 
-void RunCollector::crashed(const std::string& signal, const std::string& output) {
+void RunCollector::crashed(const std::string& signal, const std::string& output, double ran_seconds) {
+  double t = m_result.timeline.last_t;
+  if (m_running && ran_seconds > 0) t = std::max(t, m_running->t + ran_seconds);
   // Kept as an event too, so a saved session replays to the same result.
-  publish({m_result.timeline.last_t, events::Crashed{signal, output}});
+  publish({t, events::Crashed{signal, output}});
 }
 
 void RunCollector::record_crash(const std::string& signal, const std::string& output) {

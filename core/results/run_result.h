@@ -83,7 +83,9 @@ class RunCollector : public EventSink {
   // the result and a session saved from it stay readable.
   void skipped_event();
   // Marks the run as crashed while `running` (the op whose kernel had started).
-  void crashed(const std::string& signal, const std::string& output = {});
+  // `ran_seconds`: how long the running op had run when the worker was stopped (a time limit),
+  // so the end is placed there rather than at the last event the op sent.
+  void crashed(const std::string& signal, const std::string& output = {}, double ran_seconds = 0);
   bool completed() const { return m_result.completed; }
   // Progress while the events arrive: the ops the workload has, how many have finished on
   // every device they run on so far, and the op and kernel running now (if one is).

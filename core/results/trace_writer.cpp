@@ -70,25 +70,25 @@ json chrome_trace(const RunResult& result) {
     }
   }
   if (result.crash) {
-    events.push_back({{"name", "worker crashed: " + result.crash->signal},
-                      {"ph", "i"},
-                      {"s", "p"},
-                      {"ts", last_t},
-                      {"pid", kPid},
-                      {"tid", 1}});
+    const bool hung = result.crash->signal == kTimeLimitEnd;
+    events.push_back(
+        {{"name", hung ? std::string("op stopped at its time limit") : "worker crashed: " + result.crash->signal},
+         {"ph", "i"},
+         {"s", "p"},
+         {"ts", last_t},
+         {"pid", kPid},
+         {"tid", 1}});
     // A kernel that never finished still shows, up to the crash.
     for (const auto& [key, e] : started) {
       const auto& s = *e->as<events::KernelStarted>();
-      events.push_back(
-          {{"name", s.kernel},
-           {"cat", s.op_kind},
-           {"ph", "X"},
-           {"ts", micros(*e)},
-           {"dur", std::max(0.0, last_t - micros(*e))},
-           {"pid", kPid},
-           {"tid", track_of(key.second)},
-           {"args",
-            {{"op", key.first}, {"status", std::string(result.crash->signal) == kTimeLimitEnd ? "hung" : "crashed"}}}});
+      events.push_back({{"name", s.kernel},
+                        {"cat", s.op_kind},
+                        {"ph", "X"},
+                        {"ts", micros(*e)},
+                        {"dur", std::max(0.0, last_t - micros(*e))},
+                        {"pid", kPid},
+                        {"tid", track_of(key.second)},
+                        {"args", {{"op", key.first}, {"status", hung ? "hung" : "crashed"}}}});
     }
   }
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};

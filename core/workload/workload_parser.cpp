@@ -322,7 +322,7 @@ class OpParser {
   // A further result's name (svd's OUT_u, OUT_vt, eigh's OUT_v): new, like "out".
   void reserve(const std::string& name) {
     if (!m_names.insert(name).second) {
-      fail_field(m_where + ".out", "'" + name + "' (made by compute_uv) already names a tensor");
+      fail_field(m_where + ".out", "'" + name + "' (a further result of this op) already names a tensor");
     }
   }
 

@@ -185,19 +185,25 @@ TEST(AbandonedBuffers, OnlyOldBuffersThatNoRecorderHoldsAreRemoved) {
     }
     return fd;
   };
-  ::close(file("blasscope-record-abandoned", true));
-  ::close(file("blasscope-record-just-made", false));  // its recorder has not locked it yet
+  ::close(file("blasscope-buffer-abcdef", true));
+  ::close(file("blasscope-buffer-madeit", false));  // its recorder has not locked it yet
   ::close(file("someone-elses-file", true));
-  const int held = file("blasscope-record-held", true);  // a recorder still running holds its lock
+  // Sessions are named blasscope-record-*, and a recording's own part file is longer: neither
+  // is a buffer, however old and unlocked.
+  ::close(file("blasscope-record-vm-733.json", true));
+  ::close(file("blasscope-buffer-abcdef.json.Q1w2E3.part", true));
+  const int held = file("blasscope-buffer-holdit", true);  // a recorder still running holds its lock
   ASSERT_EQ(::flock(held, LOCK_EX), 0);
   EXPECT_EQ(remove_abandoned_buffers(dir, std::chrono::minutes(1)), 1u);
-  EXPECT_FALSE(std::filesystem::exists(dir + "/blasscope-record-abandoned"));
-  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-record-just-made"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/blasscope-buffer-abcdef"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-buffer-madeit"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/someone-elses-file"));
-  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-record-held"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-record-vm-733.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-buffer-abcdef.json.Q1w2E3.part"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/blasscope-buffer-holdit"));
   ::close(held);  // the recorder is gone: its buffer goes at the next sweep
   EXPECT_EQ(remove_abandoned_buffers(dir, std::chrono::minutes(1)), 1u);
-  EXPECT_FALSE(std::filesystem::exists(dir + "/blasscope-record-held"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/blasscope-buffer-holdit"));
   EXPECT_EQ(remove_abandoned_buffers(dir + "/missing", std::chrono::minutes(1)), 0u);
   std::filesystem::remove_all(dir);
 }

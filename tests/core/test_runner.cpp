@@ -164,6 +164,23 @@ TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
   EXPECT_LE(static_cast<double>(predicted), 1.25 * static_cast<double>(r.peak_host_bytes));
 }
 
+TEST(Runner, PredictedPeakCoversTheEigenDriversWorkspace) {
+  // SYEVD with eigenvectors asks for about 2n^2 elements of workspace, twice A: charged to the
+  // budget like the matrices, and in the plan as LAPACK's query gives it.
+  const RunResult r =
+      run(R"({"name": "peak", "tensors": {"s": {"shape": [300, 300], "dtype": "float64", "fill": "ones"}},
+    "ops": [{"op": "eigh", "a": "s", "vectors": true, "out": "w"}]})");
+  std::uint64_t predicted = 0, workspace = 0;
+  for (const auto& e : r.events) {
+    if (const auto* started = e.as<events::RunStarted>()) predicted = started->predicted_peak_bytes;
+    if (const auto* taken = e.as<events::Workspace>(); taken && taken->allocated) workspace += taken->bytes;
+  }
+  EXPECT_GE(workspace, 2u * 300 * 300 * sizeof(double));
+  EXPECT_GE(r.peak_host_bytes, workspace);
+  EXPECT_GE(predicted, r.peak_host_bytes);
+  EXPECT_LE(static_cast<double>(predicted), 1.25 * static_cast<double>(r.peak_host_bytes));
+}
+
 TEST(Runner, OutOfMemoryIsReportedNotFatal) {
   const RunResult r = run(R"({"name": "oom", "memory_limit": "1MiB", "tensors": {
       "big": {"shape": [1000, 1000], "dtype": "float64"}, "s": {"shape": [100, 100], "dtype": "float64"}},
@@ -287,7 +304,7 @@ TEST(Runner, FactorisationsReportTheirInfoAsNumPysCallsOfThemDo) {
     return nullptr;
   };
   ASSERT_TRUE(result(r.ops[3], "out"));
-  EXPECT_EQ(result(r.ops[3], "out")->shape, (std::vector<std::uint64_t>{2, 1}));
+  EXPECT_EQ(result(r.ops[3], "out")->shape, (std::vector<std::uint64_t>{2})) << "a vector, as b is (NumPy too)";
   EXPECT_FLOAT_EQ(*result(r.ops[3], "out")->max_abs, 1.0f);
   EXPECT_FALSE(result(r.ops[2], "out")) << "no solution from a singular matrix";
   ASSERT_TRUE(result(r.ops[4], "out") && result(r.ops[4], "v"));

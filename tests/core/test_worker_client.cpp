@@ -252,6 +252,8 @@ TEST(WorkerClient, AnOpPastItsTimeLimitIsStoppedAsKernelHangAndEarlierEventsStay
   EXPECT_EQ(r.ops[0].status, OpStatus::Ok);  // the op before it is kept
   EXPECT_EQ(r.ops[1].error_kind, ErrorKind::KernelHang);
   EXPECT_EQ(r.ops[1].status, OpStatus::Hung);  // stopped, not crashed
+  // It ends where it was stopped (started at 0.1 s, ran past its 0.5 s), not at its last event.
+  EXPECT_GE(r.timeline.last_t, 0.1 + 0.5);
   EXPECT_EQ(text(r.ops[1].status), "hung");
   EXPECT_EQ(r.ops[1].dtype, DType::Float64);  // the op tables show what it was running
   EXPECT_EQ(r.ops[1].m, 30);

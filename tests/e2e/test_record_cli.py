@@ -89,7 +89,7 @@ def recording_buffer_of(pid):
     with open(f"/proc/{pid}/maps") as f:
         for line in f:
             path = line.split(maxsplit=5)[-1].strip()
-            if os.path.basename(path).startswith("blasscope-record-"):
+            if os.path.basename(path).startswith("blasscope-buffer-"):
                 return path
     return None
 
@@ -207,8 +207,9 @@ class RecordNumPy(unittest.TestCase):
         self.assertIn("POTRF (Cholesky)", causes)
         self.assertNotIn("did not converge", " ".join(titles))
         # Their finite inputs were not copied (only --capture all copies them): said, not left out silently.
-        self.assertIn("failing calls with finite inputs", proc.err)
-        self.assertIn("1 dgesv, 1 dpotrf", proc.err)
+        self.assertIn("failing calls not captured because their inputs were finite (only --capture all copies "
+                      "those before every call): 1 dgesv, 1 dpotrf", proc.err)
+        self.assertEqual(report["uncaptured"]["finite_inputs"], {"dgesv": 1, "dpotrf": 1})
 
     @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
     def test_an_error_inside_a_driver_is_told_in_the_drivers_terms(self):
@@ -415,13 +416,14 @@ class RecordSciPy(unittest.TestCase):
         for call, capture in captured.items():
             self.assertEqual(set(replay_ids(capture)), by_call[call], calls[call]["routine"])
         # Finite inputs are copied only under --capture all: said, then done.
-        self.assertIn("failing calls with finite inputs, which are copied before a call only under --capture all "
-                      "(record again with it to replay them): 1 dgesv, 1 dpotrf", proc.err)
+        self.assertIn("failing calls not captured because their inputs were finite (only --capture all copies "
+                      "those before every call): 1 dgesv, 1 dpotrf", proc.err)
         proc, report = record(PYTHON, script, options=("--capture", "all"))
         captured = {calls_by_id["routine"]: c for c in report["captures"]
                     for calls_by_id in report["calls"] if calls_by_id["id"] == c["call"] and calls_by_id["info"] > 0}
         self.assertEqual(set(captured), {"dpotrf", "dgesv", "dsyevd"}, proc.err)
-        self.assertNotIn("finite inputs", proc.err)
+        self.assertNotIn("inputs were finite", proc.err)
+        self.assertEqual(report["uncaptured"], {"not_replayable": {}, "finite_inputs": {}})
         for routine, capture in captured.items():
             run = subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True, timeout=300)
             replay = json.loads(run.stdout)
@@ -863,6 +865,36 @@ class RecordC(unittest.TestCase):
                 starts = [c["start"] for c in calls]
                 self.assertEqual(starts, sorted(starts))
                 self.assertTrue(0 <= starts[0] and starts[-1] + calls[-1]["seconds"] <= recorded["wall_seconds"])
+
+    def test_lapack_calls_whose_arguments_no_replay_reproduces_are_not_captured(self):
+        # A replay op passes valid CHARACTER arguments and needs B: an UPLO or JOBZ that LAPACK
+        # refuses, or a GESV with no right-hand side, would replay as something else.
+        exe = build_c("badchar", """
+            #include <stdio.h>
+            #include <stddef.h>
+            void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
+            void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*,
+                         int*, const int*, int*, size_t, size_t);
+            void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
+            int main(void) {
+              double a[9] = {2, 0, 0, 0, 2, 0, 0, 0, 2}, w[3], work[200], b[3] = {1, 1, 1};
+              int n = 3, info = 0, lwork = 200, iwork[50], liwork = 50, ipiv[3], zero = 0;
+              dpotrf_("X", &n, a, &n, &info, 1);
+              dsyevd_("Q", "L", &n, a, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+              dsyevd_("v", "u", &n, a, &n, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+              dgesv_(&n, &zero, a, &n, ipiv, b, &n, &info);
+              return 0;
+            }
+        """, "-llapack")
+        proc, report = record(exe, options=("--capture", "all"))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        # Only the valid (lower-case: LAPACK compares them case-blind) SYEVD is captured.
+        self.assertEqual(len(report["captures"]), 1, proc.err)
+        with open(report["captures"][0]["workload"]) as f:
+            op = json.load(f)["ops"][0]
+        self.assertEqual((op["op"], op["uplo"], op["vectors"]), ("eigh", "U", True))
+        self.assertEqual(report["captures_skipped"], 3)
+        self.assertEqual(report["uncaptured"]["not_replayable"], {"dpotrf": 1, "dsyevd": 1})
 
     def test_a_program_that_dies_inside_a_call_is_named(self):
         exe = build_c("segv", """
