@@ -7,6 +7,8 @@
 #include <tuple>
 
 #include "diagnose/argument_evidence.h"
+#include "diagnose/lapack_meanings.h"
+#include "record/routine_names.h"
 #include "results/event_codec.h"
 #include "tensor/dtype_promotion.h"
 #include "text/format.h"
@@ -82,7 +84,8 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
     }
     evidence.push_back(r.kernel + (r.info ? " returned INFO = " + std::to_string(*r.info) : " reported nothing") +
                        ": without a check of its own, the caller gets these values as a normal result");
-  } else if (f.id == "non-finite-output" && r.k && r.op_kind == OpKind::Gemm) {  // k x max|a| x max|b| bounds a GEMM only
+  } else if (f.id == "non-finite-output" && r.k &&
+             r.op_kind == OpKind::Gemm) {  // k x max|a| x max|b| bounds a GEMM only
     double bound = static_cast<double>(*r.k);
     for (const auto& o : r.operands) {
       if (o.role == "a" || o.role == "b") {
@@ -219,6 +222,21 @@ std::optional<Diagnosis> kernel_mismatch(const RunResult& result) {
   return d;
 }
 
+// A positive INFO from a routine BLAScope knows is said in that routine's terms, as the
+// recording of the same call says it (title, cause, fix), not the page's general ones.
+void say_what_the_info_means(const RunResult& result, Diagnosis& d) {
+  const KernelRecord* r = record_of(result, d.op);
+  if (!r || !r->info || *r->info <= 0) return;
+  const auto routine = record::parse_routine_name(r->kernel);
+  if (!routine) return;
+  const auto meaning = positive_info_meaning(routine->first, *r->info);
+  if (!meaning) return;
+  d.title = "op " + std::to_string(r->op) + " (" + std::string(name(r->op_kind)) + ", " + r->kernel +
+            ") returned INFO = " + std::to_string(*r->info) + ": " + meaning->summary;
+  d.cause = meaning->cause;
+  d.fix = meaning->fix;
+}
+
 }  // namespace
 
 bool is_environment_diagnosis(const std::string& id) {
@@ -276,6 +294,9 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
       d.op.reset();
     }
     if (seen.insert({d.id, d.op, d.tensor}).second) unique.push_back(explained(std::move(d)));
+  }
+  for (auto& d : unique) {
+    if (d.id == "lapack-failed") say_what_the_info_means(result, d);
   }
   for (auto& d : unique) {
     if (d.id == "no-gpu" && !cpu_only_ops.empty()) d.evidence.push_back("ops run on the CPU only: " + cpu_only_ops);

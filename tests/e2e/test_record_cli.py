@@ -431,6 +431,13 @@ class RecordSciPy(unittest.TestCase):
             self.assertEqual(replay["ops"][0]["info"], recorded["info"], routine)
             self.assertEqual(replay["ops"][0]["kernel"], routine)
             self.assertIn("lapack-failed", [d["id"] for d in replay["diagnoses"]], routine)
+            # Said in the routine's own terms, as the recording says it.
+            failed = next(d for d in replay["diagnoses"] if d["id"] == "lapack-failed")
+            recorded_title = next(d["title"] for d in report["diagnoses"]
+                                  if d["id"] == "lapack-failed" and d["call"] == capture["call"])
+            info = f"INFO = {recorded['info']}: "
+            self.assertIn(info, failed["title"])
+            self.assertEqual(failed["title"].split(info)[1], recorded_title.split(info)[1], routine)
 
     def test_each_capture_replays_the_driver_the_program_called(self):
         # Every driver fails its own way on a NaN (gelsy silently, gelss and gesvd with INFO > 0,
