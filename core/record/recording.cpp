@@ -301,6 +301,9 @@ Recording record_program(const RecordOptions& options) {
                               capture_dir + "/call-" + std::to_string(c.id) + "/workload.json"});
     }
   }
+  // In call order: calls of several processes are drained in the order they finished.
+  std::sort(out.captures.begin(), out.captures.end(),
+            [](const Capture& a, const Capture& b) { return a.call < b.call; });
   if (!capture_dir.empty() && out.captures.empty()) {
     std::error_code error;
     std::filesystem::remove(capture_dir, error);  // only when empty

@@ -76,7 +76,9 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
     writer.append(child.calls, child.start_ns);
     try {
       writer.finish(child);
-      r.children.push_back({child.pid, child.command.empty() ? "" : child.command.front(), writer.path()});
+      std::string command;  // the whole command line, as the processes list has it
+      for (const std::string& arg : child.command) command += (command.empty() ? "" : " ") + arg;
+      r.children.push_back({child.pid, command, writer.path()});
     } catch (const std::runtime_error& error) {
       saved.child_errors.push_back("the session of child " + std::to_string(child.pid) +
                                    " was not saved: " + error.what());

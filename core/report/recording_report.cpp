@@ -1,5 +1,6 @@
 #include "report/recording_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -162,7 +163,14 @@ std::string captures_text(const record::Recording& r) {
     const std::string folder = last.substr(0, last.rfind("/call-"));
     out << "capture: and " << r.captures.size() - kListed << " more in " << folder << "/call-ID/workload.json\n";
   }
-  for (const auto& c : r.children) out << "child: pid " << c.pid << " (" << c.command << ") -> " << c.session << '\n';
+  for (const auto& c : r.children) {
+    // The whole command is in the JSON report; a line of the summary shows its start.
+    constexpr std::size_t kShown = 100;
+    std::size_t cut = std::min(c.command.size(), kShown - 1);
+    while (cut > 0 && cut < c.command.size() && (static_cast<unsigned char>(c.command[cut]) & 0xC0) == 0x80) --cut;
+    const std::string command = c.command.size() > kShown ? c.command.substr(0, cut) + "…" : c.command;
+    out << "child: pid " << c.pid << " (" << one_line(command) << ") -> " << c.session << '\n';
+  }
   if (r.processes.size() > r.children.size() + 1) {
     const std::size_t others = r.processes.size() - r.children.size() - 1;
     out << "note: " << others << (others == 1 ? " other process" : " other processes")
