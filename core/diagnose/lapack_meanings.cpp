@@ -92,9 +92,10 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
       return PositiveInfo{
           "U(" + i + "," + i + ") is exactly zero: the matrix is singular",
           "GETRF and GESV return INFO = i > 0 when U(i,i), the i-th pivot of the LU factorisation, is exactly "
-          "zero: the matrix is singular, so it has no inverse and the system has no unique solution. NumPy "
-          "reports it as LinAlgError \"Singular matrix\", SciPy as \"Matrix is singular.\" or a LinAlgWarning "
-          "\"Diagonal number i is exactly zero\".",
+          "zero: the matrix is singular, so it has no inverse and the system has no unique solution. GETRF's "
+          "factorisation is complete all the same (NumPy's det of it is a correct 0); a solve with it (GETRS) "
+          "divides by that zero. NumPy reports it as LinAlgError \"Singular matrix\", SciPy as \"Matrix is "
+          "singular.\" or a LinAlgWarning \"Diagonal number i is exactly zero\".",
           "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)). Solve in the "
           "least-squares sense instead (numpy.linalg.lstsq, scipy.linalg.lstsq) or use the pseudo-inverse "
           "(numpy.linalg.pinv); remove the duplicated or all-zero rows and columns that make it singular."};

@@ -410,8 +410,10 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                                            "before DLASCL would reject it as parameter 4)"});
     } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
       const auto meaning = positive_info_meaning(c.routine, c.info);
+      // GETRF's factorisation is complete with a zero pivot: a warning (NumPy's det is rightly 0
+      // from it); what fails is a solve with it, diagnosed on its own (a NaN/Inf result).
       out.add(
-          "lapack-failed", Severity::Error, c,
+          "lapack-failed", c.routine == Routine::Getrf ? Severity::Warning : Severity::Error, c,
           label(c) + ": returned INFO = " + std::to_string(c.info) +
               (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
           {label(c) + " returned INFO = " + std::to_string(c.info),

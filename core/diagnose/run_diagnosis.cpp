@@ -235,6 +235,7 @@ void say_what_the_info_means(const RunResult& result, Diagnosis& d) {
             ") returned INFO = " + std::to_string(*r->info) + ": " + meaning->summary;
   d.cause = meaning->cause;
   d.fix = meaning->fix;
+  if (routine->first == record::Routine::Getrf) d.severity = Severity::Warning;  // as the recording says it
 }
 
 }  // namespace

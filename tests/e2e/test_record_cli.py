@@ -373,6 +373,9 @@ class RecordSciPy(unittest.TestCase):
         getrf = next(c for c in report["calls"] if c["routine"] == "dgetrf")
         getrs = next(c for c in report["calls"] if c["routine"] == "dgetrs")
         self.assertEqual((getrf["info"], getrs["info"]), (3, 0))
+        # The factorisation is complete with a zero pivot (det rightly 0): a warning; the solve failed.
+        singular = next(d for d in report["diagnoses"] if d["id"] == "lapack-failed" and d["call"] == getrf["id"])
+        self.assertEqual(singular["severity"], "warning")
         d = next(d for d in report["diagnoses"] if d["id"] == "non-finite-output")
         self.assertIn(f"after call {getrf['id']} DGETRF", d["title"])
         self.assertIn("found the matrix singular", d["title"])
