@@ -226,7 +226,7 @@ void InputCapture::release_copies() {
 
 void InputCapture::give_up() {
   release_copies();
-  m_skipped = true;
+  m_gave_up = true;
 }
 
 void InputCapture::write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra) {
@@ -234,6 +234,12 @@ void InputCapture::write_after(record::CallRecord& call, bool failed, const char
 }
 
 void InputCapture::settle(record::CallRecord& call, bool failed) {
+  if (m_gave_up) {
+    // Wanted only if it failed (under --capture all too: a call no replay reproduces is not one
+    // that capturing every call was asked to keep).
+    if (failed) shared()->capture_skipped.fetch_add(1);
+    return;
+  }
   if (m_skipped) skip(failed);
   if (failed || capturing_all()) return;
   remove_written();

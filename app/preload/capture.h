@@ -69,6 +69,7 @@ class InputCapture {
 
   Matrix m_inputs[3];  // a, b, c
   bool m_failure_expected = true;
+  bool m_gave_up = false;             // give_up(): no replay op for this call
   bool m_skipped = false;             // over the caps, or no memory or disk for it: not captured (counted if it fails)
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
   char m_dir[4096];                   // where the capture was written, "" for nothing

@@ -120,6 +120,7 @@ bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::
     case Routine::Gesdd:
     case Routine::Gesvd: {
       if (!one_of(job, "ASON") || (routine == Routine::Gesvd && !one_of(job2, "ASON"))) return false;
+      if (routine == Routine::Gesvd && one_of(job, "O") && one_of(job2, "O")) return false;  // refused: both over A
       const bool uv = vectors || (routine == Routine::Gesvd && job2 != 'N' && job2 != 'n');
       std::snprintf(out, size, R"({"op": "svd", "a": "a", "driver": "%s", "compute_uv": %s})", driver,
                     uv ? "true" : "false");

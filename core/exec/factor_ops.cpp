@@ -64,6 +64,13 @@ void count_triangle_only(OperandRecord& a, const HostTensor& tensor, char uplo) 
   }
 }
 
+// The workspace whatever the precision (elements of it, ints).
+LapackWorkspace<double> workspace_of(DType dtype, FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n) {
+  if (dtype == DType::Float64) return factor_workspace<double>(driver, vectors, m, n);
+  const auto sizes = factor_workspace<float>(driver, vectors, m, n);
+  return {sizes.work, sizes.iwork};
+}
+
 template <typename T>
 int run_factor(RunState& state, KernelRecord& record, FactorDriver driver, const OpSpec& op, HostTensor& a,
                HostTensor* b, std::int64_t nrhs, HostTensor* w) {
@@ -107,6 +114,15 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   if (op.kind == OpKind::Cholesky || op.kind == OpKind::Eigh) count_triangle_only(record.operands[0], a, op.uplo);
   if (b) record.operands.push_back(operand_record("b", *b, static_cast<std::int64_t>(work_b->leading_dim())));
   record.bytes_touched = (a.element_count() + (b ? b->element_count() : 0)) * item_size(a.dtype());
+  const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
+  // Refused before it starts: LAPACK's LWORK is a 32-bit int.
+  const auto sizes = workspace_of(a.dtype(), driver, op.compute_uv, m, n);
+  if (sizes.work > INT32_MAX || sizes.iwork > INT32_MAX) {
+    throw OpRejected(ErrorKind::IndexOverflow, record.kernel + " of a " + std::to_string(m) + " x " +
+                                                   std::to_string(n) + " matrix needs a workspace of " +
+                                                   std::to_string(sizes.work) +
+                                                   " elements, more than LAPACK's 32-bit LWORK can say");
+  }
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
   const int info = a.dtype() == DType::Float64 ? run_factor<double>(state, record, driver, op, work_a, work_b, nrhs, w)

@@ -130,7 +130,14 @@ LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int6
   T lwork = 0;
   int liwork = 1;
   eigen_query<T>(driver, vectors, static_cast<int>(n), lwork, liwork);
-  return {workspace_elements(lwork), driver == FactorDriver::Syevd ? std::max(1, liwork) : 0};
+  // The documented minimums, in 64 bits: from n = 32767 SYEVD's 1 + 6n + 2n^2 overflows
+  // LAPACK's int and its query answers far too little (factor_run refuses what does not fit).
+  const std::int64_t least = driver == FactorDriver::Syev ? std::max<std::int64_t>(1, 3 * n - 1)
+                             : vectors                    ? 1 + 6 * n + 2 * n * n
+                                                          : 2 * n + 1;
+  const std::int64_t least_ints = vectors ? 3 + 5 * n : 1;
+  return {std::max(workspace_elements(lwork), least),
+          driver == FactorDriver::Syevd ? std::max<std::int64_t>({1, liwork, least_ints}) : 0};
 }
 
 template <typename T>

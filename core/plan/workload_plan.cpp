@@ -50,14 +50,15 @@ std::uint64_t lapack_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uin
   return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
 }
 
-// The factorisation op's workspace (pivots, the eigen drivers' LWORK), as LAPACK's query says.
-template <typename T>
-std::uint64_t factor_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uint64_t n) {
+// The factorisation op's workspace (pivots, the eigen drivers' LWORK), as LAPACK's query says
+// (with the documented minimum where the query overflows), in elements and ints.
+LapackWorkspace<double> factor_workspace_of(const OpSpec& op, DType dtype, std::uint64_t m, std::uint64_t n) {
   // The parser names the routine of every factorisation op ("potrf" for cholesky, ...).
   const FactorDriver driver = factor_driver_named(op.driver).value_or(FactorDriver::Potrf);
-  const auto sizes =
-      factor_workspace<T>(driver, op.compute_uv, static_cast<std::int64_t>(m), static_cast<std::int64_t>(n));
-  return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
+  const auto rows = static_cast<std::int64_t>(m), cols = static_cast<std::int64_t>(n);
+  if (dtype == DType::Float64) return factor_workspace<double>(driver, op.compute_uv, rows, cols);
+  const auto sizes = factor_workspace<float>(driver, op.compute_uv, rows, cols);
+  return {sizes.work, sizes.iwork};
 }
 
 // What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
@@ -136,8 +137,22 @@ class Planner {
     const std::uint64_t item = item_size(a.dtype), n = a.shape[1];
     std::uint64_t bytes = a.shape[0] * n * item + HostTensor::kAllocationOverhead;
     if (b) bytes += b->bytes;
-    bytes += a.dtype == DType::Float64 ? factor_workspace_bytes<double>(op, a.shape[0], n)
-                                       : factor_workspace_bytes<float>(op, a.shape[0], n);
+    const auto workspace = factor_workspace_of(op, a.dtype, a.shape[0], n);
+    if (static_cast<std::uint64_t>(workspace.work) > kBlasIntMax) {
+      predict({"index-overflow",
+               Severity::Error,
+               op.index,
+               op.a,
+               "op " + std::to_string(op.index) + " (" + std::string(core::name(op.kind)) +
+                   "): its LAPACK workspace for '" + op.a + "' " + format_shape(a.shape) + " is " +
+                   std::to_string(workspace.work) +
+                   " elements, beyond 2^31 - 1, the largest LWORK a 32-bit LAPACK takes",
+               {{"shape", a.shape}, {"elements", workspace.work}, {"limit", kBlasIntMax}}});
+      m_plan.skip_ops.insert(op.index);
+      return unknown(op.out);
+    }
+    bytes +=
+        static_cast<std::uint64_t>(workspace.work) * item + static_cast<std::uint64_t>(workspace.iwork) * sizeof(int);
     transient(bytes);
     if (op.kind == OpKind::Eigh) {
       if (op.compute_uv) output(op.out + "_v", meta_of(a.dtype, a.shape, MemoryOrder::Fortran));

@@ -383,6 +383,7 @@ std::vector<Recording> child_recordings(const Recording& r) {
     Recording child;
     child.command = p.argv.empty() ? std::vector<std::string>{p.command} : p.argv;
     child.host = r.host;
+    child.capture_mode = r.capture_mode;
     child.pid = p.pid;
     child.parent_pid = p.parent_pid;
     child.exit_status = -1;  // not waited for by the recorder: unknown

@@ -133,7 +133,9 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   };
   // Held while this recorder lives (the kernel lets it go when the process ends, however it
   // ends): a buffer nobody holds is abandoned, so one this recorder cannot hold is not made.
-  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) fail("cannot lock the recording buffer", errno);
+  // (A file system without locks, /tmp on NFS, records all the same: the sweep's age check
+  // alone keeps such a buffer for its first minute.)
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) fail("cannot lock the recording buffer", errno);
   // Full size at once (the program checks it), but pages only where allocated: a full /dev/shm
   // fails here or stops the ring growing, never as SIGBUS inside the program, whose writers
   // never pass what is allocated (write_limit).

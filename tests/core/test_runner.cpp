@@ -324,6 +324,17 @@ TEST(Runner, FactorisationsReportTheirInfoAsNumPysCallsOfThemDo) {
   EXPECT_EQ(r.ops[7].error_kind, ErrorKind::DtypeMismatch);
 }
 
+TEST(Runner, AnEigenWorkspaceBeyondLapacksIntIsRefusedBeforeAnythingIsAllocated) {
+  // SYEVD with vectors of 33000 x 33000 wants 1 + 6n + 2n^2 > 2^31 - 1 elements, which this
+  // LAPACK's query cannot say (it answers 34n): refused by the plan, nothing allocated.
+  const RunResult r = run(R"({"name": "big", "tensors": {"a": {"shape": [33000, 33000], "dtype": "float32",
+    "fill": "zeros"}}, "ops": [{"op": "eigh", "a": "a", "vectors": true}]})");
+  ASSERT_EQ(r.ops.size(), 1u);
+  EXPECT_EQ(r.ops[0].status, OpStatus::Skipped);
+  EXPECT_TRUE(has_finding(r, "index-overflow", 0));
+  EXPECT_EQ(r.peak_host_bytes, 0u);
+}
+
 TEST(Runner, FactorisationsRefuseWhatLapackCannotTake) {
   const RunResult r = run(R"({"name": "refused", "tensors": {"r": {"shape": [3, 2], "dtype": "float64"},
       "v": {"shape": [3], "dtype": "float64"}, "i": {"shape": [2, 2], "dtype": "int32"}},

@@ -903,7 +903,8 @@ class RecordC(unittest.TestCase):
         with open(report["captures"][0]["workload"]) as f:
             op = json.load(f)["ops"][0]
         self.assertEqual((op["op"], op["uplo"], op["vectors"]), ("eigh", "U", True))
-        self.assertEqual(report["captures_skipped"], 3)
+        # The two that failed are counted as not captured; the GESV that succeeded is not wanted.
+        self.assertEqual(report["captures_skipped"], 2)
         self.assertEqual(report["uncaptured"]["not_replayable"], {"dpotrf": 1, "dsyevd": 1})
 
     def test_a_program_that_dies_inside_a_call_is_named(self):
