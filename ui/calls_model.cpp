@@ -17,6 +17,8 @@ bool non_finite(const record::CallRecord& c) {
 }
 
 QString sizes(const record::CallRecord& c) {
+  // SYRK has no M: C is N x N, A is N x K.
+  if (c.routine == record::Routine::Syrk) return QStringLiteral("N %1 · K %2").arg(c.n).arg(c.k);
   QString text = QStringLiteral("%1 × %2").arg(c.m).arg(c.n);
   if (c.k) text += QStringLiteral(" × %1").arg(c.k);
   return text;

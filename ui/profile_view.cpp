@@ -154,11 +154,12 @@ void ProfileView::setDocument(const RunDocument* doc) {
   m_summary->setText(summary);
 
   m_routines->clear();
-  QStringList headers{tr("Routine"), tr("Dtype"), tr("Calls"),   tr("Total"),   tr("Self"),
-                      tr("Share"),   tr("Mean"),  tr("GFLOP/s"), tr("Of peak"), tr("Failures")};
-  // Calls that never returned are in no other column (they count finished calls).
+  // The counts first (a narrow window still shows them), then the times. Calls that never
+  // returned have a column of their own: the others count finished calls.
+  QStringList headers{tr("Routine"), tr("Dtype"), tr("Calls"), tr("Failures"), tr("Total"),
+                      tr("Self"),    tr("Share"), tr("Mean"),  tr("GFLOP/s"),  tr("Of peak")};
   const bool unfinished = !r->running.empty();
-  if (unfinished) headers << tr("Unfinished");
+  if (unfinished) headers.insert(4, tr("Unfinished"));
   m_routines->setHorizontalHeaderLabels(headers);
   double self_total = 0;
   for (const auto& t : r->routines) self_total += t.self_seconds;
@@ -181,13 +182,13 @@ void ProfileView::setDocument(const RunDocument* doc) {
         routine,
         new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
         number_item(static_cast<double>(t.calls), QString::number(t.calls)),
+        failures,
         number_item(t.seconds, timed_text(QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3))),
         number_item(t.self_seconds, timed_text(QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3))),
         number_item(share, timed_text(QStringLiteral("%1%").arg(share, 0, 'f', 1))),
         number_item(mean, timed_text(QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1))),
         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
-        number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–")),
-        failures};
+        number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–"))};
     if (unfinished) {
       auto* count = number_item(static_cast<double>(t.unfinished), QString::number(t.unfinished));
       if (t.unfinished) {
@@ -196,11 +197,11 @@ void ProfileView::setDocument(const RunDocument* doc) {
             tr("%n call(s) of %1 had not returned when the program ended", nullptr, static_cast<int>(t.unfinished))
                 .arg(name));
       }
-      row << count;
+      row.insert(4, count);
     }
     m_routines->appendRow(row);
   }
-  m_routinesTable->sortByColumn(4, Qt::DescendingOrder);
+  m_routinesTable->sortByColumn(unfinished ? 6 : 5, Qt::DescendingOrder);  // by self time
   m_routinesTable->resizeColumnsToContents();
 
   const QSignalBlocker block(m_routineFilter);
