@@ -298,6 +298,9 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
   }
   for (auto& d : unique) {
     if (d.id == "lapack-failed") say_what_the_info_means(result, d);
+    // The page's title is about multiplying operands; a LAPACK op's shape error says its own.
+    const KernelRecord* r = d.id == "shape-mismatch" ? record_of(result, d.op) : nullptr;
+    if (r && is_lapack_op(r->op_kind) && !d.evidence.empty()) d.title = d.evidence.front();
   }
   for (auto& d : unique) {
     if (d.id == "no-gpu" && !cpu_only_ops.empty()) d.evidence.push_back("ops run on the CPU only: " + cpu_only_ops);

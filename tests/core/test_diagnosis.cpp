@@ -173,6 +173,28 @@ TEST(RunDiagnosis, MisalignmentReportsTheMeasuredCostAgainstItsTwin) {
   EXPECT_FALSE(same[0].seen_as.empty());
 }
 
+TEST(RunDiagnosis, ALapackOpsFailureIsTitledInItsOwnTerms) {
+  // A shape error of a factorisation is not about multiplying operands; a positive INFO says
+  // what it means for that routine (as the recording of the same call does).
+  KernelRecord square;
+  square.op = 0, square.op_kind = OpKind::Cholesky, square.status = OpStatus::Failed;
+  square.error_kind = ErrorKind::ShapeMismatch;
+  square.error = "cholesky needs a square matrix; 'r' has shape (3, 2)";
+  KernelRecord singular;
+  singular.op = 1, singular.op_kind = OpKind::Lu, singular.kernel = "dgetrf", singular.status = OpStatus::Failed;
+  singular.info = 2, singular.error_kind = ErrorKind::LapackFailed;
+  singular.error = "dgetrf returned INFO=2: U(2,2) is exactly zero: the matrix is singular";
+  const auto all = diagnose_run(result_of({square, singular}));
+  const auto of = [&all](const std::string& id) {
+    return *std::find_if(all.begin(), all.end(), [&id](const Diagnosis& d) { return d.id == id; });
+  };
+  EXPECT_NE(of("shape-mismatch").title.find("cholesky needs a square matrix"), std::string::npos);
+  const Diagnosis lu = of("lapack-failed");
+  EXPECT_EQ(lu.title, "op 1 (lu, dgetrf) returned INFO = 2: U(2,2) is exactly zero: the matrix is singular");
+  EXPECT_EQ(lu.severity, Severity::Warning) << "the factorisation is complete; a solve with it fails";
+  EXPECT_NE(lu.cause.find("GETRF's factorisation is complete"), std::string::npos);
+}
+
 TEST(ArgumentEvidence, NamesTheBoundAndTheRowMajorMixUp) {
   KernelRecord r = gemm_record(0, 64, 1e-3);
   r.call = BlasCallRecord{true, false, false, 32, 16, 64, 32, 16, 16};
