@@ -177,7 +177,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
   CallScope scope(routine, precision);
   InputCapture capture;
   const bool top_level = scope.recording() && scope.call.parent == 0;
-  const bool replayable = driver_name(routine) || routine == Routine::Lascl;
+  const bool replayable = record::has_replay_op(routine);
   const int reals = precision == Precision::C || precision == Precision::Z ? 2 : 1;
   Word a[17] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];
@@ -220,9 +220,10 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
       const bool two_characters = eigen || routine == Routine::Gesvd;
       const char first = eigen && a[0] ? *reinterpret_cast<const char*>(a[0]) : static_cast<char>(c.side_uplo);
       const char second = two_characters && a[1] ? *reinterpret_cast<const char*>(a[1]) : 'N';
-      // A solver whose B was not copied (NRHS = 0, a bad LDB) has nothing to replay B from.
-      const bool inputs_kept = capture.has(0) && (d.b < 0 || d.nrhs < 0 || capture.has(1));
-      if (inputs_kept && replay_op_of(c, routine, first, second, op, sizeof op)) {
+      // A solver whose B cannot be copied (NRHS = 0, LDB below its rows) has nothing to replay
+      // B from. (An input over the caps is another matter: write_before counts it as skipped.)
+      const bool b_unusable = d.b >= 0 && d.nrhs >= 0 && (c.k <= 0 || c.ldb < c.m);
+      if (!b_unusable && replay_op_of(c, routine, first, second, op, sizeof op)) {
         capture.write_before(c, op);
       } else {
         capture.give_up();  // counted as not captured after the call, if it failed

@@ -64,18 +64,10 @@ void count_triangle_only(OperandRecord& a, const HostTensor& tensor, char uplo) 
   }
 }
 
-// The workspace whatever the precision (elements of it, ints).
-LapackWorkspace<double> workspace_of(DType dtype, FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n) {
-  if (dtype == DType::Float64) return factor_workspace<double>(driver, vectors, m, n);
-  const auto sizes = factor_workspace<float>(driver, vectors, m, n);
-  return {sizes.work, sizes.iwork};
-}
-
 template <typename T>
-int run_factor(RunState& state, KernelRecord& record, FactorDriver driver, const OpSpec& op, HostTensor& a,
-               HostTensor* b, std::int64_t nrhs, HostTensor* w) {
+int run_factor(RunState& state, KernelRecord& record, FactorDriver driver, const OpSpec& op,
+               const LapackWorkspace<double>& sizes, HostTensor& a, HostTensor* b, std::int64_t nrhs, HostTensor* w) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
-  const auto sizes = factor_workspace<T>(driver, op.compute_uv, m, n);
   const std::string name = driver_name(driver);
   Workspace workspace(state, record.op);
   auto work = workspace.take<T>(sizes.work, name + " workspace");
@@ -116,7 +108,7 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   record.bytes_touched = (a.element_count() + (b ? b->element_count() : 0)) * item_size(a.dtype());
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   // Refused before it starts: LAPACK's LWORK is a 32-bit int.
-  const auto sizes = workspace_of(a.dtype(), driver, op.compute_uv, m, n);
+  const auto sizes = factor_workspace(a.dtype(), driver, op.compute_uv, m, n);
   if (sizes.work > INT32_MAX || sizes.iwork > INT32_MAX) {
     throw OpRejected(ErrorKind::IndexOverflow, record.kernel + " of a " + std::to_string(m) + " x " +
                                                    std::to_string(n) + " matrix needs a workspace of " +
@@ -125,8 +117,9 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   }
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
-  const int info = a.dtype() == DType::Float64 ? run_factor<double>(state, record, driver, op, work_a, work_b, nrhs, w)
-                                               : run_factor<float>(state, record, driver, op, work_a, work_b, nrhs, w);
+  const int info = a.dtype() == DType::Float64
+                       ? run_factor<double>(state, record, driver, op, sizes, work_a, work_b, nrhs, w)
+                       : run_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w);
   finish_lapack(state, record, capture, info, argument_names(driver),
                 info > 0 ? positive_info_meaning(driver, info) : std::string());
   switch (op.kind) {

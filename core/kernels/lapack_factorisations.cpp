@@ -163,6 +163,13 @@ int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std
   return info;
 }
 
+LapackWorkspace<double> factor_workspace(DType dtype, FactorDriver driver, bool vectors, std::int64_t m,
+                                         std::int64_t n) {
+  if (dtype == DType::Float64) return factor_workspace<double>(driver, vectors, m, n);
+  const auto sizes = factor_workspace<float>(driver, vectors, m, n);
+  return {sizes.work, sizes.iwork};
+}
+
 template LapackWorkspace<float> factor_workspace<float>(FactorDriver, bool, std::int64_t, std::int64_t);
 template LapackWorkspace<double> factor_workspace<double>(FactorDriver, bool, std::int64_t, std::int64_t);
 template int factor_run<float>(FactorDriver, char, bool, std::int64_t, std::int64_t, std::int64_t, float*, float*,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/lapack_drivers.h"
+#include "tensor/dtype.h"
 
 namespace blasscope::core {
 
@@ -27,6 +28,9 @@ std::string positive_info_meaning(FactorDriver driver, int info);
 // pivots and the eigen drivers' workspaces (SYEVD with vectors: about 2n^2 elements).
 template <typename T>
 LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n);
+// The same for a float32 or float64 matrix (`work` in elements of it).
+LapackWorkspace<double> factor_workspace(DType dtype, FactorDriver driver, bool vectors, std::int64_t m,
+                                         std::int64_t n);
 
 // One call of the routine on the m x n matrix a (POTRF, SYEVD, SYEV: n x n, from the `uplo`
 // triangle), with the workspace factor_workspace asked for. GESV solves A X = B for b

@@ -50,17 +50,6 @@ std::uint64_t lapack_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uin
   return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
 }
 
-// The factorisation op's workspace (pivots, the eigen drivers' LWORK), as LAPACK's query says
-// (with the documented minimum where the query overflows), in elements and ints.
-LapackWorkspace<double> factor_workspace_of(const OpSpec& op, DType dtype, std::uint64_t m, std::uint64_t n) {
-  // The parser names the routine of every factorisation op ("potrf" for cholesky, ...).
-  const FactorDriver driver = factor_driver_named(op.driver).value_or(FactorDriver::Potrf);
-  const auto rows = static_cast<std::int64_t>(m), cols = static_cast<std::int64_t>(n);
-  if (dtype == DType::Float64) return factor_workspace<double>(driver, op.compute_uv, rows, cols);
-  const auto sizes = factor_workspace<float>(driver, op.compute_uv, rows, cols);
-  return {sizes.work, sizes.iwork};
-}
-
 // What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
 // for the solution), the singular values for lstsq, and the workspace LAPACK asks for.
 std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, const TensorMeta* b) {
@@ -137,7 +126,10 @@ class Planner {
     const std::uint64_t item = item_size(a.dtype), n = a.shape[1];
     std::uint64_t bytes = a.shape[0] * n * item + HostTensor::kAllocationOverhead;
     if (b) bytes += b->bytes;
-    const auto workspace = factor_workspace_of(op, a.dtype, a.shape[0], n);
+    // The parser names the routine of every factorisation op ("potrf" for cholesky, ...).
+    const auto workspace =
+        factor_workspace(a.dtype, factor_driver_named(op.driver).value_or(FactorDriver::Potrf), op.compute_uv,
+                         static_cast<std::int64_t>(a.shape[0]), static_cast<std::int64_t>(n));
     if (static_cast<std::uint64_t>(workspace.work) > kBlasIntMax) {
       predict({"index-overflow",
                Severity::Error,

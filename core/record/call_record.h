@@ -104,6 +104,18 @@ struct CallRecord {
 };
 static_assert(sizeof(CallRecord) == 120);
 
+// Whether a workload op replays a call of this routine (gemm, dlascl, svd, lstsq, cholesky, lu,
+// solve, eigh): the preload captures only these, the reports name the others.
+inline bool has_replay_op(Routine r) {
+  switch (r) {
+    case Routine::Gemv:
+    case Routine::Syrk:
+    case Routine::Trsm:
+    case Routine::Getrs: return false;
+    default: return r < Routine::CublasCreate;
+  }
+}
+
 // An alignment as CallRecord holds it, in bytes (0: not recorded).
 inline std::uint32_t alignment_bytes(std::uint8_t code) {
   return code == 0 || code > 13 ? 0 : 1u << (code - 1);

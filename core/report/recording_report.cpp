@@ -129,8 +129,7 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
     const bool failed = c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0;
     if (!failed || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine)) continue;
     const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;
-    const bool has_op = c.routine != Routine::Gemv && c.routine != Routine::Syrk && c.routine != Routine::Trsm &&
-                        c.routine != Routine::Getrs;
+    const bool has_op = record::has_replay_op(c.routine);
     // With NaN/Inf inputs an INFO < 0 is the values' doing (DGESDD's -4 for a NaN norm), which
     // replays; with finite ones, arguments the replay op cannot pass (a refused UPLO or LDA).
     const bool lapack_argument_error = c.routine != Routine::Gemm && c.routine != Routine::Lascl &&
