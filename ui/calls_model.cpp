@@ -44,6 +44,7 @@ QString problem(const record::CallRecord& c) {
   if (c.info) parts << QObject::tr("INFO %1").arg(c.info);
   if (c.input_nan + c.input_inf) parts << QObject::tr("%1 NaN/Inf in").arg(c.input_nan + c.input_inf);
   if (c.output_nan + c.output_inf) parts << QObject::tr("%1 NaN/Inf out").arg(c.output_nan + c.output_inf);
+  if (c.flags & record::kWorkspaceQuery) parts << QObject::tr("workspace query");
   return parts.join(QStringLiteral(", "));
 }
 

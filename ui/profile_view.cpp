@@ -168,7 +168,7 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const QString name = QString::fromStdString(record::routine_name(t.routine, t.precision));
     auto* routine = new QStandardItem(name);
     routine->setData(name, Qt::UserRole);
-    const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
+    const double mean = record::mean_seconds(t);
     const double share = self_total > 0 ? 100 * t.self_seconds / self_total : 0;
     const double gflops = t.gflop > 0 && t.seconds > 0 ? t.gflop / t.seconds : 0;
     const bool single = t.precision == record::Precision::S || t.precision == record::Precision::C;
@@ -189,6 +189,11 @@ void ProfileView::setDocument(const RunDocument* doc) {
         number_item(mean, timed_text(QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1))),
         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
         number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–"))};
+    if (t.queries) {
+      row[2]->setToolTip(tr("%1 of them workspace queries (LWORK = -1), which only size LAPACK's workspace: left "
+                            "out of Mean")
+                             .arg(t.queries));
+    }
     if (unfinished) {
       auto* count = number_item(static_cast<double>(t.unfinished), QString::number(t.unfinished));
       if (t.unfinished) {

@@ -198,6 +198,7 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     if (d.b >= 0) c.align_b = alignment_code(reinterpret_cast<const void*>(a[d.b]));
     // A workspace query (LWORK = -1) does no work: its values are not looked at.
     const bool query = is_query(a, d);
+    if (query) c.flags |= record::kWorkspaceQuery;
     if (d.scan_inputs && !query) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;

@@ -327,6 +327,7 @@ CallScope::~CallScope() {
     add(t.self_nanoseconds, self_ns);
     if (failures) add(t.failures, 1);
     if (flops) add(t.flops, flops);
+    if (call.flags & record::kWorkspaceQuery) add(t.queries, 1);
   } else {
     record::RoutineTotals& t = g_shared->totals[r][p];
     t.calls.fetch_add(1, std::memory_order_relaxed);
@@ -334,6 +335,7 @@ CallScope::~CallScope() {
     t.self_nanoseconds.fetch_add(self_ns, std::memory_order_relaxed);
     if (failures) t.failures.fetch_add(1, std::memory_order_relaxed);
     if (flops) t.flops.fetch_add(flops, std::memory_order_relaxed);
+    if (call.flags & record::kWorkspaceQuery) t.queries.fetch_add(1, std::memory_order_relaxed);
   }
   append_finished(call);
 }

@@ -17,7 +17,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 10;
+inline constexpr std::uint32_t kLayoutVersion = 11;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -75,6 +75,7 @@ enum CallFlags : std::uint16_t {
   kValuesChecked = 1 << 5,
   kCaptured = 1 << 6,   // its inputs were written as a capture
   kHasStatus = 1 << 7,  // a cuBLAS/CUDA call: `info` is its status
+  kWorkspaceQuery = 1 << 8,  // LWORK = -1: LAPACK only sized its workspace, did no work
 };
 
 // One finished call (or, in the active table, one running call). 120 bytes, so that a ring
@@ -122,9 +123,9 @@ inline std::uint32_t alignment_bytes(std::uint8_t code) {
 }
 
 // Exact totals per routine and precision, over every call (even when the ring overflowed);
-// times in the header's `clock`.
+// times in the header's `clock`. `queries`: calls that were workspace queries (in `calls` too).
 struct RoutineTotals {
-  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops;
+  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops, queries;
 };
 
 // A thread's running calls, published at entry so a crash or a hang names them. The calls are

@@ -72,10 +72,10 @@ void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock,
   for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
     for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
       // The header's totals (threads without a slot) and every slot's.
-      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0;
+      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0, queries = 0;
       const auto add = [&](const RoutineTotals& t) {
         calls += t.calls.load(), failures += t.failures.load(), ns += t.nanoseconds.load();
-        self_ns += t.self_nanoseconds.load(), flops += t.flops.load();
+        self_ns += t.self_nanoseconds.load(), flops += t.flops.load(), queries += t.queries.load();
       };
       add(h.totals[r][p]);
       for (std::uint32_t s = 0; s < slots; ++s) add(h.active[s].totals[r][p]);
@@ -84,6 +84,7 @@ void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock,
       out.routines.push_back({static_cast<Routine>(r), static_cast<Precision>(p), calls, failures,
                               static_cast<double>(clock.span(ns)) * 1e-9,
                               static_cast<double>(clock.span(self_ns)) * 1e-9, static_cast<double>(flops) * 1e-9});
+      out.routines.back().queries = queries;
     }
   }
   std::sort(out.routines.begin(), out.routines.end(),
@@ -349,6 +350,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     RoutineTotal& t = totals[{c.routine, c.precision}];
     t.routine = c.routine, t.precision = c.precision;
     ++t.calls;
+    if (c.flags & kWorkspaceQuery) ++t.queries;
     t.seconds += static_cast<double>(c.duration_ns) * 1e-9;
     const auto it = inside.find(c.id);
     const std::uint64_t made = it == inside.end() ? 0 : it->second;
@@ -359,6 +361,11 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
   std::vector<RoutineTotal> out;
   for (auto& [key, total] : totals) out.push_back(total);
   return out;
+}
+
+double mean_seconds(const RoutineTotal& t) {
+  const std::uint64_t working = t.calls > t.queries ? t.calls - t.queries : t.calls;
+  return working ? t.seconds / static_cast<double>(working) : 0;
 }
 
 std::vector<RoutineTotal> with_unfinished(const Recording& r) {

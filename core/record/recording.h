@@ -33,7 +33,13 @@ struct RoutineTotal {
   // Calls that had not returned when the program ended (a hang, a crash): in no other field,
   // which count finished calls only. Set by with_unfinished().
   std::uint64_t unfinished = 0;
+  // Workspace queries (LWORK = -1), which only size LAPACK's workspace: counted in `calls` (the
+  // program made them) but not in the mean, which would halve a driver's (NumPy queries first).
+  std::uint64_t queries = 0;
 };
+
+// The total time over the calls that did work (over every call, where all were queries).
+double mean_seconds(const RoutineTotal& total);
 
 // A child process's own session, listed in the parent's.
 struct ChildSession {

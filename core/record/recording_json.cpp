@@ -98,6 +98,7 @@ json routines_to_json(std::span<const RoutineTotal> totals) {
                         {"failures", t.failures},
                         {"gflop", t.gflop}});
     if (t.unfinished) routines.back()["unfinished"] = t.unfinished;
+    if (t.queries) routines.back()["workspace_queries"] = t.queries;
   }
   return routines;
 }
@@ -191,6 +192,7 @@ enum class Field {
   TransB,
   ValuesChecked,
   Captured,
+  WorkspaceQuery,
   AlignA,
   AlignB,
   AlignC
@@ -227,6 +229,7 @@ Field field_of(std::string_view key) {
       {},
       {},
       {{"values_checked", Field::ValuesChecked}},
+      {{"workspace_query", Field::WorkspaceQuery}},
   };
   if (key.size() >= std::size(kByLength)) return Field::Other;
   for (const Name& name : kByLength[key.size()]) {
@@ -348,6 +351,7 @@ class CallBuilder {
       case Field::TransB: m_call.flags |= kTransB; break;
       case Field::ValuesChecked: m_call.flags |= kValuesChecked; break;
       case Field::Captured: m_call.flags |= kCaptured; break;
+      case Field::WorkspaceQuery: m_call.flags |= kWorkspaceQuery; break;
       default: break;
     }
   }
@@ -805,6 +809,7 @@ Recording recording_from_json(const json& s) {
     r.routines.push_back({routine->first, routine->second, field<std::uint64_t>(t, "calls", 0),
                           field<std::uint64_t>(t, "failures", 0), field<double>(t, "seconds", 0),
                           field<double>(t, "self_seconds", 0), field<double>(t, "gflop", 0)});
+    r.routines.back().queries = field<std::uint64_t>(t, "workspace_queries", 0);
   }
   for (const json& c : field<json>(s, "calls", json::array())) r.calls.push_back(call_from_json(c, r.start_ns));
   for (const json& c : field<json>(s, "captures", json::array())) {

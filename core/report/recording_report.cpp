@@ -74,7 +74,7 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   if (!r.running.empty()) rows[0].push_back("UNFINISHED");
   const double self_total = total_self_seconds(r);
   for (const auto& t : record::with_unfinished(r)) {
-    const double mean = t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
+    const double mean = record::mean_seconds(t);
     const bool timed = t.calls > 0;
     rows.push_back({record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
                     std::to_string(t.calls), timed ? format_duration(t.seconds) : "-",
@@ -109,6 +109,16 @@ std::string header(const record::Recording& r) {
         << r.max_calls << " calls, or the buffer was full)\n";
   }
   if (!r.problem.empty()) out << "note: " << r.problem << '\n';
+  std::string queries;
+  for (const auto& t : r.routines) {
+    if (!t.queries) continue;
+    queries += (queries.empty() ? "" : ", ") + std::to_string(t.queries) + " of " + std::to_string(t.calls) + " " +
+               record::routine_name(t.routine, t.precision);
+  }
+  if (!queries.empty()) {
+    out << "note: workspace queries (LWORK = -1: LAPACK only sizes its workspace) are in CALLS but not in MEAN: "
+        << queries << '\n';
+  }
   if (!r.openblas_corename.empty()) out << "OpenBLAS kernels: " << r.openblas_corename << '\n';
   return out.str();
 }

@@ -58,7 +58,7 @@ CallRecord full_call() {
   c.input_inf = 2;
   c.output_nan = 3;
   c.output_inf = 4294967295u;
-  c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured;
+  c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured | kWorkspaceQuery;
   c.side_uplo = 'G';
   c.align_a = 1, c.align_b = 4, c.align_c = 13;  // 1, 8 and 4096 bytes
   return c;
@@ -153,6 +153,31 @@ TEST(SessionText, EveryFieldOfEveryCallReadsBack) {
   EXPECT_EQ(back.wall_seconds, r.wall_seconds);
   // The JSON parser reads the same text to the same calls.
   expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, r.calls);
+}
+
+TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
+  CallRecord query = call(1), work = call(2);
+  query.routine = work.routine = Routine::Gesdd;
+  query.flags = kHasInfo | kWorkspaceQuery;
+  query.duration_ns = 1000;
+  work.flags = kHasInfo;
+  work.duration_ns = 9000;
+  Recording r = recording_of({query, work});
+  r.routines = totals_of(r.calls);
+  ASSERT_EQ(r.routines.size(), 1u);
+  EXPECT_EQ(r.routines[0].calls, 2u);
+  EXPECT_EQ(r.routines[0].queries, 1u);
+  EXPECT_DOUBLE_EQ(mean_seconds(r.routines[0]), 10e-6);  // the total over the one that did work
+  const Recording back = parse_recording_text(session_text(r));
+  ASSERT_EQ(back.routines.size(), 1u);
+  EXPECT_EQ(back.routines[0].queries, 1u);
+  EXPECT_TRUE(back.calls[0].flags & kWorkspaceQuery);
+  EXPECT_FALSE(back.calls[1].flags & kWorkspaceQuery);
+  // Only queries: their own mean.
+  RoutineTotal all_queries;
+  all_queries.calls = all_queries.queries = 4;
+  all_queries.seconds = 2e-6;
+  EXPECT_DOUBLE_EQ(mean_seconds(all_queries), 0.5e-6);
 }
 
 TEST(SessionText, AlignmentsAreWrittenInBytesAndOnlyWhereRecorded) {

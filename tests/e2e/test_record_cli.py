@@ -143,6 +143,31 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(again["calls"], report["calls"])
         self.assertEqual(again["routines"], report["routines"])
 
+    def test_workspace_queries_are_counted_and_marked_but_left_out_of_the_mean(self):
+        # NumPy's svd asks DGESDD for its workspace (LWORK = -1) before each real call.
+        script = write("queries.py", """
+            import numpy as np
+            s = np.random.rand(120, 120)
+            for _ in range(6):
+                np.linalg.svd(s)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        gesdd = next(r for r in report["routines"] if r["routine"] == "dgesdd")
+        self.assertEqual(gesdd["calls"], 12)
+        self.assertEqual(gesdd["workspace_queries"], 6)
+        calls = [c for c in report["calls"] if c["routine"] == "dgesdd"]
+        self.assertEqual(sum(1 for c in calls if c.get("workspace_query")), 6)
+        # A query scans nothing and is never the parent of the work.
+        for c in calls:
+            self.assertEqual("values_checked" in c, not c.get("workspace_query"), c)
+        self.assertIn("6 of 12 dgesdd", proc.err)
+        # MEAN is the real calls' mean: the total over 6, not over 12.
+        row = next(line for line in proc.err.splitlines() if line.strip().startswith("dgesdd")).split()
+        units = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+        mean = float(row[8]) * units[row[9]]  # ROUTINE DTYPE CALLS TOTAL(2) SELF(2) SHARE MEAN(2)
+        self.assertAlmostEqual(mean / (gesdd["seconds"] / 6), 1, delta=0.01)
+
     def test_svd_of_a_nan_matrix_is_the_dlascl_parameter_4_failure(self):
         script = write("svd.py", """
             import numpy as np

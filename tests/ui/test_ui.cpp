@@ -484,6 +484,32 @@ class UiTests : public QObject {
     QVERIFY(flow.tensorNodes() >= 2);
   }
 
+  void aWorkspaceQueryIsCountedButNotInTheMean() {
+    const QString path = m_dir.filePath(QStringLiteral("queries.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+      "command": ["python3", "svd.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 2,
+      "routines": [{"routine": "dgesdd", "calls": 2, "workspace_queries": 1, "seconds": 0.01, "self_seconds": 0.01}],
+      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0,
+                 "workspace_query": true, "seconds": 0.000001},
+                {"id": 2, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0, "seconds": 0.009999}]})");
+    file.close();
+    ui::MainWindow window;
+    window.show();
+    window.open(path);
+    auto* profile = window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
+    QVERIFY(profile && profile->isShowingContent());
+    auto* routines = profile->findChild<QTableView*>(QStringLiteral("routines"));
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    QCOMPARE(routines->model()->index(0, 2).data().toString(), QStringLiteral("2"));
+    QVERIFY(routines->model()->index(0, 2).data(Qt::ToolTipRole).toString().contains(QStringLiteral("workspace")));
+    QCOMPARE(routines->model()->headerData(7, Qt::Horizontal).toString(), QStringLiteral("Mean"));
+    QCOMPARE(routines->model()->index(0, 7).data().toString(), QStringLiteral("10000.0 µs"));  // 10 ms over 1 call
+    QCOMPARE(calls->model()->index(0, ui::CallsModel::Problem).data().toString(), QStringLiteral("workspace query"));
+    QCOMPARE(calls->model()->index(1, ui::CallsModel::Problem).data().toString(), QString());
+  }
+
   void aRecordingOpensInTheProfileView() {
     const QString path = m_dir.filePath(QStringLiteral("recording.json"));
     QFile file(path);
