@@ -1,6 +1,8 @@
 #include "calls_model.h"
 
 #include <QColor>
+#include <algorithm>
+#include <limits>
 
 #include "record/routine_names.h"
 #include "text/format.h"
@@ -48,6 +50,27 @@ QString problem(const record::CallRecord& c) {
   return parts.join(QStringLiteral(", "));
 }
 
+// A routine's place among every routine's name in alphabetical order.
+int routine_rank(const record::CallRecord& c) {
+  static const auto* const kRanks = [] {
+    std::vector<std::pair<std::string, int>> names;
+    for (std::uint32_t r = 0; r < record::kRoutineCount; ++r) {
+      for (std::uint32_t p = 0; p < record::kPrecisionCount; ++p) {
+        names.emplace_back(record::routine_name(static_cast<record::Routine>(r), static_cast<record::Precision>(p)),
+                           static_cast<int>(r * record::kPrecisionCount + p));
+      }
+    }
+    std::sort(names.begin(), names.end());
+    auto* ranks = new std::vector<int>(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i)
+      (*ranks)[static_cast<std::size_t>(names[i].second)] = static_cast<int>(i);
+    return ranks;
+  }();
+  const auto slot =
+      static_cast<std::size_t>(c.routine) * record::kPrecisionCount + static_cast<std::size_t>(c.precision);
+  return slot < kRanks->size() ? (*kRanks)[slot] : static_cast<int>(kRanks->size());
+}
+
 }  // namespace
 
 CallsModel::CallsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -87,8 +110,57 @@ void CallsModel::rebuild() {
       if (m_status == StatusFilter::NonFinite && !non_finite(c)) continue;
       m_rows.push_back(i);
     }
+    sortRows();
   }
   endResetModel();
+}
+
+void CallsModel::sort(int column, Qt::SortOrder order) {
+  m_sortColumn = column;
+  m_sortOrder = order;
+  if (!m_recording) return;
+  emit layoutAboutToBeChanged();
+  const QModelIndexList before = persistentIndexList();
+  std::vector<std::uint32_t> calls_before;
+  for (const QModelIndex& index : before) calls_before.push_back(m_rows[static_cast<std::size_t>(index.row())]);
+  sortRows();
+  // Selections (the call shown in the replay panel) follow their calls to their new rows.
+  std::vector<int> row_of(m_recording->calls.size() + m_recording->running.size(), -1);
+  for (std::size_t row = 0; row < m_rows.size(); ++row) row_of[m_rows[row]] = static_cast<int>(row);
+  QModelIndexList after;
+  for (std::size_t i = 0; i < calls_before.size(); ++i) after << index(row_of[calls_before[i]], before[i].column());
+  changePersistentIndexList(before, after);
+  emit layoutChanged();
+}
+
+void CallsModel::sortRows() {
+  if (m_sortColumn < 0 || m_sortColumn >= ColumnCount) {
+    // The finished calls in the order they finished, then the running ones (a rebuild makes them so).
+    if (!std::is_sorted(m_rows.begin(), m_rows.end())) std::sort(m_rows.begin(), m_rows.end());
+    return;
+  }
+  // One number a row: sizes by their product, the problem by how bad it is, a running call's time
+  // as the longest.
+  const auto key = [this](std::uint32_t index) -> double {
+    const record::CallRecord& c = at(index);
+    switch (m_sortColumn) {
+      case Seq: return static_cast<double>(c.id);
+      case Process: return c.pid;
+      case Thread: return c.tid;
+      case Routine: return routine_rank(c);
+      case DType: return static_cast<double>(c.precision);
+      case Sizes: return static_cast<double>(c.m) * std::max(c.n, 1) * std::max(c.k, 1);
+      case Alignment: return c.align_a * 256.0 * 256.0 + c.align_b * 256.0 + c.align_c;
+      case Start: return static_cast<double>(c.start_ns);
+      case Time: return isRunning(index) ? std::numeric_limits<double>::infinity() : static_cast<double>(c.duration_ns);
+      case Info: return c.info;
+      default:  // Problem
+        return (isRunning(index) ? 4 : 0) + (failed(c) ? 2 : 0) + (non_finite(c) ? 1 : 0);
+    }
+  };
+  const bool descending = m_sortOrder == Qt::DescendingOrder;
+  std::stable_sort(m_rows.begin(), m_rows.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return descending ? key(b) < key(a) : key(a) < key(b); });
 }
 
 const record::CallRecord* CallsModel::callAt(int row) const {

@@ -510,6 +510,47 @@ class UiTests : public QObject {
     QCOMPARE(calls->model()->index(1, ui::CallsModel::Problem).data().toString(), QString());
   }
 
+  void theCallsSortByAColumnAndBackToTheOrderTheyFinished() {
+    const QString path = m_dir.filePath(QStringLiteral("sorting.json"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+      "command": ["a.out"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 3,
+      "routines": [{"routine": "dgemm", "calls": 2, "seconds": 0.005}, {"routine": "dgesdd", "calls": 1, "seconds": 0.01}],
+      "calls": [{"id": 2, "parent": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 8, "n": 8, "k": 8,
+                 "start": 0.002, "seconds": 0.001},
+                {"id": 3, "parent": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 99, "n": 99, "k": 99,
+                 "start": 0.004, "seconds": 0.004},
+                {"id": 1, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 30, "n": 30, "info": 0, "start": 0.001,
+                 "seconds": 0.01}]})");
+    file.close();
+    ui::MainWindow window;
+    window.show();
+    window.open(path);
+    auto* profile = window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
+    QVERIFY(profile && profile->isShowingContent());
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    const auto ids = [calls] {
+      QList<qulonglong> out;
+      for (int row = 0; row < calls->model()->rowCount(); ++row)
+        out << calls->model()->index(row, 0).data().toULongLong();
+      return out;
+    };
+    QCOMPARE(ids(), (QList<qulonglong>{2, 3, 1}));  // as they finished
+    calls->sortByColumn(ui::CallsModel::Start, Qt::AscendingOrder);
+    QCOMPARE(ids(), (QList<qulonglong>{1, 2, 3}));
+    calls->sortByColumn(ui::CallsModel::Time, Qt::DescendingOrder);
+    QCOMPARE(ids(), (QList<qulonglong>{1, 3, 2}));
+    calls->selectRow(1);  // call 3: the selection follows it
+    calls->sortByColumn(ui::CallsModel::Sizes, Qt::AscendingOrder);
+    QCOMPARE(ids(), (QList<qulonglong>{2, 1, 3}));  // 8·8·8, 30·30, 99·99·99
+    QCOMPARE(calls->currentIndex().row(), 2);
+    calls->sortByColumn(ui::CallsModel::Routine, Qt::DescendingOrder);
+    QCOMPARE(calls->model()->index(0, 0).data().toULongLong(), 1ULL);  // dgesdd after dgemm
+    calls->sortByColumn(-1, Qt::AscendingOrder);
+    QCOMPARE(ids(), (QList<qulonglong>{2, 3, 1}));
+  }
+
   void aRecordingOpensInTheProfileView() {
     const QString path = m_dir.filePath(QStringLiteral("recording.json"));
     QFile file(path);
