@@ -485,20 +485,14 @@ class UiTests : public QObject {
   }
 
   void aWorkspaceQueryIsCountedButNotInTheMean() {
-    const QString path = m_dir.filePath(QStringLiteral("queries.json"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+    ui::MainWindow window;
+    auto* profile = openProfile(window, QStringLiteral("queries.json"),
+                                R"({"format": "blasscope-session", "version": 1, "kind": "recording",
       "command": ["python3", "svd.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 2,
       "routines": [{"routine": "dgesdd", "calls": 2, "workspace_queries": 1, "seconds": 0.01, "self_seconds": 0.01}],
       "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0,
                  "workspace_query": true, "seconds": 0.000001},
                 {"id": 2, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0, "seconds": 0.009999}]})");
-    file.close();
-    ui::MainWindow window;
-    window.show();
-    window.open(path);
-    auto* profile = window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
     QVERIFY(profile && profile->isShowingContent());
     auto* routines = profile->findChild<QTableView*>(QStringLiteral("routines"));
     auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
@@ -511,10 +505,9 @@ class UiTests : public QObject {
   }
 
   void theCallsSortByAColumnAndBackToTheOrderTheyFinished() {
-    const QString path = m_dir.filePath(QStringLiteral("sorting.json"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+    ui::MainWindow window;
+    auto* profile = openProfile(window, QStringLiteral("sorting.json"),
+                                R"({"format": "blasscope-session", "version": 1, "kind": "recording",
       "command": ["a.out"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 3,
       "routines": [{"routine": "dgemm", "calls": 2, "seconds": 0.005}, {"routine": "dgesdd", "calls": 1, "seconds": 0.01}],
       "calls": [{"id": 2, "parent": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 8, "n": 8, "k": 8,
@@ -523,11 +516,6 @@ class UiTests : public QObject {
                  "start": 0.004, "seconds": 0.004},
                 {"id": 1, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 30, "n": 30, "info": 0, "start": 0.001,
                  "seconds": 0.01}]})");
-    file.close();
-    ui::MainWindow window;
-    window.show();
-    window.open(path);
-    auto* profile = window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
     QVERIFY(profile && profile->isShowingContent());
     auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
     const auto ids = [calls] {
@@ -552,10 +540,8 @@ class UiTests : public QObject {
   }
 
   void aRecordingOpensInTheProfileView() {
-    const QString path = m_dir.filePath(QStringLiteral("recording.json"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+    const QString path = writeFile(QStringLiteral("recording.json"),
+                                   R"({"format": "blasscope-session", "version": 1, "kind": "recording",
       "command": ["python3", "fit.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 4,
       "processes": [{"pid": 42, "parent_pid": 1, "command": "python3 fit.py", "blas_found": true}],
       "routines": [{"routine": "dgelsd", "calls": 1, "seconds": 0.002, "self_seconds": 0.0015, "failures": 1},
@@ -570,7 +556,7 @@ class UiTests : public QObject {
                  "values_checked": true, "input_nan": 1}],
       "running": [{"id": 5, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 50, "n": 40, "start": 0.4}],
       "timed_out": true})");
-    file.close();
+    QVERIFY(!path.isEmpty());
     ui::MainWindow window;
     window.show();
     window.open(path);
@@ -765,6 +751,23 @@ class UiTests : public QObject {
   }
 
  private:
+  // Writes `text` as NAME in the test's folder; "" where it cannot.
+  QString writeFile(const QString& name, const char* text) {
+    const QString path = m_dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) < 0) return {};
+    return path;
+  }
+
+  // The recording `text`, written as NAME, opened in `window`: its profile view.
+  ui::ProfileView* openProfile(ui::MainWindow& window, const QString& name, const char* text) {
+    const QString path = writeFile(name, text);
+    if (path.isEmpty()) return nullptr;
+    window.show();
+    window.open(path);
+    return window.findChild<ui::ProfileView*>(QStringLiteral("profile"));
+  }
+
   QTemporaryDir m_dir;
 };
 
