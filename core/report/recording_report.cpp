@@ -311,7 +311,11 @@ std::string recording_summary(const record::Recording& r, const std::vector<Diag
 
 std::string recording_markdown(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
-  out << "# BLAScope recording: `" << command_line(r) << "`\n\n" << header(r) << "\n## Routines\n\n";
+  out << "# BLAScope recording: `" << command_line(r) << "`\n\n";
+  // A paragraph a line: Markdown would join the notes into the line before them.
+  std::istringstream lines(header(r));
+  for (std::string line; std::getline(lines, line);) out << line << "\n\n";
+  out << "## Routines\n\n";
   const auto rows = routine_rows(r);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     out << '|';
