@@ -34,8 +34,10 @@ bool square_only(Routine r) {
 }
 
 std::string sizes(const CallRecord& c) {
-  std::string text =
-      square_only(c.routine) ? "N=" + std::to_string(c.n) : "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
+  // SYRK has no M either: C is N x N.
+  std::string text = square_only(c.routine) || c.routine == Routine::Syrk
+                         ? "N=" + std::to_string(c.n)
+                         : "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
   if (c.k)
     text += (c.routine == Routine::Gemm || c.routine == Routine::Syrk ? ", K=" : ", NRHS=") + std::to_string(c.k);
   if (c.lda) text += ", LDA=" + std::to_string(c.lda);
@@ -461,6 +463,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       "Nothing to fix in BLAS/LAPACK: find who sent the signal (a scheduler's time limit, a parent process). A "
       "call named as running was simply the one in progress."};
   const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
+  // The mean of each routine's finished calls (from the exact totals: the calls kept one by one
+  // may be a few): a call stopped after not much longer is only the one in progress (a loop of
+  // GEMMs stopped by --timeout), not a hang.
+  std::map<std::pair<Routine, record::Precision>, double> mean;
+  for (const auto& t : r.routines) {
+    if (t.calls) mean[{t.routine, t.precision}] = record::mean_seconds(t);
+  }
   for (const CallRecord& c : r.running) {
     // Named by the program's own call (a driver), with the call it was inside of when it stopped.
     if (c.parent && running.count(c.parent)) continue;
@@ -479,14 +488,21 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
     }
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
-    if (r.timed_out) {
-      out.add("kernel-hang", Severity::Error, c, label(c) + " was still running after " + format_number(ran) + " s",
-              evidence);
-    } else if (r.stopped) {
-      // Stopped by the user, not by a time limit: what was running is worth naming, but it
-      // may simply have been the call in progress.
-      out.add("kernel-hang", Severity::Warning, c,
-              label(c) + " was still running when the program was stopped, after " + format_number(ran) + " s",
+    if (r.timed_out || r.stopped) {
+      // Hung: running for over a second, and ten times as long as its routine's calls that
+      // returned took on average. Otherwise the call was merely the one in progress when time ran out.
+      const auto usual = mean.find({c.routine, c.precision});
+      const double usual_seconds = usual == mean.end() ? 0 : usual->second;
+      const bool hung = ran >= 1 && ran >= 10 * usual_seconds;
+      if (usual != mean.end()) {
+        evidence.push_back("the " + call_name(c) + " calls that returned took " + format_number(usual_seconds) +
+                           " s on average");
+      }
+      const std::string when = r.timed_out ? "when --timeout stopped the program" : "when the program was stopped";
+      out.add("kernel-hang", hung ? Severity::Error : Severity::Warning, c,
+              hung ? label(c) + " was still running after " + format_number(ran) + " s, " + when
+                   : label(c) + " was the call in progress " + when + " (it had run " + format_number(ran) +
+                         " s: the program was busy, not hung in it)",
               evidence);
     } else if (c.pid != r.pid || r.exit_status < 0) {
       // A child process (or a child's own session): it ended with this call unfinished.

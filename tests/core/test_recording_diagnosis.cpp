@@ -266,14 +266,42 @@ TEST(RecordingDiagnosis, AHangIsTheProgramsOwnCallWithTheCallItWasInside) {
   EXPECT_EQ(hang[0].severity, Severity::Error);
   EXPECT_NE(hang[0].title.find("call 2 DGESDD"), std::string::npos) << hang[0].title;
   EXPECT_TRUE(contains(hang[0].evidence, "inside it, call 4501 DGEMM"));
-  // Stopped on request rather than by --timeout: named, but as a warning (it may simply have
-  // been the call in progress).
+  // Stopped on request rather than by --timeout: the same hang.
   r.timed_out = false;
   r.stopped = true;
   hang = of(diagnose_recording(r), "kernel-hang");
   ASSERT_EQ(hang.size(), 1u);
-  EXPECT_EQ(hang[0].severity, Severity::Warning);
+  EXPECT_EQ(hang[0].severity, Severity::Error);
   EXPECT_NE(hang[0].title.find("when the program was stopped"), std::string::npos) << hang[0].title;
+}
+
+TEST(RecordingDiagnosis, TheCallInProgressWhenTimeRanOutIsNoHang) {
+  Recording r;
+  r.timed_out = true;
+  r.wall_seconds = 3;
+  r.start_ns = 0;
+  CallRecord gemm = call(77, Routine::Gemm, 200, 200);
+  gemm.start_ns = 2'900'000'000;  // had run 0.1 s when the program was stopped
+  r.running = {gemm};
+  blasscope::record::RoutineTotal done;
+  done.routine = Routine::Gemm;
+  done.calls = 1000;
+  done.seconds = 20;  // 20 ms each
+  r.routines = {done};
+  auto hang = of(diagnose_recording(r), "kernel-hang");
+  ASSERT_EQ(hang.size(), 1u);
+  EXPECT_EQ(hang[0].severity, Severity::Warning) << "a loop of GEMMs stopped in one of them";
+  EXPECT_NE(hang[0].title.find("busy, not hung"), std::string::npos) << hang[0].title;
+  EXPECT_TRUE(contains(hang[0].evidence, "took 0.02 s on average"));
+  // Running for over a second and ten times the mean: hung, even with calls of its routine done.
+  r.running[0].start_ns = 1'000'000'000;
+  hang = of(diagnose_recording(r), "kernel-hang");
+  ASSERT_EQ(hang.size(), 1u);
+  EXPECT_EQ(hang[0].severity, Severity::Error);
+  // Under a second: in progress, however long its routine usually takes.
+  r.routines.clear();
+  r.running[0].start_ns = 2'500'000'000;
+  EXPECT_EQ(of(diagnose_recording(r), "kernel-hang")[0].severity, Severity::Warning);
 }
 
 TEST(RecordingDiagnosis, ATerminationSignalIsNotACrash) {
