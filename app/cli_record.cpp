@@ -2,10 +2,13 @@
 
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -53,6 +56,28 @@ bool parse_number(const std::string& text, double& out) {
   return end && *end == '\0' && out >= 0 && out < 1e9;
 }
 
+// Why a session could not be written as `output` (its folder, "" for the working directory):
+// found before the program runs, not after hours of it. "" when it can be.
+std::string why_unwritable(const std::string& output) {
+  struct stat st;
+  if (!output.empty() && ::stat(output.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return output + " is a folder";
+    if (!S_ISREG(st.st_mode)) return "";  // a device or a pipe: written into at the end
+  }
+  std::filesystem::path folder = output.empty() ? "." : std::filesystem::path(output).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) return "cannot create the folder " + folder.string() + ": " + error.message();
+  // The session is written beside its name, then renamed over it: the folder must take files.
+  std::string probe = (folder / ".blasscope-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return "cannot write in " + folder.string() + ": " + std::strerror(errno);
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return "";
+}
+
 }  // namespace
 
 int run_record(const std::vector<std::string>& args) {
@@ -71,7 +96,8 @@ int run_record(const std::vector<std::string>& args) {
       output = args[++i];
     } else if (a == "--timeout" && has_value) {
       if (!parse_number(args[++i], options.timeout_seconds)) {
-        std::cerr << "error: record: --timeout wants a number of seconds, not '" << args[i] << "'\n" << kRecordUsage;
+        std::cerr << "error: record: --timeout wants a number of seconds below 1e9, not '" << args[i] << "'\n"
+                  << kRecordUsage;
         return kExitUsage;
       }
     } else if (a == "--max-calls" && has_value) {
@@ -124,6 +150,10 @@ int run_record(const std::vector<std::string>& args) {
   if (!std::filesystem::exists(options.preload_library)) {
     std::cerr << "error: record: the recording library is missing (" << options.preload_library
               << "); rebuild BLAScope or set BLASSCOPE_PRELOAD\n";
+    return kExitUsage;
+  }
+  if (const std::string why = why_unwritable(output); !why.empty()) {
+    std::cerr << "error: record: the session could not be saved (" << why << "); nothing was run\n";
     return kExitUsage;
   }
   // The session's name is known once the program's pid is; captures go beside it, named from

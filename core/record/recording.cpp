@@ -179,6 +179,8 @@ Recording record_program(const RecordOptions& options) {
   if (spawn_error != 0) {
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
+    std::error_code ignored;
+    if (!capture_dir.empty()) std::filesystem::remove(capture_dir, ignored);  // made for the program: empty
     out.exit_status = spawn_error == ENOENT ? 127 : 126;
     out.problem = options.command[0] + ": " +
                   (spawn_error == ENOENT ? std::string("command not found") : std::strerror(spawn_error));

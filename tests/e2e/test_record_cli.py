@@ -1143,12 +1143,29 @@ class RecordCuBlas(unittest.TestCase):
 
 class RecordBadInput(unittest.TestCase):
     def test_an_unknown_command_exits_127(self):
-        proc = subprocess.run([CLI, "record", "--", "/no/such/program"], capture_output=True, timeout=60, cwd=WORK)
+        session = os.path.join(WORK, "never.json")
+        proc = subprocess.run([CLI, "record", "--output", session, "--", "/no/such/program"], capture_output=True,
+                              timeout=60, cwd=WORK)
         self.assertEqual(proc.returncode, 127)
         self.assertIn("/no/such/program", proc.stderr.decode())
+        self.assertFalse(os.path.exists(os.path.join(WORK, "never.captures")), "an empty captures folder was left")
+
+    def test_a_session_that_cannot_be_saved_is_refused_before_the_program_runs(self):
+        marker = os.path.join(WORK, "ran")
+        program = [PYTHON, "-c", f"open({marker!r}, 'w').close()"]
+        not_a_folder = write("plain-file", "x")
+        for output, reason in ((os.path.join(not_a_folder, "s.json"), "cannot create the folder"),
+                               (WORK, "is a folder")):
+            proc = subprocess.run([CLI, "record", "--output", output, "--", *program], capture_output=True,
+                                  timeout=60, cwd=WORK)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn(reason, proc.stderr.decode())
+            self.assertIn("nothing was run", proc.stderr.decode())
+            self.assertFalse(os.path.exists(marker))
 
     def test_usage_errors(self):
-        for args in (["record"], ["record", "--timeout", "soon", "--", "true"], ["record", "--bogus", "--", "true"]):
+        for args in (["record"], ["record", "--timeout", "soon", "--", "true"], ["record", "--timeout", "1e9", "--", "true"],
+                     ["record", "--bogus", "--", "true"]):
             proc = subprocess.run([CLI, *args], capture_output=True, timeout=60, cwd=WORK)
             self.assertEqual(proc.returncode, 2, args)
             self.assertIn("usage", proc.stderr.decode())
