@@ -256,6 +256,8 @@ void capture_gemm_arguments(record::CallRecord& c) {
   if (!s || !capture_root() || s->capture_mode.load() == 0) return;
   if (c.precision != record::Precision::S && c.precision != record::Precision::D) return;
   if (c.m < 0 || c.n < 0 || c.k < 0 || c.m * c.k > (1 << 26) || c.k * c.n > (1 << 26)) return;
+  // A transpose flag that is not N, T or C has no workload form: the replay would transpose.
+  if (c.xerbla_parameter == 1 || c.xerbla_parameter == 2) return;
   if (!reserve(0, true)) return;
   char dir[4096], path[4200], text[2048];
   if (!make_directory(c, dir, sizeof dir)) return;

@@ -1,5 +1,6 @@
 #include "diagnose/recording_diagnosis.h"
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -81,6 +82,11 @@ std::string gemm_parameter(const CallRecord& c, int p) {
   if (p == 3 || p == 4)
     return "parameter is your " + std::string((p == 3) != row ? "M" : "N") + ", which must not be negative";
   if (p == 5) return "parameter is your K, which must not be negative";
+  const bool letter = std::isprint(c.side_uplo) && !(c.flags & record::kCblas);  // a Fortran call's TRANSA
+  if (p == 1 && letter) {
+    return "parameter is your TRANSA = '" + std::string(1, static_cast<char>(c.side_uplo)) +
+           "', which must be N, T or C";
+  }
   if (p == 1 || p == 2) return "parameter is a transpose flag that is not N, T or C";
   return "";
 }
@@ -112,10 +118,14 @@ std::string leading_dimension_bound(const CallRecord& c, const std::string& name
 std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord& top) {
   std::vector<std::string> evidence;
   if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");
-  evidence.push_back(
-      call_name(c) + " was called " + ((c.flags & record::kCblas) ? "through CBLAS" : "through its Fortran name") +
-      ((c.flags & record::kRowMajor) ? ", row-major" : "") + " with " + sizes(c) +
-      ((c.flags & record::kTransA) ? ", A transposed" : "") + ((c.flags & record::kTransB) ? ", B transposed" : ""));
+  // A transpose flag GEMM refused is neither N nor T: the call transposed nothing.
+  const bool bad_transpose = c.routine == Routine::Gemm && (c.xerbla_parameter == 1 || c.xerbla_parameter == 2);
+  const std::string transposes = bad_transpose ? ""
+                                               : std::string((c.flags & record::kTransA) ? ", A transposed" : "") +
+                                                     ((c.flags & record::kTransB) ? ", B transposed" : "");
+  evidence.push_back(call_name(c) + " was called " +
+                     ((c.flags & record::kCblas) ? "through CBLAS" : "through its Fortran name") +
+                     ((c.flags & record::kRowMajor) ? ", row-major" : "") + " with " + sizes(c) + transposes);
   const std::string routine = xerbla_routine(c);
   const bool own = routine.size() > 1 && upper(routine) == call_name(c);  // not a routine it called unrecorded
   std::string meaning = own && c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter) : "";

@@ -141,9 +141,10 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
     const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;
     const bool has_op = record::has_replay_op(c.routine);
     // With NaN/Inf inputs an INFO < 0 is the values' doing (DGESDD's -4 for a NaN norm), which
-    // replays; with finite ones, arguments the replay op cannot pass (a refused UPLO or LDA).
-    const bool lapack_argument_error = c.routine != Routine::Gemm && c.routine != Routine::Lascl &&
-                                       (c.info < 0 || c.xerbla_parameter != 0) && c.input_nan + c.input_inf == 0;
+    // replays; with finite ones, arguments the replay op cannot pass (a refused UPLO or LDA, a
+    // negative size or a transpose flag GEMM refused: the GEMMs it can replay were captured).
+    const bool lapack_argument_error =
+        c.routine != Routine::Lascl && (c.info < 0 || c.xerbla_parameter != 0) && c.input_nan + c.input_inf == 0;
     const std::string name = record::routine_name(c.routine, c.precision);
     if (!real || !has_op || lapack_argument_error) {
       ++out.not_replayable[name];
@@ -195,8 +196,9 @@ std::string captures_text(const record::Recording& r) {
   }
   const Uncaptured uncaptured = uncaptured_failures(r);
   if (!uncaptured.not_replayable.empty()) {
-    out << "note: failing calls no capture replays (BLAScope replays real GEMMs, ?LASCL, the SVD, least-squares and "
-           "SYEVD/SYEV drivers, POTRF, GETRF and GESV, not a LAPACK routine's argument errors): "
+    out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
+           "double-precision GEMM, ?LASCL, SVD, least-squares, SYEVD/SYEV, POTRF, GETRF and GESV calls, and only "
+           "with arguments LAPACK accepts): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {

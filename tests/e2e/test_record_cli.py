@@ -932,6 +932,31 @@ class RecordC(unittest.TestCase):
         self.assertEqual(report["captures_skipped"], 2)
         self.assertEqual(report["uncaptured"]["not_replayable"], {"dpotrf": 1, "dsyevd": 1})
 
+    def test_a_gemm_with_a_refused_transpose_or_a_negative_size_is_not_captured(self):
+        # No workload holds a transpose flag that is not N, T or C, nor M = -1: a capture would
+        # replay a valid GEMM instead. Both are said to be left out.
+        exe = build_c("badgemm", """
+            void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                        const int*, const double*, const int*, const double*, double*, const int*);
+            int main(void) {
+              double a[16] = {0}, b[16] = {0}, c[16] = {0}, one = 1, zero = 0;
+              int n = 4, negative = -1;
+              dgemm_("X", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+              dgemm_("N", "N", &negative, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+              return 0;
+            }
+        """, "-lblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(report["captures"], [])
+        self.assertEqual(report["uncaptured"]["not_replayable"], {"dgemm": 2})
+        illegal = [d for d in report["diagnoses"] if d["id"] == "illegal-argument"]
+        self.assertEqual(len(illegal), 2, report["diagnoses"])
+        text = json.dumps(report["diagnoses"])
+        self.assertIn("TRANSA = 'X'", text)
+        self.assertNotIn("A transposed", text)
+        self.assertIn("M, which must not be negative", text)
+
     def test_a_program_that_dies_inside_a_call_is_named(self):
         exe = build_c("segv", """
             #include <cblas.h>
