@@ -192,6 +192,8 @@ struct Specific {
 };
 
 class Collector {
+  static constexpr std::size_t kListedIds = 1000;  // the calls a diagnosis lists by id (facts "calls")
+
  public:
   void add(const std::string& id, Severity severity, const CallRecord& c, std::string message,
            std::vector<std::string> evidence, Specific specific = {}) {
@@ -201,6 +203,8 @@ class Collector {
     if (it != m_index.end()) {
       ++m_repeats[it->second];
       ++m_details[it->second][specific.detail];
+      auto& ids = m_out[it->second].facts["calls"];
+      if (ids.size() < kListedIds) ids.push_back(c.id);
       return;
     }
     Diagnosis d;
@@ -209,7 +213,11 @@ class Collector {
     d.message = message;
     d.title = message;
     d.evidence = std::move(evidence);
-    d.facts = {{"call", c.id}, {"routine", record::routine_name(c.routine, c.precision)}, {"pid", c.pid}};
+    d.facts = {{"call", c.id},
+               {"calls", nlohmann::json::array({c.id})},
+               {"routine", record::routine_name(c.routine, c.precision)},
+               {"pid", c.pid},
+               {"thread", c.tid}};
     m_index.emplace(key, m_out.size());
     m_out.push_back(std::move(d));
     m_specific.push_back(std::move(specific));
@@ -223,20 +231,22 @@ class Collector {
         // Where the repeats differ (INFO = 3 and 5): how many had each, the first call's included.
         std::string others;
         if (m_details[i].size() > 1) {
+          constexpr std::size_t kListed = 10;
           std::size_t listed = 0;
           for (const auto& [detail, times] : m_details[i]) {
-            if (++listed > 6) {
-              others += ", …";
+            if (++listed > kListed) {
+              others += ", and " + std::to_string(m_details[i].size() - kListed) + " other values";
               break;
             }
-            const std::uint64_t calls = times + (detail == m_specific[i].detail ? 1 : 0);
+            const bool first = detail == m_specific[i].detail;
+            const std::uint64_t calls = times + (first ? 1 : 0);
             others += (others.empty() ? "" : ", ") + detail + ": " + std::to_string(calls) +
-                      (calls == 1 ? " call" : " calls");
+                      (calls == 1 ? " call" : " calls") + (first ? " (the one above among them)" : "");
           }
         }
-        m_out[i].evidence.push_back("and " + std::to_string(m_repeats[i]) +
-                                    (m_repeats[i] == 1 ? " more call like it" : " more calls like it") +
-                                    (others.empty() ? "" : " (" + others + ")"));
+        m_out[i].evidence.push_back(
+            "and " + std::to_string(m_repeats[i]) + (m_repeats[i] == 1 ? " more call like it" : " more calls like it") +
+            (others.empty() ? "" : "; of all " + std::to_string(m_repeats[i] + 1) + ", " + others));
       }
       m_out[i].facts["repeats"] = m_repeats[i];
       m_out[i] = explained(std::move(m_out[i]));

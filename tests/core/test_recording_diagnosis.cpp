@@ -137,9 +137,19 @@ TEST(RecordingDiagnosis, RepeatsOfAFailureSayTheirOwnInfo) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("U(3,3)"), std::string::npos) << found[0].title;
   EXPECT_TRUE(contains(found[0].evidence,
-                       "and 4 more calls like it (INFO = 3: 2 calls, INFO = 5: 1 call, INFO = 7: 1 call, "
-                       "INFO = 10: 1 call)"))
+                       "and 4 more calls like it; of all 5, INFO = 3: 2 calls (the one above among them), INFO = 5: 1 "
+                       "call, INFO = 7: 1 call, INFO = 10: 1 call"))
       << found[0].evidence.back();
+  EXPECT_EQ(found[0].facts["calls"], nlohmann::json::array({1, 2, 3, 4, 5}));
+  // Past ten values the rest are counted, not cut off with an ellipsis.
+  for (int info = 11; info <= 20; ++info) {
+    CallRecord c = call(r.calls.size() + 1, Routine::Gesv, 8, 8);
+    c.info = info, c.flags = blasscope::record::kHasInfo;
+    r.calls.push_back(c);
+  }
+  const auto many = of(diagnose_recording(r), "lapack-failed");
+  EXPECT_NE(many[0].evidence.back().find("INFO = 16: 1 call, and 4 other values"), std::string::npos)
+      << many[0].evidence.back();
 }
 
 TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {
