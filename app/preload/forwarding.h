@@ -34,6 +34,8 @@ using Word = std::uintptr_t;
 #define BLASSCOPE_W_22 BLASSCOPE_W_21, ::blasscope::preload::Word a21
 #define BLASSCOPE_W_23 BLASSCOPE_W_22, ::blasscope::preload::Word a22
 #define BLASSCOPE_W_24 BLASSCOPE_W_23, ::blasscope::preload::Word a23
+#define BLASSCOPE_W_25 BLASSCOPE_W_24, ::blasscope::preload::Word a24
+#define BLASSCOPE_W_26 BLASSCOPE_W_25, ::blasscope::preload::Word a25
 
 #define BLASSCOPE_P_1 a0
 #define BLASSCOPE_P_2 BLASSCOPE_P_1, a1
@@ -59,5 +61,7 @@ using Word = std::uintptr_t;
 #define BLASSCOPE_P_22 BLASSCOPE_P_21, a21
 #define BLASSCOPE_P_23 BLASSCOPE_P_22, a22
 #define BLASSCOPE_P_24 BLASSCOPE_P_23, a23
+#define BLASSCOPE_P_25 BLASSCOPE_P_24, a24
+#define BLASSCOPE_P_26 BLASSCOPE_P_25, a25
 
 #define BLASSCOPE_EXPORT extern "C" __attribute__((visibility("default")))

@@ -73,7 +73,9 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
   }
 }
 
-using Forward17 = void (*)(BLASSCOPE_W_17);
+// The longest argument list forwarded: ?HEEVR's 23 arguments and 3 CHARACTER lengths.
+constexpr int kMaxWords = 26;
+using ForwardLapack = void (*)(BLASSCOPE_W_26);
 
 bool is_query(const Word* a, const LapackArgs& d) {
   for (int index : {d.lwork, d.lwork2}) {
@@ -173,13 +175,14 @@ bool replay_op_of(const CallRecord& c, Routine routine, char first, char second,
 }
 
 template <typename Real, int N>
-void call_lapack(Forward17 real, Routine routine, Precision precision, const LapackArgs& d, const Word (&w)[N]) {
+void call_lapack(ForwardLapack real, Routine routine, Precision precision, const LapackArgs& d, const Word (&w)[N]) {
   CallScope scope(routine, precision);
   InputCapture capture;
   const bool top_level = scope.recording() && scope.call.parent == 0;
   const bool replayable = record::has_replay_op(routine);
   const int reals = precision == Precision::C || precision == Precision::Z ? 2 : 1;
-  Word a[17] = {};
+  static_assert(N <= kMaxWords);
+  Word a[kMaxWords] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];
   if (scope.recording()) {
     CallRecord& c = scope.call;
@@ -196,10 +199,11 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     }
     if (d.a >= 0) c.align_a = alignment_code(reinterpret_cast<const void*>(a[d.a]));
     if (d.b >= 0) c.align_b = alignment_code(reinterpret_cast<const void*>(a[d.b]));
-    // A workspace query (LWORK = -1) does no work: its values are not looked at.
+    // A workspace query (LWORK = -1) does no work: its values are not looked at. Nor are those
+    // of a routine LAPACK calls inside another (GELSD's GEQRF): the program's own call was.
     const bool query = is_query(a, d);
     if (query) c.flags |= record::kWorkspaceQuery;
-    if (d.scan_inputs && !query) {
+    if (d.scan_inputs && !query && top_level) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
     }
@@ -232,13 +236,14 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
     }
     scope.begin();
   }
-  real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16]);
+  real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16],
+       a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24], a[25]);
   scope.end();
   if (scope.recording()) {
     CallRecord& c = scope.call;
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
     const bool query = is_query(a, d);
-    if (c.info == 0 && d.scan_inputs && !query) scan_output<Real>(a, d, reals, c);
+    if (c.info == 0 && d.scan_inputs && !query && top_level) scan_output<Real>(a, d, reals, c);
     if (top_level && replayable && !query) capture.settle(c, scope.failed_here_or_inside());
   }
 }
@@ -246,16 +251,17 @@ void call_lapack(Forward17 real, Routine routine, Precision precision, const Lap
 }  // namespace
 }  // namespace blasscope::preload
 
-using blasscope::preload::Forward17;
+using blasscope::preload::ForwardLapack;
 using blasscope::preload::LapackArgs;
 using Out = LapackArgs::Output;
 
-#define BLASSCOPE_LAPACK(fname, N, Real, routine, precision, ...)                                                    \
-  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                                     \
-    static const LapackArgs args = __VA_ARGS__;                                                                      \
-    const blasscope::preload::Word w[N] = {BLASSCOPE_P_##N};                                                         \
-    blasscope::preload::call_lapack<Real, N>(BLASSCOPE_REAL(Forward17, #fname), blasscope::record::Routine::routine, \
-                                             blasscope::record::Precision::precision, args, w);                      \
+#define BLASSCOPE_LAPACK(fname, N, Real, routine, precision, ...)                               \
+  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                \
+    static const LapackArgs args = __VA_ARGS__;                                                 \
+    const blasscope::preload::Word w[N] = {BLASSCOPE_P_##N};                                    \
+    blasscope::preload::call_lapack<Real, N>(BLASSCOPE_REAL(ForwardLapack, #fname),             \
+                                             blasscope::record::Routine::routine,               \
+                                             blasscope::record::Precision::precision, args, w); \
   }
 
 // Both precisions of a real routine and both of its complex twin (which has RWORK, so its
@@ -462,6 +468,63 @@ BLASSCOPE_LAPACK_SDCZ(
 BLASSCOPE_LAPACK_SDCZ(
     potrf, 6, Potrf,
     {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2, .triangle = true})
+// ?SYEVR(JOBZ, RANGE, UPLO, N, A, LDA, VL, VU, IL, IU, ABSTOL, M, W, Z, LDZ, ISUPPZ, WORK, LWORK,
+// IWORK, LIWORK, INFO); ?HEEVR adds RWORK, LRWORK before IWORK. W is not scanned: with RANGE 'V'
+// or 'I' only its first M entries are written.
+BLASSCOPE_LAPACK_SD(
+    syevr, 24, Syevr,
+    {.ch = 2, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 20, .lwork = 17, .lwork2 = 19, .triangle = true})
+BLASSCOPE_LAPACK(cheevr_, 26, float, Syevr, C,
+                 {.ch = 2, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 22, .lwork = 17, .lwork2 = 19, .triangle = true})
+BLASSCOPE_LAPACK(zheevr_, 26, double, Syevr, Z,
+                 {.ch = 2, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 22, .lwork = 17, .lwork2 = 19, .triangle = true})
+// ?GEEV(JOBVL, JOBVR, N, A, LDA, WR, WI, VL, LDVL, VR, LDVR, WORK, LWORK, INFO); the complex
+// ones have W for WR and WI, and RWORK after LWORK
+BLASSCOPE_LAPACK_SD(
+    geev, 16, Geev,
+    {.ch = 0, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 13, .lwork = 12, .output = Out::Eigen, .out = 5})
+BLASSCOPE_LAPACK_CZ(
+    geev, 16, Geev,
+    {.ch = 0, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 13, .lwork = 11, .output = Out::Eigen, .out = 5})
+// ?GEQRF(M, N, A, LDA, TAU, WORK, LWORK, INFO)
+BLASSCOPE_LAPACK_SDCZ(geqrf, 8, Geqrf,
+                      {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2})
+// ?ORGQR / ?UNGQR(M, N, K, A, LDA, TAU, WORK, LWORK, INFO): A holds GEQRF's reflectors
+BLASSCOPE_LAPACK_SD(orgqr, 9, Orgqr,
+                    {.m = 0, .n = 1, .nrhs = 2, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::A, .out = 3})
+BLASSCOPE_LAPACK_CZ(ungqr, 9, Orgqr,
+                    {.m = 0, .n = 1, .nrhs = 2, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::A, .out = 3})
+// ?POTRS(UPLO, N, NRHS, A, LDA, B, LDB, INFO): A holds POTRF's factor (its UPLO triangle)
+BLASSCOPE_LAPACK_SDCZ(potrs, 9, Potrs,
+                      {.ch = 0,
+                       .m = 1,
+                       .n = 1,
+                       .nrhs = 2,
+                       .a = 3,
+                       .lda = 4,
+                       .b = 5,
+                       .ldb = 6,
+                       .info = 7,
+                       .output = Out::B,
+                       .out = 5,
+                       .triangle = true})
+// ?GETRI(N, A, LDA, IPIV, WORK, LWORK, INFO): A holds GETRF's factors, then the inverse
+BLASSCOPE_LAPACK_SDCZ(getri, 7, Getri,
+                      {.m = 0, .n = 0, .a = 1, .lda = 2, .info = 6, .lwork = 5, .output = Out::A, .out = 1})
+// ?TRTRS(UPLO, TRANS, DIAG, N, NRHS, A, LDA, B, LDB, INFO)
+BLASSCOPE_LAPACK_SDCZ(trtrs, 13, Trtrs,
+                      {.ch = 0,
+                       .m = 3,
+                       .n = 3,
+                       .nrhs = 4,
+                       .a = 5,
+                       .lda = 6,
+                       .b = 7,
+                       .ldb = 8,
+                       .info = 9,
+                       .output = Out::B,
+                       .out = 7,
+                       .triangle = true})
 // ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
 // DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
 BLASSCOPE_LAPACK_SDCZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <type_traits>
 
@@ -80,6 +82,32 @@ void after_fork_in_child() {
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
   // A forked child calls the routines its parent resolved without resolving them again.
   if (g_shared) register_process(g_blas_found);
+}
+
+// A library whose file name says BLAS or LAPACK (OpenBLAS, the reference ones, MKL, FlexiBLAS),
+// not this one.
+bool names_blas(const char* path) {
+  const char* name = path ? std::strrchr(path, '/') : nullptr;
+  name = name ? name + 1 : path;
+  if (!name || std::strstr(name, "blasscope")) return false;
+  for (const char* word : {"blas", "lapack", "mkl_rt"}) {
+    if (std::strstr(name, word)) return true;
+  }
+  return false;
+}
+
+// At exit, a process that called no recorded routine says whether it had BLAS/LAPACK loaded:
+// then it called only routines BLAScope does not record, which the recorder tells apart from
+// a program that never loaded one (or links one statically).
+__attribute__((destructor)) void note_loaded_blas() {
+  if (!g_shared || g_blas_found) return;
+  const bool loaded =
+      ::dl_iterate_phdr([](dl_phdr_info* info, std::size_t, void*) { return names_blas(info->dlpi_name) ? 1 : 0; },
+                        nullptr) != 0;
+  if (!loaded) return;
+  for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
+    if (g_shared->processes[i].pid.load() == g_pid) g_shared->processes[i].blas_found.fetch_or(2);
+  }
 }
 
 __attribute__((constructor)) void attach() {

@@ -37,6 +37,19 @@ const std::vector<ArgumentList>& argument_lists() {
       {"SYEVD", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
       {"HEEV", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
       {"HEEVD", {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK"}},
+      {"SYEVR",
+       {"JOBZ", "RANGE", "UPLO", "N", "A", "LDA", "VL", "VU", "IL", "IU", "ABSTOL", "M", "W", "Z", "LDZ", "ISUPPZ",
+        "WORK", "LWORK"}},
+      {"HEEVR",
+       {"JOBZ", "RANGE", "UPLO", "N", "A", "LDA", "VL", "VU", "IL", "IU", "ABSTOL", "M", "W", "Z", "LDZ", "ISUPPZ",
+        "WORK", "LWORK"}},
+      {"GEEV", {"JOBVL", "JOBVR", "N", "A", "LDA"}},  // then WR, WI (real) or W (complex)
+      {"GEQRF", {"M", "N", "A", "LDA", "TAU", "WORK", "LWORK", "INFO"}},
+      {"ORGQR", {"M", "N", "K", "A", "LDA", "TAU", "WORK", "LWORK", "INFO"}},
+      {"UNGQR", {"M", "N", "K", "A", "LDA", "TAU", "WORK", "LWORK", "INFO"}},
+      {"POTRS", {"UPLO", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
+      {"GETRI", {"N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
+      {"TRTRS", {"UPLO", "TRANS", "DIAG", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
   };
   return kLists;
 }
@@ -99,6 +112,36 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
           "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)). Solve in the "
           "least-squares sense instead (numpy.linalg.lstsq, scipy.linalg.lstsq) or use the pseudo-inverse "
           "(numpy.linalg.pinv); remove the duplicated or all-zero rows and columns that make it singular."};
+    case Routine::Getri:
+      return PositiveInfo{
+          "U(" + i + "," + i + ") is exactly zero: the matrix is singular and has no inverse",
+          "GETRI inverts a matrix from its LU factors (GETRF's): INFO = i > 0 means the i-th pivot U(i,i) is "
+          "exactly zero, so the matrix is singular and its inverse was not computed.",
+          "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)); an explicit "
+          "inverse is rarely needed: solve the system instead (scipy.linalg.solve), in the least-squares sense "
+          "for a singular matrix (scipy.linalg.lstsq), or use the pseudo-inverse (numpy.linalg.pinv)."};
+    case Routine::Trtrs:
+      return PositiveInfo{
+          "the diagonal element " + i + " of the triangular matrix is zero: it is singular",
+          "TRTRS solves with a triangular matrix: INFO = i > 0 means its i-th diagonal element is exactly zero, so "
+          "the matrix is singular and no solution was computed.",
+          "Check where the triangular factor came from (a QR or Cholesky factor of a rank-deficient matrix has a "
+          "zero on its diagonal); solve in the least-squares sense (scipy.linalg.lstsq) instead."};
+    case Routine::Geev:
+      return PositiveInfo{
+          "the QR algorithm did not compute all eigenvalues",
+          "GEEV returns INFO = i > 0 when the QR algorithm failed to compute all the eigenvalues: no eigenvectors "
+          "were computed, and only eigenvalues i+1 to N converged. With finite input this is rare and points at "
+          "extreme scaling.",
+          "Check the input for NaN/Inf first (numpy.isfinite(a).all()); balance or rescale the matrix, or for a "
+          "symmetric matrix use the symmetric solver (numpy.linalg.eigh)."};
+    case Routine::Syevr:
+      return PositiveInfo{
+          "an internal error in the eigenvalue algorithm",
+          "SYEVR (HEEVR) documents INFO > 0 as an internal error of its MRRR algorithm. SciPy's eigh, whose "
+          "default driver it is, reports it as LinAlgError \"Internal Error.\"",
+          "Check the input for NaN/Inf first; then try another driver (scipy.linalg.eigh(a, driver='evd') or "
+          "'ev')."};
     case Routine::Gels:
       return PositiveInfo{
           "the triangular factor of A has a zero on its diagonal (element " + i + "): A does not have full rank",

@@ -31,7 +31,19 @@ std::string call_name(const CallRecord& c) {
 
 // Routines of one square matrix (POTRF, GESV, SYEV) take N alone: their M is recorded as N.
 bool square_only(Routine r) {
-  return r == Routine::Potrf || r == Routine::Gesv || r == Routine::Getrs || r == Routine::Syev || r == Routine::Syevd;
+  switch (r) {
+    case Routine::Potrf:
+    case Routine::Potrs:
+    case Routine::Gesv:
+    case Routine::Getrs:
+    case Routine::Getri:
+    case Routine::Trtrs:
+    case Routine::Syev:
+    case Routine::Syevd:
+    case Routine::Syevr:
+    case Routine::Geev: return true;
+    default: return false;
+  }
 }
 
 std::string sizes(const CallRecord& c) {
@@ -40,7 +52,9 @@ std::string sizes(const CallRecord& c) {
                          ? "N=" + std::to_string(c.n)
                          : "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
   if (c.k)
-    text += (c.routine == Routine::Gemm || c.routine == Routine::Syrk ? ", K=" : ", NRHS=") + std::to_string(c.k);
+    text +=
+        (c.routine == Routine::Gemm || c.routine == Routine::Syrk || c.routine == Routine::Orgqr ? ", K=" : ", NRHS=") +
+        std::to_string(c.k);
   if (c.lda) text += ", LDA=" + std::to_string(c.lda);
   if (c.ldb) text += ", LDB=" + std::to_string(c.ldb);
   if (c.ldc) text += ", LDC=" + std::to_string(c.ldc);
@@ -100,7 +114,8 @@ std::string leading_dimension_bound(const CallRecord& c, const std::string& name
   if (name == "LDA" && (lapack || (c.routine == Routine::Gemv && !(c.flags & record::kCblas)))) {
     value = c.lda, need = c.m;
     what = square_only(c.routine) ? "N: A is N x N" : "M: A has M rows";
-  } else if (name == "LDB" && (c.routine == Routine::Gesv || c.routine == Routine::Getrs)) {
+  } else if (name == "LDB" && (c.routine == Routine::Gesv || c.routine == Routine::Getrs ||
+                               c.routine == Routine::Potrs || c.routine == Routine::Trtrs)) {
     value = c.ldb, need = c.n, what = "N: B has N rows";
   } else if (name == "LDB" && (c.routine == Routine::Gelsd || c.routine == Routine::Gelss ||
                                c.routine == Routine::Gelsy || c.routine == Routine::Gels)) {

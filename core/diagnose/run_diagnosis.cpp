@@ -1,5 +1,6 @@
 #include "diagnose/run_diagnosis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -47,8 +48,12 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
     }
     if (!r.xerbla.empty()) {
       const auto& x = r.xerbla.front();
+      // Only the reports of this parameter: another one (DLASCL's 5) is a finding of its own.
+      const auto times = std::count_if(r.xerbla.begin(), r.xerbla.end(), [&x](const XerblaRecord& y) {
+        return y.routine == x.routine && y.parameter == x.parameter;
+      });
       evidence.push_back(x.routine + " reported parameter " + std::to_string(x.parameter) + " (" + x.meaning + ")" +
-                         (r.xerbla.size() > 1 ? ", " + std::to_string(r.xerbla.size()) + " times" : std::string()) +
+                         (times > 1 ? ", " + std::to_string(times) + " times" : std::string()) +
                          (r.op_kind == OpKind::Dlascl ? std::string() : ", called from inside " + r.kernel) +
                          ": OpenBLAS prints ' ** On entry to " + x.routine + " parameter number " +
                          (x.parameter < 10 ? " " : "") + std::to_string(x.parameter) +

@@ -17,7 +17,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 11;
+inline constexpr std::uint32_t kLayoutVersion = 12;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -47,6 +47,13 @@ enum class Routine : std::uint8_t {
   Getrf,
   Getrs,
   Potrf,  // eigen, solve, factorisations
+  Syevr,
+  Geev,
+  Geqrf,
+  Orgqr,
+  Potrs,
+  Getri,
+  Trtrs,  // more eigen, QR, solves and the inverse (recorded; no workload replays them)
   Lascl,
   // cuBLAS and the CUDA runtime (precision S; `info` is the cublasStatus_t / cudaError_t)
   CublasCreate,
@@ -73,8 +80,8 @@ enum CallFlags : std::uint16_t {
   kTransB = 1 << 3,
   kHasInfo = 1 << 4,  // a LAPACK routine: `info` is its INFO
   kValuesChecked = 1 << 5,
-  kCaptured = 1 << 6,   // its inputs were written as a capture
-  kHasStatus = 1 << 7,  // a cuBLAS/CUDA call: `info` is its status
+  kCaptured = 1 << 6,        // its inputs were written as a capture
+  kHasStatus = 1 << 7,       // a cuBLAS/CUDA call: `info` is its status
   kWorkspaceQuery = 1 << 8,  // LWORK = -1: LAPACK only sized its workspace, did no work
 };
 
@@ -112,7 +119,14 @@ inline bool has_replay_op(Routine r) {
     case Routine::Gemv:
     case Routine::Syrk:
     case Routine::Trsm:
-    case Routine::Getrs: return false;
+    case Routine::Getrs:
+    case Routine::Syevr:
+    case Routine::Geev:
+    case Routine::Geqrf:
+    case Routine::Orgqr:
+    case Routine::Potrs:
+    case Routine::Getri:
+    case Routine::Trtrs: return false;
     default: return r < Routine::CublasCreate;
   }
 }
@@ -150,7 +164,9 @@ static_assert(sizeof(RingEntry) == 128);
 
 struct ProcessEntry {
   std::atomic<std::uint32_t> pid, parent_pid;
-  std::atomic<std::uint32_t> blas_found;  // 1 once a BLAS/LAPACK symbol was resolved in it
+  // Bit 0: a BLAS/LAPACK symbol was resolved in it; bit 1: it ended with a BLAS/LAPACK library
+  // loaded (whether or not it called a routine BLAScope records).
+  std::atomic<std::uint32_t> blas_found;
   char command[116];
 };
 

@@ -39,10 +39,12 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       ProcessInfo& process = processes.emplace_back();
       process.pid = pid;
       process.parent_pid = e.parent_pid.load();
-      process.blas_found = e.blas_found.load() != 0;
+      process.blas_found = (e.blas_found.load() & 1) != 0;
+      process.blas_loaded = e.blas_found.load() != 0;
       latest.push_back(i);
     } else {
-      same->blas_found = same->blas_found || e.blas_found.load() != 0;
+      same->blas_found = same->blas_found || (e.blas_found.load() & 1) != 0;
+      same->blas_loaded = same->blas_loaded || e.blas_found.load() != 0;
       latest[static_cast<std::size_t>(same - processes.begin())] = i;
     }
   }

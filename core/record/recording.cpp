@@ -323,12 +323,16 @@ Recording record_program(const RecordOptions& options) {
                                  " and stopped the program; what it had recorded is kept"
                            : "stopped on request while it ran";
   }
-  bool blas_found = false;
-  for (const auto& p : out.processes) blas_found = blas_found || p.blas_found;
+  bool blas_found = false, blas_loaded = false;
+  for (const auto& p : out.processes)
+    blas_found = blas_found || p.blas_found, blas_loaded = blas_loaded || p.blas_loaded;
   if (out.processes.empty()) {
     out.problem =
         "the program never loaded the recording library: it is statically linked, or it cleared LD_PRELOAD; "
         "nothing could be recorded";
+  } else if (!blas_found && out.calls_total == 0 && blas_loaded) {
+    out.problem = std::string("the program loaded BLAS/LAPACK but called none of the routines BLAScope records (") +
+                  kRecordedRoutines + "), in any of their precisions; other routines are not seen";
   } else if (!blas_found && out.calls_total == 0) {
     out.problem =
         "the program made no BLAS or LAPACK call through a shared library (none was called, or it "

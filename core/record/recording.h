@@ -16,6 +16,7 @@ struct ProcessInfo {
   std::uint32_t pid = 0, parent_pid = 0;
   std::string command;            // its arguments joined by spaces
   bool blas_found = false;        // a BLAS/LAPACK symbol was resolved in it
+  bool blas_loaded = false;       // a BLAS/LAPACK library was loaded in it (while recording)
   std::vector<std::string> argv;  // its arguments, where they could be read while it ran
   // While recording: the command as the shared table holds it (cut at 115 characters), and
   // when the recorder first and last saw it alive (CLOCK_MONOTONIC ns; 0 for never).

@@ -25,6 +25,13 @@ std::string routine_name(Routine routine, Precision precision) {
     case Routine::Getrf: base = "getrf"; break;
     case Routine::Getrs: base = "getrs"; break;
     case Routine::Potrf: base = "potrf"; break;
+    case Routine::Syevr: base = complex ? "heevr" : "syevr"; break;
+    case Routine::Geev: base = "geev"; break;
+    case Routine::Geqrf: base = "geqrf"; break;
+    case Routine::Orgqr: base = complex ? "ungqr" : "orgqr"; break;
+    case Routine::Potrs: base = "potrs"; break;
+    case Routine::Getri: base = "getri"; break;
+    case Routine::Trtrs: base = "trtrs"; break;
     case Routine::Lascl: base = "lascl"; break;
     case Routine::CublasCreate: return "cublasCreate_v2";
     case Routine::CublasSgemm: return "cublasSgemm_v2";

@@ -262,7 +262,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
     json j = to_json(d);
     j["call"] = d.facts.contains("call") ? d.facts["call"] : json();
     // Every call it stands for (the first 1,000), where they are.
-    for (const char* key : {"calls", "pid", "thread"}) {
+    for (const char* key : {"routine", "calls", "pid", "thread"}) {
       if (d.facts.contains(key)) j[key] = d.facts[key];
     }
     list.push_back(std::move(j));

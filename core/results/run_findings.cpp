@@ -17,9 +17,13 @@ namespace {
 
 // DLASCL's parameter 4 (CFROM) rejected, directly or through a driver that checks the norm
 // itself (LAPACK >= 3.10 ?gesdd returns INFO = -4 for a NaN norm instead of calling DLASCL).
+bool is_cfrom_report(const XerblaRecord& x) {
+  return (x.routine == "DLASCL" || x.routine == "SLASCL") && x.parameter == 4;
+}
+
 bool is_invalid_cfrom(const KernelRecord& r) {
   for (const auto& x : r.xerbla) {
-    if ((x.routine == "DLASCL" || x.routine == "SLASCL") && x.parameter == 4) return true;
+    if (is_cfrom_report(x)) return true;
   }
   const bool driver = r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq;
   return driver && r.info == -4 && r.input_nonfinite() > 0;
@@ -83,6 +87,15 @@ std::vector<Detection> findings_for_record(const KernelRecord& r) {
   if (is_invalid_cfrom(r)) {
     out.push_back({"dlascl-invalid-cfrom", Severity::Error, r.op, std::nullopt,
                    op_label(r) + ": " + r.error.value_or("DLASCL rejected CFROM (parameter 4)")});
+    // Another argument the same run refused (DLASCL's CTO, parameter 5, after an Inf norm) is a
+    // finding of its own, as it is in a recording.
+    for (const auto& x : r.xerbla) {
+      if (is_cfrom_report(x)) continue;
+      out.push_back({"illegal-argument", Severity::Error, r.op, std::nullopt,
+                     op_label(r) + ": on entry to " + x.routine + " parameter number " + std::to_string(x.parameter) +
+                         " had an illegal value (" + x.meaning + ")"});
+      break;
+    }
   } else if (kErrorKinds.count(r.error_kind) && r.error) {
     out.push_back({text(r.error_kind), Severity::Error, r.op, std::nullopt, op_label(r) + ": " + *r.error});
   } else if (r.error_kind == ErrorKind::NoGpu) {

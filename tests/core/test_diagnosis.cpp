@@ -130,6 +130,23 @@ TEST(RecordFindings, DlasclInvalidCfromNeedsTheNonFiniteInput) {
   EXPECT_EQ(ids(findings_for_record(svd)), (std::set<std::string>{"dlascl-invalid-cfrom", "non-finite-input"}));
 }
 
+TEST(RecordFindings, AnotherArgumentRefusedBesideCfromIsAFindingOfItsOwn) {
+  // NumPy's svd of a matrix with an Inf: DGESDD's DLASCL refuses CFROM twice, then CTO (5).
+  KernelRecord svd;
+  svd.op_kind = OpKind::Svd;
+  svd.kernel = "dgesdd";
+  svd.status = OpStatus::Failed;
+  svd.error_kind = ErrorKind::IllegalArgument;
+  svd.xerbla = {{"DLASCL", 4, "CFROM"}, {"DLASCL", 4, "CFROM"}, {"DLASCL", 5, "CTO"}};
+  const auto findings = findings_for_record(svd);
+  EXPECT_EQ(ids(findings), (std::set<std::string>{"dlascl-invalid-cfrom", "illegal-argument"}));
+  const auto other =
+      std::find_if(findings.begin(), findings.end(), [](const Detection& d) { return d.id == "illegal-argument"; });
+  EXPECT_NE(other->message.find("DLASCL parameter number 5"), std::string::npos) << other->message;
+  svd.xerbla.pop_back();
+  EXPECT_EQ(ids(findings_for_record(svd)), std::set<std::string>{"dlascl-invalid-cfrom"});
+}
+
 TEST(RecordFindings, ASilentNonFiniteResultIsAnErrorWhateverTheInputsAndCastsReportTheirOwn) {
   KernelRecord r = gemm_record(0, 64, 1e-3);
   EXPECT_TRUE(findings_for_record(r).empty());

@@ -356,6 +356,62 @@ class RecordNumPy(unittest.TestCase):
 
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
 class RecordSciPy(unittest.TestCase):
+    def test_eigen_qr_inverse_and_triangular_solves_are_recorded_with_their_failures(self):
+        script = write("more_lapack.py", """
+            import numpy as np, scipy.linalg as sl
+            from scipy.linalg import lapack
+            rng = np.random.default_rng(0)
+            a = rng.standard_normal((30, 30)); s = a + a.T
+            q, r = np.linalg.qr(a)                                  # dgeqrf, dorgqr
+            w = np.linalg.eigvals(a)                                # dgeev
+            inv = sl.inv(a)                                         # dgetrf, dgetri
+            c = sl.cho_factor(s @ s.T + np.eye(30))
+            x = sl.cho_solve(c, np.ones(30))                        # dpotrf, dpotrs
+            t = np.triu(a); t[4, 4] = 0
+            try:
+                sl.solve_triangular(t, np.ones(30))                 # dtrtrs: INFO = 5
+            except np.linalg.LinAlgError as e:
+                print("trtrs:", e)
+            lu, piv, info = lapack.dgetrf(np.zeros((4, 4)))
+            inverse, info = lapack.dgetri(lu, piv)                  # INFO = 1
+            print("getri info", info)
+            bad = s.copy(); bad[0, 1] = bad[1, 0] = np.nan
+            try:
+                sl.eigh(bad, check_finite=False, eigvals_only=True)  # dsyevr: INFO > 0
+            except np.linalg.LinAlgError as e:
+                print("syevr:", e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("getri info 1", proc.out)
+        for routine in ("dgeqrf", "dorgqr", "dgeev", "dgetri", "dpotrs", "dtrtrs", "dsyevr"):
+            self.assertGreaterEqual(calls_of(report, routine), 1, routine)
+        self.assertEqual(calls_of(report, "dpotrs"), 1)
+        # LAPACK's own BLAS calls inside them are theirs, not the program's.
+        by_id = {c["id"]: c for c in report["calls"]}
+        qr = [c for c in report["calls"] if c["routine"] in ("dgeqrf", "dorgqr") and not c.get("workspace_query")]
+        inside = [c for c in report["calls"] if c.get("parent") in {q["id"] for q in qr}]
+        self.assertTrue(inside, "no call was recorded inside the QR")
+        self.assertTrue(all(by_id[c["parent"]]["routine"] in ("dgeqrf", "dorgqr") for c in inside))
+        failed = {d["routine"]: d for d in report["diagnoses"] if d["id"] == "lapack-failed"}
+        self.assertIn("diagonal element 5 of the triangular matrix is zero", failed["dtrtrs"]["title"])
+        self.assertIn("has no inverse", failed["dgetri"]["title"])
+        self.assertIn("internal error", failed["dsyevr"]["title"])
+        # What SciPy says for SYEVR's INFO > 0 is what the explanation quotes.
+        said = next(line for line in proc.out.splitlines() if line.startswith("syevr:")).split(": ", 1)[1]
+        self.assertIn(said, failed["dsyevr"]["cause"])
+        self.assertIn("dsyevr", [d["routine"] for d in report["diagnoses"] if d["id"] == "non-finite-input"])
+
+    def test_a_program_that_calls_only_routines_not_recorded_is_told_so(self):
+        script = write("dot_only.py", """
+            import numpy as np
+            print(np.ones(5) @ np.ones(5))   # ddot, a BLAS level 1 routine
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(report["calls_total"], 0)
+        self.assertIn("loaded BLAS/LAPACK but called none of the routines BLAScope records", report["problem"])
+
     def test_lstsq_of_a_nan_matrix_reports_dlascl_inside_dgelsd(self):
         script = write("lstsq.py", """
             import numpy as np, scipy.linalg
@@ -466,6 +522,22 @@ class RecordSciPy(unittest.TestCase):
             info = f"INFO = {recorded['info']}: "
             self.assertIn(info, failed["title"])
             self.assertEqual(failed["title"].split(info)[1], recorded_title.split(info)[1], routine)
+
+    def test_an_svd_whose_dlascl_refuses_cfrom_then_cto_replays_both(self):
+        # An Inf (not a NaN) in DGESDD's input: DLASCL refuses CFROM, then CTO (parameter 5),
+        # which NumPy raises. The replay tells both apart, as the recording does.
+        script = write("svd_inf.py", """
+            import numpy as np
+            a = np.random.default_rng(2).standard_normal((30, 30)); a[5, 5] = np.inf
+            np.linalg.svd(a)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("DLASCL parameter number 5", proc.err)
+        capture = next(c for c in report["captures"] if c["routine"] == "dgesdd")
+        recorded = {d["id"] for d in report["diagnoses"] if d.get("call") == capture["call"]}
+        self.assertEqual(recorded, {"dlascl-invalid-cfrom", "illegal-argument", "non-finite-input"})
+        self.assertEqual(set(replay_ids(capture)), recorded)
 
     def test_each_capture_replays_the_driver_the_program_called(self):
         # Every driver fails its own way on a NaN (gelsy silently, gelss and gesvd with INFO > 0,
