@@ -187,7 +187,8 @@ std::string captures_text(const record::Recording& r) {
   if (r.processes.size() > r.children.size() + 1) {
     const std::size_t others = r.processes.size() - r.children.size() - 1;
     out << "note: " << others << (others == 1 ? " other process" : " other processes")
-        << " made no BLAS/LAPACK call (no session file for them)\n";
+        << " made no recorded BLAS/LAPACK call before the program ended (no session file for "
+        << (others == 1 ? "it" : "them") << "; a daemon's later calls are not seen)\n";
   }
   if (r.captures_skipped) {
     out << "note: " << r.captures_skipped
@@ -315,9 +316,22 @@ std::string recording_summary(const record::Recording& r, const std::vector<Diag
   return out.str();
 }
 
+// Markdown code text: fenced by one backtick more than the longest run inside it (a command
+// line may hold backticks), with spaces where it starts or ends with one.
+std::string code_span(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (const char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
+}
+
 std::string recording_markdown(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
-  out << "# BLAScope recording: `" << command_line(r) << "`\n\n";
+  out << "# BLAScope recording: " << code_span(command_line(r)) << "\n\n";
   // A paragraph a line: Markdown would join the notes into the line before them.
   std::istringstream lines(header(r));
   for (std::string line; std::getline(lines, line);) out << line << "\n\n";
@@ -344,7 +358,7 @@ std::string recording_markdown(const record::Recording& r, const std::vector<Dia
   if (!captures.empty()) {
     out << "## Captures and child processes\n\n";
     std::istringstream lines(captures);
-    for (std::string line; std::getline(lines, line);) out << "- `" << line << "`\n";
+    for (std::string line; std::getline(lines, line);) out << "- " << code_span(line) << '\n';
   }
   return out.str();
 }
