@@ -149,7 +149,9 @@ void CallsModel::sortRows() {
       case Thread: return c.tid;
       case Routine: return routine_rank(c);
       case DType: return static_cast<double>(c.precision);
-      case Sizes: return static_cast<double>(c.m) * std::max(c.n, 1) * std::max(c.k, 1);
+      case Sizes:  // SYRK has no M: C is N x N
+        return static_cast<double>(c.routine == record::Routine::Syrk ? c.n : c.m) * std::max(c.n, 1) *
+               std::max(c.k, 1);
       case Alignment: return c.align_a * 256.0 * 256.0 + c.align_b * 256.0 + c.align_c;
       case Start: return static_cast<double>(c.start_ns);
       case Time: return isRunning(index) ? std::numeric_limits<double>::infinity() : static_cast<double>(c.duration_ns);

@@ -82,6 +82,7 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   m_callsTable->setObjectName(QStringLiteral("calls"));
   // Unsorted at first: the calls in the order they finished (a call after those it made).
   m_callsTable->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  m_callsTable->horizontalHeader()->setSortIndicatorClearable(true);  // a third click: back to that order
   m_callsTable->setSortingEnabled(true);
   m_callsTable->horizontalHeader()->setToolTip(tr("Click a column to sort the calls by it"));
   m_statusFilter->setObjectName(QStringLiteral("statusFilter"));

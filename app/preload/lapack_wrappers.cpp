@@ -20,10 +20,12 @@ struct LapackArgs {
   int info = -1;
   int lwork = -1;   // LWORK: -1 there is a workspace query, which does no work
   int lwork2 = -1;  // LIWORK (or LRWORK): -1 there is a query too
-  enum class Output { None, Singular, Eigen, B, A } output = Output::None;
+  // Eigen: N real values (HEEV's W too); ComplexEigen: N values of the call's precision (CGEEV's W).
+  enum class Output { None, Singular, Eigen, ComplexEigen, B, A } output = Output::None;
   int out = -1;  // the output array's word
   bool scan_inputs = true;
-  bool triangle = false;  // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
+  bool triangle = false;         // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
+  bool first_k_columns = false;  // only A's first K columns are input (ORGQR's reflectors; the rest is output)
 };
 
 // NaN/Inf in the upper (or lower) triangle of an n x n column-major matrix.
@@ -43,7 +45,8 @@ void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
     count_triangle<Real>(reinterpret_cast<const void*>(w[d.a]), c.n, c.lda, reals,
                          c.side_uplo == 'U' || c.side_uplo == 'u', c.input_nan, c.input_inf);
   } else if (d.a >= 0) {
-    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.a]), c.m, c.n, c.lda, reals, c.input_nan, c.input_inf);
+    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.a]), c.m, d.first_k_columns ? std::min(c.k, c.n) : c.n,
+                          c.lda, reals, c.input_nan, c.input_inf);
   }
   if (d.b >= 0 && d.nrhs >= 0) {
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), c.m, c.k, c.ldb, reals, c.input_nan, c.input_inf);
@@ -58,6 +61,9 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
       count_nonfinite<Real>(out, std::min(c.m, c.n), 1, std::min(c.m, c.n), 1, c.output_nan, c.output_inf);
       break;
     case LapackArgs::Output::Eigen: count_nonfinite<Real>(out, c.n, 1, c.n, 1, c.output_nan, c.output_inf); break;
+    case LapackArgs::Output::ComplexEigen:
+      count_nonfinite<Real>(out, c.n, 1, c.n, reals, c.output_nan, c.output_inf);
+      break;
     case LapackArgs::Output::B:
       count_nonfinite<Real>(out, std::min(c.n, c.ldb), c.k, c.ldb, reals, c.output_nan, c.output_inf);
       break;
@@ -485,15 +491,33 @@ BLASSCOPE_LAPACK_SD(
     {.ch = 0, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 13, .lwork = 12, .output = Out::Eigen, .out = 5})
 BLASSCOPE_LAPACK_CZ(
     geev, 16, Geev,
-    {.ch = 0, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 13, .lwork = 11, .output = Out::Eigen, .out = 5})
+    {.ch = 0, .m = 2, .n = 2, .a = 3, .lda = 4, .info = 13, .lwork = 11, .output = Out::ComplexEigen, .out = 5})
 // ?GEQRF(M, N, A, LDA, TAU, WORK, LWORK, INFO)
 BLASSCOPE_LAPACK_SDCZ(geqrf, 8, Geqrf,
                       {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2})
 // ?ORGQR / ?UNGQR(M, N, K, A, LDA, TAU, WORK, LWORK, INFO): A holds GEQRF's reflectors
 BLASSCOPE_LAPACK_SD(orgqr, 9, Orgqr,
-                    {.m = 0, .n = 1, .nrhs = 2, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::A, .out = 3})
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .info = 8,
+                     .lwork = 7,
+                     .output = Out::A,
+                     .out = 3,
+                     .first_k_columns = true})
 BLASSCOPE_LAPACK_CZ(ungqr, 9, Orgqr,
-                    {.m = 0, .n = 1, .nrhs = 2, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::A, .out = 3})
+                    {.m = 0,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .info = 8,
+                     .lwork = 7,
+                     .output = Out::A,
+                     .out = 3,
+                     .first_k_columns = true})
 // ?POTRS(UPLO, N, NRHS, A, LDA, B, LDB, INFO): A holds POTRF's factor (its UPLO triangle)
 BLASSCOPE_LAPACK_SDCZ(potrs, 9, Potrs,
                       {.ch = 0,

@@ -35,8 +35,8 @@ thread_local bool t_no_slot = false;  // the table was full when this thread loo
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
 thread_local std::uint64_t t_write_limit_seen = 0;  // the recorder's write limit, as last loaded
-bool g_blas_found = false;    // this process resolved a BLAS/LAPACK routine (a forked child inherits it)
-bool g_check_values = false;  // set by the recorder before the program starts
+std::atomic<bool> g_blas_found{false};  // this process resolved a BLAS/LAPACK routine (a forked child inherits it)
+bool g_check_values = false;            // set by the recorder before the program starts
 record::CallClock g_clock = record::CallClock::MonotonicNs;  // likewise
 
 std::uint32_t thread_id() {
@@ -89,8 +89,12 @@ void after_fork_in_child() {
 bool names_blas(const char* path) {
   const char* name = path ? std::strrchr(path, '/') : nullptr;
   name = name ? name + 1 : path;
-  if (!name || std::strstr(name, "blasscope")) return false;
-  for (const char* word : {"blas", "lapack", "mkl_rt"}) {
+  // cuBLAS and its kin are GPU libraries: their calls are recorded by their own names.
+  if (!name || std::strstr(name, "blasscope") || std::strstr(name, "cublas") || std::strstr(name, "hipblas") ||
+      std::strstr(name, "rocblas")) {
+    return false;
+  }
+  for (const char* word : {"blas", "lapack", "mkl_rt", "libblis"}) {
     if (std::strstr(name, word)) return true;
   }
   return false;
@@ -356,6 +360,9 @@ CallScope::~CallScope() {
     if (failures) add(t.failures, 1);
     if (flops) add(t.flops, flops);
     if (call.flags & record::kWorkspaceQuery) add(t.queries, 1);
+    if (call.duration_ns > t.longest.load(std::memory_order_relaxed)) {
+      t.longest.store(call.duration_ns, std::memory_order_relaxed);
+    }
   } else {
     record::RoutineTotals& t = g_shared->totals[r][p];
     t.calls.fetch_add(1, std::memory_order_relaxed);
@@ -364,6 +371,9 @@ CallScope::~CallScope() {
     if (failures) t.failures.fetch_add(1, std::memory_order_relaxed);
     if (flops) t.flops.fetch_add(flops, std::memory_order_relaxed);
     if (call.flags & record::kWorkspaceQuery) t.queries.fetch_add(1, std::memory_order_relaxed);
+    for (std::uint64_t longest = t.longest.load(std::memory_order_relaxed); call.duration_ns > longest;) {
+      if (t.longest.compare_exchange_weak(longest, call.duration_ns, std::memory_order_relaxed)) break;
+    }
   }
   append_finished(call);
 }

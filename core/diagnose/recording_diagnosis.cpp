@@ -498,12 +498,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       "Nothing to fix in BLAS/LAPACK: find who sent the signal (a scheduler's time limit, a parent process). A "
       "call named as running was simply the one in progress."};
   const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
-  // The mean of each routine's finished calls (from the exact totals: the calls kept one by one
-  // may be a few): a call stopped after not much longer is only the one in progress (a loop of
-  // GEMMs stopped by --timeout), not a hang.
-  std::map<std::pair<Routine, record::Precision>, double> mean;
+  // The longest finished call of each routine (exact, from the totals: the calls kept one by one
+  // may be a few). A call stopped after not much longer is the one in progress (a loop of GEMMs
+  // stopped by --timeout), not a hang. An older session without it has the mean.
+  std::map<std::pair<Routine, record::Precision>, double> usual_of;
   for (const auto& t : r.routines) {
-    if (t.calls) mean[{t.routine, t.precision}] = record::mean_seconds(t);
+    if (t.calls)
+      usual_of[{t.routine, t.precision}] = t.longest_seconds > 0 ? t.longest_seconds : record::mean_seconds(t);
   }
   for (const CallRecord& c : r.running) {
     // Named by the program's own call (a driver), with the call it was inside of when it stopped.
@@ -524,21 +525,21 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
     if (r.timed_out || r.stopped) {
-      // Hung: running for over a second, and ten times as long as its routine's calls that
-      // returned took on average. Otherwise the call was merely the one in progress when time ran out.
-      const auto usual = mean.find({c.routine, c.precision});
-      const double usual_seconds = usual == mean.end() ? 0 : usual->second;
+      // Hung: running for over a second, and ten times as long as any call of its routine that
+      // returned. Otherwise the call was merely the one in progress when time ran out.
+      const auto usual = usual_of.find({c.routine, c.precision});
+      const double usual_seconds = usual == usual_of.end() ? 0 : usual->second;
       const bool hung = ran >= 1 && ran >= 10 * usual_seconds;
-      if (usual != mean.end()) {
-        evidence.push_back("the " + call_name(c) + " calls that returned took " + format_number(usual_seconds) +
-                           " s on average");
+      if (usual != usual_of.end()) {
+        evidence.push_back("the longest " + call_name(c) + " call that returned took " + format_number(usual_seconds) +
+                           " s");
       }
       const std::string when = r.timed_out ? "when --timeout stopped the program" : "when the program was stopped";
       out.add("kernel-hang", hung ? Severity::Error : Severity::Warning, c,
               hung ? label(c) + " was still running after " + format_number(ran) + " s, " + when
                    : label(c) + " was the call in progress " + when + " (it had run " + format_number(ran) +
                          " s: the program was busy, not hung in it)",
-              evidence);
+              evidence, Specific{hung ? "hung" : "in progress", "", ""});
     } else if (c.pid != r.pid || r.exit_status < 0) {
       // A child process (or a child's own session): it ended with this call unfinished.
       out.add("program-crashed", Severity::Error, c, "process " + std::to_string(c.pid) + " ended inside " + label(c),

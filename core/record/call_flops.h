@@ -11,6 +11,7 @@ namespace blasscope::record {
 inline std::uint64_t flops_of(const CallRecord& c) {
   const double m = static_cast<double>(c.m), n = static_cast<double>(c.n), k = static_cast<double>(c.k);
   const double complex_factor = c.precision == Precision::C || c.precision == Precision::Z ? 4.0 : 1.0;
+  if (c.flags & kWorkspaceQuery) return 0;  // LWORK = -1: sized the workspace, did no work
   double f = 0;
   switch (c.routine) {
     case Routine::Gemm: f = 2 * m * n * k; break;

@@ -72,10 +72,11 @@ void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock,
   for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
     for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
       // The header's totals (threads without a slot) and every slot's.
-      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0, queries = 0;
+      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0, queries = 0, longest = 0;
       const auto add = [&](const RoutineTotals& t) {
         calls += t.calls.load(), failures += t.failures.load(), ns += t.nanoseconds.load();
         self_ns += t.self_nanoseconds.load(), flops += t.flops.load(), queries += t.queries.load();
+        longest = std::max(longest, t.longest.load());
       };
       add(h.totals[r][p]);
       for (std::uint32_t s = 0; s < slots; ++s) add(h.active[s].totals[r][p]);
@@ -85,6 +86,7 @@ void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock,
                               static_cast<double>(clock.span(ns)) * 1e-9,
                               static_cast<double>(clock.span(self_ns)) * 1e-9, static_cast<double>(flops) * 1e-9});
       out.routines.back().queries = queries;
+      out.routines.back().longest_seconds = static_cast<double>(clock.span(longest)) * 1e-9;
     }
   }
   std::sort(out.routines.begin(), out.routines.end(),
@@ -358,6 +360,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     ++t.calls;
     if (c.flags & kWorkspaceQuery) ++t.queries;
     t.seconds += static_cast<double>(c.duration_ns) * 1e-9;
+    t.longest_seconds = std::max(t.longest_seconds, static_cast<double>(c.duration_ns) * 1e-9);
     const auto it = inside.find(c.id);
     const std::uint64_t made = it == inside.end() ? 0 : it->second;
     t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, made)) * 1e-9;

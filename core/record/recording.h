@@ -37,6 +37,7 @@ struct RoutineTotal {
   // Workspace queries (LWORK = -1), which only size LAPACK's workspace: counted in `calls` (the
   // program made them) but not in the mean, which would halve a driver's (NumPy queries first).
   std::uint64_t queries = 0;
+  double longest_seconds = 0;  // the longest finished call
 };
 
 // The total time over the calls that did work (over every call, where all were queries).

@@ -296,18 +296,22 @@ TEST(RecordingDiagnosis, TheCallInProgressWhenTimeRanOutIsNoHang) {
   blasscope::record::RoutineTotal done;
   done.routine = Routine::Gemm;
   done.calls = 1000;
-  done.seconds = 20;  // 20 ms each
+  done.seconds = 2;             // 2 ms each on average (LAPACK's small internal GEMMs among them)
+  done.longest_seconds = 0.02;  // the program's own took 20 ms
   r.routines = {done};
   auto hang = of(diagnose_recording(r), "kernel-hang");
   ASSERT_EQ(hang.size(), 1u);
   EXPECT_EQ(hang[0].severity, Severity::Warning) << "a loop of GEMMs stopped in one of them";
   EXPECT_NE(hang[0].title.find("busy, not hung"), std::string::npos) << hang[0].title;
-  EXPECT_TRUE(contains(hang[0].evidence, "took 0.02 s on average"));
-  // Running for over a second and ten times the mean: hung, even with calls of its routine done.
+  EXPECT_TRUE(contains(hang[0].evidence, "the longest DGEMM call that returned took 0.02 s"));
+  // Running for over a second and ten times the longest: hung, even with calls of its routine done.
   r.running[0].start_ns = 1'000'000'000;
   hang = of(diagnose_recording(r), "kernel-hang");
   ASSERT_EQ(hang.size(), 1u);
   EXPECT_EQ(hang[0].severity, Severity::Error);
+  // Under ten times the longest: in progress, though a hundred times the mean.
+  r.routines[0].longest_seconds = 0.3;
+  EXPECT_EQ(of(diagnose_recording(r), "kernel-hang")[0].severity, Severity::Warning);
   // Under a second: in progress, however long its routine usually takes.
   r.routines.clear();
   r.running[0].start_ns = 2'500'000'000;

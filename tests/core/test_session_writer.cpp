@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "record/call_flops.h"
 #include "record/recording_json.h"
 #include "record/session_stream.h"
 #include "record/session_writer.h"
@@ -168,9 +169,18 @@ TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   EXPECT_EQ(r.routines[0].calls, 2u);
   EXPECT_EQ(r.routines[0].queries, 1u);
   EXPECT_DOUBLE_EQ(mean_seconds(r.routines[0]), 10e-6);  // the total over the one that did work
+  EXPECT_DOUBLE_EQ(r.routines[0].longest_seconds, 9e-6);
+  // A query does no work: no FLOPs (a QR's would double its GFLOP/s).
+  CallRecord qr;
+  qr.routine = Routine::Geqrf;
+  qr.m = qr.n = 100;
+  EXPECT_GT(flops_of(qr), 0u);
+  qr.flags = kWorkspaceQuery;
+  EXPECT_EQ(flops_of(qr), 0u);
   const Recording back = parse_recording_text(session_text(r));
   ASSERT_EQ(back.routines.size(), 1u);
   EXPECT_EQ(back.routines[0].queries, 1u);
+  EXPECT_DOUBLE_EQ(back.routines[0].longest_seconds, 9e-6);
   EXPECT_TRUE(back.calls[0].flags & kWorkspaceQuery);
   EXPECT_FALSE(back.calls[1].flags & kWorkspaceQuery);
   // Only queries: their own mean.

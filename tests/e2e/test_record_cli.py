@@ -158,9 +158,13 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(gesdd["workspace_queries"], 6)
         calls = [c for c in report["calls"] if c["routine"] == "dgesdd"]
         self.assertEqual(sum(1 for c in calls if c.get("workspace_query")), 6)
-        # A query scans nothing and is never the parent of the work.
+        # A query scans nothing, and what it calls (DGESDD asks GEQRF and ORGQR for their sizes) are
+        # queries too.
         for c in calls:
             self.assertEqual("values_checked" in c, not c.get("workspace_query"), c)
+        queries = {c["id"] for c in calls if c.get("workspace_query")}
+        inside = [c for c in report["calls"] if c.get("parent") in queries]
+        self.assertTrue(all(c.get("workspace_query") for c in inside), inside[:3])
         self.assertIn("6 of 12 dgesdd", proc.err)
         # MEAN is the real calls' mean: the total over 6, not over 12.
         row = next(line for line in proc.err.splitlines() if line.strip().startswith("dgesdd")).split()
@@ -363,6 +367,7 @@ class RecordSciPy(unittest.TestCase):
             rng = np.random.default_rng(0)
             a = rng.standard_normal((30, 30)); s = a + a.T
             q, r = np.linalg.qr(a)                                  # dgeqrf, dorgqr
+            qf, rf = sl.qr(rng.standard_normal((60, 20)), mode="full")  # dorgqr fills Q's last 40 columns
             w = np.linalg.eigvals(a)                                # dgeev
             inv = sl.inv(a)                                         # dgetrf, dgetri
             c = sl.cho_factor(s @ s.T + np.eye(30))
@@ -400,7 +405,12 @@ class RecordSciPy(unittest.TestCase):
         # What SciPy says for SYEVR's INFO > 0 is what the explanation quotes.
         said = next(line for line in proc.out.splitlines() if line.startswith("syevr:")).split(": ", 1)[1]
         self.assertIn(said, failed["dsyevr"]["cause"])
-        self.assertIn("dsyevr", [d["routine"] for d in report["diagnoses"] if d["id"] == "non-finite-input"])
+        self.assertEqual([d["routine"] for d in report["diagnoses"] if d["id"] == "non-finite-input"], ["dsyevr"])
+        # GFLOP/s counts the calls that did work, not the workspace queries.
+        geqrf = next(t for t in report["routines"] if t["routine"] == "dgeqrf")
+        worked = [c for c in report["calls"] if c["routine"] == "dgeqrf" and not c.get("workspace_query")]
+        expected = sum(2 * c["n"] ** 2 * (c["m"] - c["n"] / 3) for c in worked) * 1e-9
+        self.assertAlmostEqual(geqrf["gflop"], expected, delta=expected * 1e-3)  # whole FLOPs a call
 
     def test_a_program_that_calls_only_routines_not_recorded_is_told_so(self):
         script = write("dot_only.py", """
@@ -411,6 +421,10 @@ class RecordSciPy(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.err)
         self.assertEqual(report["calls_total"], 0)
         self.assertIn("loaded BLAS/LAPACK but called none of the routines BLAScope records", report["problem"])
+        # A program with no BLAS/LAPACK loaded at all is told that instead.
+        proc, report = record("/bin/true")
+        self.assertEqual(report["calls_total"], 0)
+        self.assertIn("made no BLAS or LAPACK call through a shared library", report["problem"])
 
     def test_lstsq_of_a_nan_matrix_reports_dlascl_inside_dgelsd(self):
         script = write("lstsq.py", """
