@@ -496,28 +496,18 @@ BLASSCOPE_LAPACK_CZ(
 BLASSCOPE_LAPACK_SDCZ(geqrf, 8, Geqrf,
                       {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2})
 // ?ORGQR / ?UNGQR(M, N, K, A, LDA, TAU, WORK, LWORK, INFO): A holds GEQRF's reflectors
-BLASSCOPE_LAPACK_SD(orgqr, 9, Orgqr,
-                    {.m = 0,
-                     .n = 1,
-                     .nrhs = 2,
-                     .a = 3,
-                     .lda = 4,
-                     .info = 8,
-                     .lwork = 7,
-                     .output = Out::A,
-                     .out = 3,
-                     .first_k_columns = true})
-BLASSCOPE_LAPACK_CZ(ungqr, 9, Orgqr,
-                    {.m = 0,
-                     .n = 1,
-                     .nrhs = 2,
-                     .a = 3,
-                     .lda = 4,
-                     .info = 8,
-                     .lwork = 7,
-                     .output = Out::A,
-                     .out = 3,
-                     .first_k_columns = true})
+constexpr LapackArgs kOrgqrArgs{.m = 0,
+                                .n = 1,
+                                .nrhs = 2,
+                                .a = 3,
+                                .lda = 4,
+                                .info = 8,
+                                .lwork = 7,
+                                .output = Out::A,
+                                .out = 3,
+                                .first_k_columns = true};
+BLASSCOPE_LAPACK_SD(orgqr, 9, Orgqr, kOrgqrArgs)
+BLASSCOPE_LAPACK_CZ(ungqr, 9, Orgqr, kOrgqrArgs)
 // ?POTRS(UPLO, N, NRHS, A, LDA, B, LDB, INFO): A holds POTRF's factor (its UPLO triangle)
 BLASSCOPE_LAPACK_SDCZ(potrs, 9, Potrs,
                       {.ch = 0,
