@@ -175,7 +175,8 @@ void ProfileView::setDocument(const RunDocument* doc) {
     routine->setData(name, Qt::UserRole);
     const double mean = record::mean_seconds(t);
     const double share = self_total > 0 ? 100 * t.self_seconds / self_total : 0;
-    const double gflops = t.gflop > 0 && t.seconds > 0 ? t.gflop / t.seconds : 0;
+    const double working = record::working_seconds(t);  // without the workspace queries
+    const double gflops = t.gflop > 0 && working > 0 ? t.gflop / working : 0;
     const bool single = t.precision == record::Precision::S || t.precision == record::Precision::C;
     const double peak = record::is_gpu(t.routine) ? 0 : single ? r->peak_gflops_fp32 : r->peak_gflops_fp64;
     const double of_peak = peak > 0 ? 100 * gflops / peak : 0;

@@ -117,13 +117,14 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     c.align_a = alignment_code(reinterpret_cast<const void*>(w[6]));
     c.align_b = alignment_code(reinterpret_cast<const void*>(w[8]));
     c.align_c = alignment_code(reinterpret_cast<const void*>(w[11]));
+    scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
     // With alpha = 0 the library reads neither A nor B: neither may the scan.
     if (check && c.alpha != 0) {
       scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]));
     }
     capturing = may_capture_gemm_values(c, check);
     if (capturing) keep_gemm_c<Real>(capture, c, reinterpret_cast<const void*>(w[11]));
-    scope.begin();
+    if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
   real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
   scope.end();
@@ -189,10 +190,11 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
       c.alpha = alpha, c.beta = beta;
     }
     c.align_a = alignment_code(a), c.align_b = alignment_code(b), c.align_c = alignment_code(c_out);
+    scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
     if (check && c.alpha != 0) scan_gemm_inputs<Real>(c, a, b);
     capturing = may_capture_gemm_values(c, check);
     if (capturing) keep_gemm_c<Real>(capture, c, c_out);
-    scope.begin();
+    if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
   scope.end();

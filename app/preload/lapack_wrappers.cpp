@@ -1,6 +1,7 @@
 // LAPACK drivers, factorisations and ?LASCL, interposed under their Fortran names. Each call is
 // recorded with its sizes and INFO; a driver's inputs are scanned for NaN/Inf before it runs
 // (O(n^2) beside its O(n^3)) and its main output after, so a silent non-finite result shows.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,33 +21,56 @@ struct LapackArgs {
   int info = -1;
   int lwork = -1;   // LWORK: -1 there is a workspace query, which does no work
   int lwork2 = -1;  // LIWORK (or LRWORK): -1 there is a query too
+  int lwork3 = -1;  // HEEVR's LIWORK, beside its LRWORK
+  int diag = -1;    // DIAG (TRTRS): 'U' leaves the diagonal unread
   // Eigen: N real values (HEEV's W too); ComplexEigen: N values of the call's precision (CGEEV's W).
   enum class Output { None, Singular, Eigen, ComplexEigen, B, A } output = Output::None;
-  int out = -1;  // the output array's word
+  int out = -1;        // the output array's word
+  int out_count = -1;  // the word that says how many output values were computed (SYEVR's M); else N
   bool scan_inputs = true;
-  bool triangle = false;         // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
-  bool first_k_columns = false;  // only A's first K columns are input (ORGQR's reflectors; the rest is output)
+  bool triangle = false;  // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
+  // A holds K reflectors below the diagonal of its first K columns (ORGQR), the rest is output;
+  // TAU (the word `tau`) their K scales.
+  bool reflectors = false;
+  int tau = -1;
 };
 
-// NaN/Inf in the upper (or lower) triangle of an n x n column-major matrix.
+// NaN/Inf in the upper (or lower) triangle of an n x n column-major matrix, its diagonal
+// included or not.
 template <typename Real>
-void count_triangle(const void* data, std::int64_t n, std::int64_t ld, int reals, bool upper, std::uint32_t& nan,
-                    std::uint32_t& inf) {
+void count_triangle(const void* data, std::int64_t n, std::int64_t ld, int reals, bool upper, bool diagonal,
+                    std::uint32_t& nan, std::uint32_t& inf) {
   const Real* base = static_cast<const Real*>(data);
+  const std::int64_t skip = diagonal ? 0 : 1;
   for (std::int64_t j = 0; j < n && data && ld >= n; ++j) {
-    const std::int64_t first = upper ? 0 : j, rows = upper ? j + 1 : n - j;
+    const std::int64_t first = upper ? 0 : j + skip, rows = upper ? j + 1 - skip : n - j - skip;
     count_nonfinite<Real>(base + (j * ld + first) * reals, rows, 1, rows, reals, nan, inf);
   }
 }
 
+// The character a CHARACTER argument's word points to, upper-cased ('\0' for none).
+char letter_at(const Word* w, int index) {
+  if (index < 0 || !w[index]) return '\0';
+  const char c = *reinterpret_cast<const char*>(w[index]);
+  return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+}
+
 template <typename Real>
 void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
-  if (d.a >= 0 && d.triangle) {
-    count_triangle<Real>(reinterpret_cast<const void*>(w[d.a]), c.n, c.lda, reals,
-                         c.side_uplo == 'U' || c.side_uplo == 'u', c.input_nan, c.input_inf);
-  } else if (d.a >= 0) {
-    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.a]), c.m, d.first_k_columns ? std::min(c.k, c.n) : c.n,
-                          c.lda, reals, c.input_nan, c.input_inf);
+  const auto* a = reinterpret_cast<const Real*>(d.a >= 0 ? w[d.a] : 0);
+  if (a && d.triangle) {
+    count_triangle<Real>(a, c.n, c.lda, reals, c.side_uplo == 'U' || c.side_uplo == 'u', letter_at(w, d.diag) != 'U',
+                         c.input_nan, c.input_inf);
+  } else if (a && d.reflectors && c.lda >= c.m) {
+    for (std::int64_t j = 0; j < std::min(c.k, c.n); ++j) {  // column j's reflector: rows j+1 to M-1
+      const std::int64_t rows = c.m - j - 1;
+      count_nonfinite<Real>(a + (j * c.lda + j + 1) * reals, rows, 1, rows, reals, c.input_nan, c.input_inf);
+    }
+  } else if (a) {
+    count_nonfinite<Real>(a, c.m, c.n, c.lda, reals, c.input_nan, c.input_inf);
+  }
+  if (d.tau >= 0) {
+    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.tau]), c.k, 1, c.k, reals, c.input_nan, c.input_inf);
   }
   if (d.b >= 0 && d.nrhs >= 0) {
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), c.m, c.k, c.ldb, reals, c.input_nan, c.input_inf);
@@ -60,7 +84,14 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
     case LapackArgs::Output::Singular:
       count_nonfinite<Real>(out, std::min(c.m, c.n), 1, std::min(c.m, c.n), 1, c.output_nan, c.output_inf);
       break;
-    case LapackArgs::Output::Eigen: count_nonfinite<Real>(out, c.n, 1, c.n, 1, c.output_nan, c.output_inf); break;
+    case LapackArgs::Output::Eigen: {
+      // SYEVR with RANGE 'V' or 'I' computes M of them: the rest of W is not written.
+      const std::int64_t count =
+          d.out_count >= 0 ? std::clamp<std::int64_t>(deref(reinterpret_cast<const void*>(w[d.out_count])), 0, c.n)
+                           : c.n;
+      count_nonfinite<Real>(out, count, 1, count, 1, c.output_nan, c.output_inf);
+      break;
+    }
     case LapackArgs::Output::ComplexEigen:
       count_nonfinite<Real>(out, c.n, 1, c.n, reals, c.output_nan, c.output_inf);
       break;
@@ -69,7 +100,7 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
       break;
     case LapackArgs::Output::A:
       if (d.triangle) {  // a factor (POTRF) lives in the UPLO triangle only
-        count_triangle<Real>(out, c.n, c.lda, reals, c.side_uplo == 'U' || c.side_uplo == 'u', c.output_nan,
+        count_triangle<Real>(out, c.n, c.lda, reals, c.side_uplo == 'U' || c.side_uplo == 'u', true, c.output_nan,
                              c.output_inf);
       } else {
         count_nonfinite<Real>(out, c.m, c.n, c.lda, reals, c.output_nan, c.output_inf);
@@ -84,7 +115,7 @@ constexpr int kMaxWords = 26;
 using ForwardLapack = void (*)(BLASSCOPE_W_26);
 
 bool is_query(const Word* a, const LapackArgs& d) {
-  for (int index : {d.lwork, d.lwork2}) {
+  for (int index : {d.lwork, d.lwork2, d.lwork3}) {
     if (index >= 0 && deref(reinterpret_cast<const void*>(a[index])) == -1) return true;
   }
   return false;
@@ -205,6 +236,8 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     }
     if (d.a >= 0) c.align_a = alignment_code(reinterpret_cast<const void*>(a[d.a]));
     if (d.b >= 0) c.align_b = alignment_code(reinterpret_cast<const void*>(a[d.b]));
+    // Running from here: a crash in the scan or the copy below (a bad A pointer) is this call's.
+    scope.begin();
     // A workspace query (LWORK = -1) does no work: its values are not looked at. Nor are those
     // of a routine LAPACK calls inside another (GELSD's GEQRF): the program's own call was.
     const bool query = is_query(a, d);
@@ -240,7 +273,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
         capture.give_up();  // counted as not captured after the call, if it failed
       }
     }
-    scope.begin();
+    scope.restart_clock();  // the call's time is LAPACK's, not the scan's
   }
   real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15], a[16],
        a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24], a[25]);
@@ -475,15 +508,49 @@ BLASSCOPE_LAPACK_SDCZ(
     potrf, 6, Potrf,
     {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 4, .output = Out::A, .out = 2, .triangle = true})
 // ?SYEVR(JOBZ, RANGE, UPLO, N, A, LDA, VL, VU, IL, IU, ABSTOL, M, W, Z, LDZ, ISUPPZ, WORK, LWORK,
-// IWORK, LIWORK, INFO); ?HEEVR adds RWORK, LRWORK before IWORK. W is not scanned: with RANGE 'V'
-// or 'I' only its first M entries are written.
-BLASSCOPE_LAPACK_SD(
-    syevr, 24, Syevr,
-    {.ch = 2, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 20, .lwork = 17, .lwork2 = 19, .triangle = true})
+// IWORK, LIWORK, INFO); ?HEEVR adds RWORK, LRWORK before IWORK. W's first M entries are the
+// eigenvalues computed (all N with RANGE 'A').
+BLASSCOPE_LAPACK_SD(syevr, 24, Syevr,
+                    {.ch = 2,
+                     .m = 3,
+                     .n = 3,
+                     .a = 4,
+                     .lda = 5,
+                     .info = 20,
+                     .lwork = 17,
+                     .lwork2 = 19,
+                     .output = Out::Eigen,
+                     .out = 12,
+                     .out_count = 11,
+                     .triangle = true})
 BLASSCOPE_LAPACK(cheevr_, 26, float, Syevr, C,
-                 {.ch = 2, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 22, .lwork = 17, .lwork2 = 19, .triangle = true})
+                 {.ch = 2,
+                  .m = 3,
+                  .n = 3,
+                  .a = 4,
+                  .lda = 5,
+                  .info = 22,
+                  .lwork = 17,
+                  .lwork2 = 19,
+                  .lwork3 = 21,
+                  .output = Out::Eigen,
+                  .out = 12,
+                  .out_count = 11,
+                  .triangle = true})
 BLASSCOPE_LAPACK(zheevr_, 26, double, Syevr, Z,
-                 {.ch = 2, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 22, .lwork = 17, .lwork2 = 19, .triangle = true})
+                 {.ch = 2,
+                  .m = 3,
+                  .n = 3,
+                  .a = 4,
+                  .lda = 5,
+                  .info = 22,
+                  .lwork = 17,
+                  .lwork2 = 19,
+                  .lwork3 = 21,
+                  .output = Out::Eigen,
+                  .out = 12,
+                  .out_count = 11,
+                  .triangle = true})
 // ?GEEV(JOBVL, JOBVR, N, A, LDA, WR, WI, VL, LDVL, VR, LDVR, WORK, LWORK, INFO); the complex
 // ones have W for WR and WI, and RWORK after LWORK
 BLASSCOPE_LAPACK_SD(
@@ -505,7 +572,8 @@ constexpr LapackArgs kOrgqrArgs{.m = 0,
                                 .lwork = 7,
                                 .output = Out::A,
                                 .out = 3,
-                                .first_k_columns = true};
+                                .reflectors = true,
+                                .tau = 5};
 BLASSCOPE_LAPACK_SD(orgqr, 9, Orgqr, kOrgqrArgs)
 BLASSCOPE_LAPACK_CZ(ungqr, 9, Orgqr, kOrgqrArgs)
 // ?POTRS(UPLO, N, NRHS, A, LDA, B, LDB, INFO): A holds POTRF's factor (its UPLO triangle)
@@ -536,6 +604,7 @@ BLASSCOPE_LAPACK_SDCZ(trtrs, 13, Trtrs,
                        .b = 7,
                        .ldb = 8,
                        .info = 9,
+                       .diag = 2,
                        .output = Out::B,
                        .out = 7,
                        .triangle = true})

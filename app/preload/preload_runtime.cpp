@@ -321,6 +321,10 @@ void CallScope::begin() {
   }
 }
 
+void CallScope::restart_clock() {
+  if (m_active) call.start_ns = record::read_call_clock(g_clock);
+}
+
 bool CallScope::failed() const {
   return call.info != 0 || call.xerbla_parameter != 0 || call.output_nan != 0 || call.output_inf != 0;
 }
@@ -359,7 +363,7 @@ CallScope::~CallScope() {
     add(t.self_nanoseconds, self_ns);
     if (failures) add(t.failures, 1);
     if (flops) add(t.flops, flops);
-    if (call.flags & record::kWorkspaceQuery) add(t.queries, 1);
+    if (call.flags & record::kWorkspaceQuery) add(t.queries, 1), add(t.query_nanoseconds, call.duration_ns);
     if (call.duration_ns > t.longest.load(std::memory_order_relaxed)) {
       t.longest.store(call.duration_ns, std::memory_order_relaxed);
     }
@@ -370,7 +374,10 @@ CallScope::~CallScope() {
     t.self_nanoseconds.fetch_add(self_ns, std::memory_order_relaxed);
     if (failures) t.failures.fetch_add(1, std::memory_order_relaxed);
     if (flops) t.flops.fetch_add(flops, std::memory_order_relaxed);
-    if (call.flags & record::kWorkspaceQuery) t.queries.fetch_add(1, std::memory_order_relaxed);
+    if (call.flags & record::kWorkspaceQuery) {
+      t.queries.fetch_add(1, std::memory_order_relaxed);
+      t.query_nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
+    }
     for (std::uint64_t longest = t.longest.load(std::memory_order_relaxed); call.duration_ns > longest;) {
       if (t.longest.compare_exchange_weak(longest, call.duration_ns, std::memory_order_relaxed)) break;
     }

@@ -91,6 +91,9 @@ class CallScope {
   CallRecord& call;
   // Marks the call as running now (publishes it in the active table) and starts its clock.
   void begin();
+  // Starts its clock again, after work of the recorder's own between begin() and the real call
+  // (value scans, captures: a crash in them is still the call's, their time is not).
+  void restart_clock();
   // Stops its clock when the real routine returns: what the recorder does after it (scans of
   // the result, captures) is not the call's time. The destructor does it otherwise.
   void end() {

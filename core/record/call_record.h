@@ -17,7 +17,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 13;
+inline constexpr std::uint32_t kLayoutVersion = 14;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -138,9 +138,10 @@ inline std::uint32_t alignment_bytes(std::uint8_t code) {
 
 // Exact totals per routine and precision, over every call (even when the ring overflowed);
 // times in the header's `clock`. `queries`: calls that were workspace queries (in `calls` too);
-// `longest`: the longest call's duration (what a call stopped by --timeout is measured against).
+// `query_nanoseconds` their time (in `nanoseconds` too); `longest`: the longest call's duration
+// (what a call stopped by --timeout is measured against).
 struct RoutineTotals {
-  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops, queries, longest;
+  std::atomic<std::uint64_t> calls, nanoseconds, self_nanoseconds, failures, flops, queries, query_nanoseconds, longest;
 };
 
 // A thread's running calls, published at entry so a crash or a hang names them. The calls are

@@ -72,10 +72,11 @@ void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock,
   for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
     for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
       // The header's totals (threads without a slot) and every slot's.
-      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0, queries = 0, longest = 0;
+      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0, queries = 0, query_ns = 0, longest = 0;
       const auto add = [&](const RoutineTotals& t) {
         calls += t.calls.load(), failures += t.failures.load(), ns += t.nanoseconds.load();
         self_ns += t.self_nanoseconds.load(), flops += t.flops.load(), queries += t.queries.load();
+        query_ns += t.query_nanoseconds.load();
         longest = std::max(longest, t.longest.load());
       };
       add(h.totals[r][p]);
@@ -86,6 +87,7 @@ void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock,
                               static_cast<double>(clock.span(ns)) * 1e-9,
                               static_cast<double>(clock.span(self_ns)) * 1e-9, static_cast<double>(flops) * 1e-9});
       out.routines.back().queries = queries;
+      out.routines.back().query_seconds = static_cast<double>(clock.span(query_ns)) * 1e-9;
       out.routines.back().longest_seconds = static_cast<double>(clock.span(longest)) * 1e-9;
     }
   }
@@ -358,7 +360,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     RoutineTotal& t = totals[{c.routine, c.precision}];
     t.routine = c.routine, t.precision = c.precision;
     ++t.calls;
-    if (c.flags & kWorkspaceQuery) ++t.queries;
+    if (c.flags & kWorkspaceQuery) ++t.queries, t.query_seconds += static_cast<double>(c.duration_ns) * 1e-9;
     t.seconds += static_cast<double>(c.duration_ns) * 1e-9;
     t.longest_seconds = std::max(t.longest_seconds, static_cast<double>(c.duration_ns) * 1e-9);
     const auto it = inside.find(c.id);
@@ -372,9 +374,13 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
   return out;
 }
 
+double working_seconds(const RoutineTotal& t) {
+  return std::max(0.0, t.seconds - t.query_seconds);
+}
+
 double mean_seconds(const RoutineTotal& t) {
-  const std::uint64_t working = t.calls > t.queries ? t.calls - t.queries : t.calls;
-  return working ? t.seconds / static_cast<double>(working) : 0;
+  if (t.calls > t.queries) return working_seconds(t) / static_cast<double>(t.calls - t.queries);
+  return t.calls ? t.seconds / static_cast<double>(t.calls) : 0;
 }
 
 std::vector<RoutineTotal> with_unfinished(const Recording& r) {

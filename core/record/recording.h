@@ -37,11 +37,14 @@ struct RoutineTotal {
   // Workspace queries (LWORK = -1), which only size LAPACK's workspace: counted in `calls` (the
   // program made them) but not in the mean, which would halve a driver's (NumPy queries first).
   std::uint64_t queries = 0;
+  double query_seconds = 0;    // their time (in `seconds` too)
   double longest_seconds = 0;  // the longest finished call
 };
 
-// The total time over the calls that did work (over every call, where all were queries).
+// The mean time of the calls that did work (of every call, where all were queries).
 double mean_seconds(const RoutineTotal& total);
+// The time of the calls that did work (their FLOPs' time, for GFLOP/s).
+double working_seconds(const RoutineTotal& total);
 
 // A child process's own session, listed in the parent's.
 struct ChildSession {

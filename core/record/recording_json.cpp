@@ -99,6 +99,7 @@ json routines_to_json(std::span<const RoutineTotal> totals) {
                         {"gflop", t.gflop}});
     if (t.unfinished) routines.back()["unfinished"] = t.unfinished;
     if (t.queries) routines.back()["workspace_queries"] = t.queries;
+    if (t.query_seconds > 0) routines.back()["workspace_query_seconds"] = t.query_seconds;
     if (t.longest_seconds > 0) routines.back()["longest_seconds"] = t.longest_seconds;
   }
   return routines;
@@ -811,6 +812,7 @@ Recording recording_from_json(const json& s) {
                           field<std::uint64_t>(t, "failures", 0), field<double>(t, "seconds", 0),
                           field<double>(t, "self_seconds", 0), field<double>(t, "gflop", 0)});
     r.routines.back().queries = field<std::uint64_t>(t, "workspace_queries", 0);
+    r.routines.back().query_seconds = field<double>(t, "workspace_query_seconds", 0);
     r.routines.back().longest_seconds = field<double>(t, "longest_seconds", 0);
   }
   for (const json& c : field<json>(s, "calls", json::array())) r.calls.push_back(call_from_json(c, r.start_ns));

@@ -60,10 +60,10 @@ double total_self_seconds(const record::Recording& r) {
 
 // GFLOP/s against the CPU's estimated peak for the routine's precision (CPU routines only).
 std::string share_of_peak(const record::Recording& r, const record::RoutineTotal& t) {
-  if (record::is_gpu(t.routine) || t.gflop <= 0 || t.seconds <= 0) return "-";
+  if (record::is_gpu(t.routine) || t.gflop <= 0 || record::working_seconds(t) <= 0) return "-";
   const bool single = t.precision == record::Precision::S || t.precision == record::Precision::C;
   const double peak = single ? r.peak_gflops_fp32 : r.peak_gflops_fp64;
-  return peak > 0 ? format_number(100 * t.gflop / t.seconds / peak) + "%" : "-";
+  return peak > 0 ? format_number(100 * t.gflop / record::working_seconds(t) / peak) + "%" : "-";
 }
 
 // The routines table; with an UNFINISHED column when calls had not returned (they are in no
@@ -76,13 +76,14 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   for (const auto& t : record::with_unfinished(r)) {
     const double mean = record::mean_seconds(t);
     const bool timed = t.calls > 0;
-    rows.push_back({record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
-                    std::to_string(t.calls), timed ? format_duration(t.seconds) : "-",
-                    timed ? format_duration(t.self_seconds) : "-",
-                    self_total > 0 && timed ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
-                    timed ? format_duration(mean) : "-",
-                    t.gflop > 0 && t.seconds > 0 ? format_number(t.gflop / t.seconds) : "-", share_of_peak(r, t),
-                    std::to_string(t.failures)});
+    rows.push_back(
+        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
+         std::to_string(t.calls), timed ? format_duration(t.seconds) : "-",
+         timed ? format_duration(t.self_seconds) : "-",
+         self_total > 0 && timed ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
+         timed ? format_duration(mean) : "-",
+         t.gflop > 0 && record::working_seconds(t) > 0 ? format_number(t.gflop / record::working_seconds(t)) : "-",
+         share_of_peak(r, t), std::to_string(t.failures)});
     if (!r.running.empty()) rows.back().push_back(std::to_string(t.unfinished));
   }
   return rows;

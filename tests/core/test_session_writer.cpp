@@ -168,7 +168,8 @@ TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   ASSERT_EQ(r.routines.size(), 1u);
   EXPECT_EQ(r.routines[0].calls, 2u);
   EXPECT_EQ(r.routines[0].queries, 1u);
-  EXPECT_DOUBLE_EQ(mean_seconds(r.routines[0]), 10e-6);  // the total over the one that did work
+  EXPECT_DOUBLE_EQ(mean_seconds(r.routines[0]), 9e-6);  // the one that did work: not the query's time
+  EXPECT_DOUBLE_EQ(working_seconds(r.routines[0]), 9e-6);
   EXPECT_DOUBLE_EQ(r.routines[0].longest_seconds, 9e-6);
   // A query does no work: no FLOPs (a QR's would double its GFLOP/s).
   CallRecord qr;
@@ -181,6 +182,7 @@ TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   ASSERT_EQ(back.routines.size(), 1u);
   EXPECT_EQ(back.routines[0].queries, 1u);
   EXPECT_DOUBLE_EQ(back.routines[0].longest_seconds, 9e-6);
+  EXPECT_DOUBLE_EQ(back.routines[0].query_seconds, 1e-6);
   EXPECT_TRUE(back.calls[0].flags & kWorkspaceQuery);
   EXPECT_FALSE(back.calls[1].flags & kWorkspaceQuery);
   // Only queries: their own mean.

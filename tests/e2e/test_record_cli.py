@@ -166,11 +166,12 @@ class RecordNumPy(unittest.TestCase):
         inside = [c for c in report["calls"] if c.get("parent") in queries]
         self.assertTrue(all(c.get("workspace_query") for c in inside), inside[:3])
         self.assertIn("6 of 12 dgesdd", proc.err)
-        # MEAN is the real calls' mean: the total over 6, not over 12.
+        # MEAN is the real calls' mean: their time over 6, not the total over 12.
         row = next(line for line in proc.err.splitlines() if line.strip().startswith("dgesdd")).split()
         units = {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
         mean = float(row[8]) * units[row[9]]  # ROUTINE DTYPE CALLS TOTAL(2) SELF(2) SHARE MEAN(2)
-        self.assertAlmostEqual(mean / (gesdd["seconds"] / 6), 1, delta=0.01)
+        working = gesdd["seconds"] - gesdd["workspace_query_seconds"]
+        self.assertAlmostEqual(mean / (working / 6), 1, delta=0.01)
 
     def test_svd_of_a_nan_matrix_is_the_dlascl_parameter_4_failure(self):
         script = write("svd.py", """
@@ -411,6 +412,60 @@ class RecordSciPy(unittest.TestCase):
         worked = [c for c in report["calls"] if c["routine"] == "dgeqrf" and not c.get("workspace_query")]
         expected = sum(2 * c["n"] ** 2 * (c["m"] - c["n"] / 3) for c in worked) * 1e-9
         self.assertAlmostEqual(geqrf["gflop"], expected, delta=expected * 1e-3)  # whole FLOPs a call
+
+    def test_values_are_scanned_where_lapack_reads_and_writes_them(self):
+        script = write("scan_regions.py", """
+            import numpy as np, scipy.linalg as sl
+            from scipy.linalg import lapack
+            rng = np.random.default_rng(3)
+            # TRTRS with a unit diagonal never reads it: a NaN there is no input.
+            t = np.triu(rng.standard_normal((6, 6))) ; t[2, 2] = np.nan
+            x = sl.solve_triangular(t, np.ones(6), unit_diagonal=True, check_finite=False)
+            print("trtrs", np.isfinite(x).all())
+            # ORGQR reads the reflectors below the diagonal and TAU, not R above it.
+            qr, tau, work, info = lapack.dgeqrf(rng.standard_normal((8, 4)))
+            qr[0, 3] = np.inf
+            q, work, info = lapack.dorgqr(qr, tau)
+            print("orgqr", np.isfinite(q).all())
+            tau[1] = np.nan
+            q, work, info = lapack.dorgqr(qr, tau)
+            print("orgqr nan tau", int(np.isnan(q).sum()) > 0)
+            # SYEVR with an Inf: INFO = 0, NaN eigenvalues. Only the M it computed are read.
+            s = rng.standard_normal((5, 5)); s = s + s.T; s[0, 0] = np.inf
+            w = sl.eigh(s, check_finite=False, eigvals_only=True)
+            print("syevr", int(np.isnan(w).sum()))
+            f = rng.standard_normal((5, 5))
+            w = sl.eigh(f + f.T, eigvals_only=True, subset_by_index=[0, 1])
+            print("syevr subset", len(w))
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("trtrs True", proc.out)
+        self.assertIn("orgqr True", proc.out)
+        found = {(d["id"], d["routine"]) for d in report["diagnoses"]}
+        self.assertNotIn(("non-finite-input", "dtrtrs"), found)
+        orgqr = [c for c in report["calls"] if c["routine"] == "dorgqr" and not c.get("workspace_query")]
+        self.assertEqual([c.get("input_nan", 0) + c.get("input_inf", 0) for c in orgqr], [0, 1])
+        nan_tau = next(d for d in report["diagnoses"] if d["id"] == "non-finite-output" and d["routine"] == "dorgqr")
+        self.assertIn("its NaN/Inf inputs gave", nan_tau["title"])
+        syevr = [c for c in report["calls"] if c["routine"] == "dsyevr" and not c.get("workspace_query")]
+        self.assertGreater(syevr[0].get("output_nan", 0), 0, syevr[0])
+        self.assertEqual(syevr[1].get("output_nan", 0) + syevr[1].get("output_inf", 0), 0, syevr[1])
+
+    def test_a_crash_in_a_lapack_calls_own_arguments_is_that_calls(self):
+        exe = build_c("bad_pointer", """
+            void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
+            int main(void) {
+              int n = 64, ipiv[64], info = 0;
+              dgetrf_(&n, &n, (double*)16, &n, ipiv, &info);
+              return 0;
+            }
+        """, "-llapack")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 128 + 11, proc.err)
+        crash = next(d for d in report["diagnoses"] if d["id"] == "program-crashed")
+        self.assertIn("SIGSEGV inside call", crash["title"])
+        self.assertIn("DGETRF", crash["title"])
 
     def test_a_program_that_calls_only_routines_not_recorded_is_told_so(self):
         script = write("dot_only.py", """
