@@ -452,6 +452,38 @@ class RecordSciPy(unittest.TestCase):
         self.assertGreater(syevr[0].get("output_nan", 0), 0, syevr[0])
         self.assertEqual(syevr[1].get("output_nan", 0) + syevr[1].get("output_inf", 0), 0, syevr[1])
 
+    def test_any_of_heevrs_three_workspace_sizes_asks_a_query(self):
+        # LAPACK takes LWORK, LRWORK or LIWORK = -1 as a workspace query: here only LIWORK is.
+        exe = build_c("heevr_query", """
+            #include <complex.h>
+            #include <stdio.h>
+            #include <stddef.h>
+            void zheevr_(const char*, const char*, const char*, const int*, double complex*, const int*,
+                         const double*, const double*, const int*, const int*, const double*, int*, double*,
+                         double complex*, const int*, int*, double complex*, const int*, double*, const int*,
+                         int*, const int*, int*, size_t, size_t, size_t);
+            int main(void) {
+              double complex a[9] = {2, 0, 0, 0, 3, 0, 0, 0, 4}, z[9], work[200];
+              double w[3], rwork[200], zero = 0;
+              int n = 3, m = 0, isuppz[6], iwork[100], info = 0, lwork = 200, lrwork = 200, liwork = -1;
+              zheevr_("N", "A", "L", &n, a, &n, &zero, &zero, &n, &n, &zero, &m, w, z, &n, isuppz, work, &lwork,
+                      rwork, &lrwork, iwork, &liwork, &info, 1, 1, 1);
+              printf("query m=%d info=%d\\n", m, info);
+              liwork = 100;
+              zheevr_("N", "A", "L", &n, a, &n, &zero, &zero, &n, &n, &zero, &m, w, z, &n, isuppz, work, &lwork,
+                      rwork, &lrwork, iwork, &liwork, &info, 1, 1, 1);
+              printf("m=%d info=%d w0=%g\\n", m, info, w[0]);
+              return 0;
+            }
+        """, "-llapack")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("m=3 info=0 w0=2", proc.out)
+        heevr = next(t for t in report["routines"] if t["routine"] == "zheevr")
+        self.assertEqual((heevr["calls"], heevr.get("workspace_queries")), (2, 1))
+        calls = [c for c in report["calls"] if c["routine"] == "zheevr"]
+        self.assertEqual([bool(c.get("workspace_query")) for c in calls], [True, False])
+
     def test_a_crash_in_a_lapack_calls_own_arguments_is_that_calls(self):
         exe = build_c("bad_pointer", """
             void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
