@@ -362,4 +362,14 @@ TEST(RecordingReport, TheCommandLineIsShellQuotedInEveryFormat) {
             std::string::npos);
 }
 
+TEST(RecordingReport, MarkdownKeepsBackticksInsideTheCodeAndEachNoteAParagraph) {
+  Recording r;
+  r.command = {"echo", "a`b"};
+  r.problem = "something to note";
+  const std::string markdown = recording_markdown(r, {});
+  EXPECT_EQ(markdown.substr(0, markdown.find('\n')), "# BLAScope recording: ``echo 'a`b'``");
+  // The note is a paragraph of its own, not joined to the header line before it.
+  EXPECT_NE(markdown.find("s\n\nnote: something to note\n\n"), std::string::npos) << markdown;
+}
+
 }  // namespace
