@@ -208,14 +208,24 @@ CudaBackend* CudaBackend::create(std::string& reason) {
     delete backend;
     return nullptr;
   }
-  // BLASSCOPE_CUPTI=0 turns device tracing off (timings then come from CUDA events alone).
-  const char* cupti_setting = std::getenv("BLASSCOPE_CUPTI");
-  if (cupti_setting && std::string(cupti_setting) == "0") {
+  // BLASSCOPE_CUPTI: 0 turns device tracing off (timings then come from CUDA events alone),
+  // "kernels" traces kernels alone, "api" every API call too (see CuptiMode).
+  const std::string cupti_setting = std::getenv("BLASSCOPE_CUPTI") ? std::getenv("BLASSCOPE_CUPTI") : "";
+  if (cupti_setting == "0") {
     backend->m_info.cupti = "off (BLASSCOPE_CUPTI=0); timings come from CUDA events";
     return backend;
   }
+  const CuptiMode mode = cupti_setting == "kernels" ? CuptiMode::KernelsOnly
+                         : cupti_setting == "api"   ? CuptiMode::ApiCorrelation
+                                                    : CuptiMode::Default;
   std::string why_not;
-  backend->m_tracing = CuptiTracer::start(why_not);
+  backend->m_tracing = CuptiTracer::start(mode, why_not);
+  if (backend->m_tracing && mode != CuptiMode::Default) {
+    backend->m_info.cupti = "tracing, " +
+                            std::string(mode == CuptiMode::KernelsOnly ? "kernels only" : "API calls too") +
+                            " (BLASSCOPE_CUPTI=" + cupti_setting + ")";
+    return backend;
+  }
   backend->m_info.cupti = backend->m_tracing ? "tracing" : why_not;
   return backend;
 }

@@ -3,6 +3,7 @@
 #include <cupti.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -13,16 +14,22 @@ namespace {
 
 using core::ActivityRecordView;
 
-// What BLAScope traces, and why.
-constexpr CUpti_ActivityKind kEnabledKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,     // every kernel, with grid, block, start and end
-    CUPTI_ACTIVITY_KIND_MEMCPY,                // host <-> device copies
-    CUPTI_ACTIVITY_KIND_MEMSET,                // memsets (cuBLAS clears workspaces)
-    CUPTI_ACTIVITY_KIND_MEMORY2,               // device allocations and frees
-    CUPTI_ACTIVITY_KIND_OVERHEAD,              // CUPTI's and the driver's own overhead
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,  // BLAScope's op index for each API call
-    // CUPTI writes external correlation records for API records only: these make them (the
-    // API records themselves are dropped when copied out).
+// What BLAScope traces, and why. Records are placed on ops by CUPTI timestamps: each op's
+// window spans all of its device work, and ops run one after another.
+constexpr CUpti_ActivityKind kKernelKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  // every kernel, with grid, block, start and end
+    CUPTI_ACTIVITY_KIND_OVERHEAD,           // CUPTI's and the driver's own overhead
+};
+constexpr CUpti_ActivityKind kTransferKinds[] = {
+    CUPTI_ACTIVITY_KIND_MEMCPY,   // host <-> device copies
+    CUPTI_ACTIVITY_KIND_MEMSET,   // memsets (cuBLAS clears workspaces)
+    CUPTI_ACTIVITY_KIND_MEMORY2,  // device allocations and frees
+};
+// CuptiMode::ApiCorrelation adds BLAScope's op index to every API call (external
+// correlation). CUPTI writes those records for API records only, so every runtime and
+// driver call is traced too, for records the time windows already place.
+constexpr CUpti_ActivityKind kApiCorrelationKinds[] = {
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
     CUPTI_ACTIVITY_KIND_RUNTIME,
     CUPTI_ACTIVITY_KIND_DRIVER,
 };
@@ -134,13 +141,19 @@ std::string cupti_error(CUptiResult result) {
 
 }  // namespace
 
-bool CuptiTracer::start(std::string& why_not) {
-  // Once per process: every backend made later (one per run) shares the same callbacks.
+bool CuptiTracer::start(CuptiMode mode, std::string& why_not) {
+  // Once per process: every backend made later (one per run) shares the same callbacks, and
+  // the first backend's choice of kinds.
   static std::string failure;
-  static const bool started = [] {
+  static const bool started = [mode] {
     CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    std::vector<CUpti_ActivityKind> kinds(std::begin(kKernelKinds), std::end(kKernelKinds));
+    if (mode != CuptiMode::KernelsOnly) kinds.insert(kinds.end(), std::begin(kTransferKinds), std::end(kTransferKinds));
+    if (mode == CuptiMode::ApiCorrelation) {
+      kinds.insert(kinds.end(), std::begin(kApiCorrelationKinds), std::end(kApiCorrelationKinds));
+    }
     std::vector<CUpti_ActivityKind> enabled;
-    for (CUpti_ActivityKind kind : kEnabledKinds) {
+    for (CUpti_ActivityKind kind : kinds) {
       if (result != CUPTI_SUCCESS) break;
       result = cuptiActivityEnable(kind);
       if (result == CUPTI_SUCCESS) enabled.push_back(kind);

@@ -1,6 +1,7 @@
 #include "gpu_model/device_activity.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "gpu_model/kernel_family.h"
@@ -31,10 +32,13 @@ void ActivityCollector::end_op(std::uint64_t now_ns) {
 
 std::optional<std::size_t> ActivityCollector::op_at(std::uint64_t t_ns) const {
   // The op whose window holds t. Each window spans all of its op's device work (set-up,
-  // copies, kernels, frees), so what falls outside every window is not an op's.
-  for (auto it = m_windows.rbegin(); it != m_windows.rend(); ++it) {
-    if (t_ns >= it->begin_ns && t_ns <= it->end_ns) return it->op;
-  }
+  // copies, kernels, frees), so what falls outside every window is not an op's. Ops run one
+  // after another: the windows are in time order, the last one that began by t is the one.
+  const auto after = std::upper_bound(m_windows.begin(), m_windows.end(), t_ns,
+                                      [](std::uint64_t t, const Window& w) { return t < w.begin_ns; });
+  if (after == m_windows.begin()) return std::nullopt;
+  const Window& w = *std::prev(after);
+  if (t_ns <= w.end_ns) return w.op;
   return std::nullopt;
 }
 
@@ -64,8 +68,20 @@ void ActivityCollector::add(const ActivityRecordView& record) {
 void ActivityCollector::place(const ActivityRecordView& r, std::size_t op) {
   DeviceEventRecord e;
   e.kind = kind_name(r.kind);
-  e.name = r.kind == ActivityRecordView::Kind::Kernel ? readable_kernel_name(r.name) : r.name;
-  e.family = r.kind == ActivityRecordView::Kind::Kernel ? kernel_family(e.name) : e.kind;
+  if (r.kind == ActivityRecordView::Kind::Kernel) {
+    auto known = m_kernel_names.find(r.name);
+    if (known == m_kernel_names.end()) {
+      if (m_kernel_names.size() >= 4096) m_kernel_names.clear();  // a bound, never reached by real runs
+      std::string readable = readable_kernel_name(r.name);
+      std::string family = kernel_family(readable);
+      known = m_kernel_names.emplace(r.name, std::make_pair(std::move(readable), std::move(family))).first;
+    }
+    e.name = known->second.first;
+    e.family = known->second.second;
+  } else {
+    e.name = r.name;
+    e.family = e.kind;
+  }
   e.start_ns = r.start_ns;
   e.end_ns = r.end_ns;
   e.grid = {r.grid[0], r.grid[1], r.grid[2]};

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "results/kernel_record.h"
@@ -54,6 +55,9 @@ class ActivityCollector {
   std::multimap<std::uint32_t, ActivityRecordView> m_waiting;  // correlation not seen yet
   std::map<std::size_t, std::vector<DeviceEventRecord>> m_by_op;
   std::uint64_t m_dropped = 0;
+  // Readable name and family per raw kernel name: the same few cuBLAS kernels run over and
+  // over, and demangling plus the family rules cost about 20 us for a long name.
+  std::unordered_map<std::string, std::pair<std::string, std::string>> m_kernel_names;
 };
 
 }  // namespace blasscope::core

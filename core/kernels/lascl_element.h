@@ -59,15 +59,37 @@ BLASSCOPE_HOST_DEVICE inline LasclTiling lascl_tiling(std::int64_t m, std::int64
   return t;
 }
 
-// Element e of the tile that starts at (row0, col0): its offset in the column-major matrix,
-// and whether ?LASCL of this type scales it.
-BLASSCOPE_HOST_DEVICE inline bool lascl_tile_element(char type, std::int64_t m, std::int64_t n, std::int64_t lda,
-                                                     const LasclTiling& t, std::int64_t row0, std::int64_t col0, int e,
-                                                     std::int64_t& offset) {
-  int li = 0, lj = 0;
-  lascl_tile_position(e, t.rows, t.inverse_rows, li, lj);
-  const std::int64_t i = row0 + li, j = col0 + lj;
-  if (lj >= t.cols || i >= m || j >= n) return false;
+// One thread's walk through its elements of a tile, e = first, first + step, ...: the row
+// and column lascl_tile_position gives each, kept up to date by additions. The CUDA kernel
+// would otherwise spend more instructions per element on indexing than memory allows.
+struct LasclTileCursor {
+  int li = 0, lj = 0;            // the current element's row and column in the tile
+  int step_li = 0, step_lj = 0;  // one step, as rows and columns
+};
+
+BLASSCOPE_HOST_DEVICE inline LasclTileCursor lascl_tile_cursor(const LasclTiling& t, int first, int step) {
+  LasclTileCursor c;
+  lascl_tile_position(first, t.rows, t.inverse_rows, c.li, c.lj);
+  lascl_tile_position(step, t.rows, t.inverse_rows, c.step_li, c.step_lj);
+  return c;
+}
+
+BLASSCOPE_HOST_DEVICE inline void lascl_tile_advance(LasclTileCursor& c, int tile_rows) {
+  c.li += c.step_li;
+  c.lj += c.step_lj;
+  if (c.li >= tile_rows) {  // both parts were below tile_rows: one carry at most
+    c.li -= tile_rows;
+    ++c.lj;
+  }
+}
+
+// The cursor's element of the tile that starts at (row0, col0): its offset in the
+// column-major matrix, and whether ?LASCL of this type scales it.
+BLASSCOPE_HOST_DEVICE inline bool lascl_cursor_element(char type, std::int64_t m, std::int64_t n, std::int64_t lda,
+                                                       const LasclTiling& t, std::int64_t row0, std::int64_t col0,
+                                                       const LasclTileCursor& c, std::int64_t& offset) {
+  const std::int64_t i = row0 + c.li, j = col0 + c.lj;
+  if (c.lj >= t.cols || i >= m || j >= n) return false;
   std::int64_t first = 0, last = 0;
   lascl_row_range(type, m, j, first, last);
   offset = j * lda + i;

@@ -1,11 +1,12 @@
 // blasscope-bench-gpu: the GPU half measured side by side in one run, on a real device.
 //  1. the device's memory bandwidth as measured here (device-to-device copy, read + write);
 //  2. cuBLAS GEMM through BLAScope's plugin against a bare cublasGemmEx on the same operands;
-//  3. CUPTI's overhead on a run of 100 small GEMMs (this program re-runs itself, tracing off/on);
+//  3. CUPTI's overhead on a run of 100 small GEMMs (this program re-runs itself: tracing off, on,
+//     kernels only, and with API calls);
 //  4. BLAScope's CUDA DLASCL: bandwidth as a share of the measured copy bandwidth;
 //  5. CPU against GPU, sgemm and dgemm, n = 1024 ... 8192, with the agreement check.
 // Without a usable GPU it prints why and exits 0: there is nothing to measure.
-// Usage: blasscope-bench-gpu [--quick (n up to 2048 in 5) | --cpu-vs-gpu (5 alone)]
+// Usage: blasscope-bench-gpu [--quick (n up to 2048 in 5) | --cupti (3 alone) | --cpu-vs-gpu (5 alone)]
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
@@ -187,10 +188,10 @@ void bench_gemm_overhead(GpuBackend& gpu) {
   std::printf("   ratio = bare time / BLAScope time (1.0 = no overhead; goal >= 0.98)\n");
 }
 
-// One child run: 100 small GEMMs through the runner, in this process, timed as a whole.
-int cupti_child() {
+// One child run: `count` small GEMMs through the runner, in this process, timed as a whole.
+int cupti_child(int count) {
   std::string ops;
-  for (int i = 0; i < 100; ++i) ops += std::string(i ? "," : "") + R"({"op": "gemm", "a": "a", "b": "b"})";
+  for (int i = 0; i < count; ++i) ops += std::string(i ? "," : "") + R"({"op": "gemm", "a": "a", "b": "b"})";
   const std::string text = R"({"name": "small", "tensors": {"a": {"shape": [128, 128], "dtype": "float32"},
       "b": {"shape": [128, 128], "dtype": "float32", "seed": 2}}, "ops": [)" +
                            ops + "]}";
@@ -223,8 +224,9 @@ struct ChildResult {
   unsigned long long dropped = 0;
 };
 
-ChildResult run_child(const char* self, bool cupti) {
-  const std::string command = std::string(cupti ? "" : "BLASSCOPE_CUPTI=0 ") + "'" + self + "' --cupti-child";
+// `cupti`: the child's BLASSCOPE_CUPTI ("0" off, "" the default tracing, "kernels", "api").
+ChildResult run_child(const char* self, const std::string& cupti, int count) {
+  const std::string command = "BLASSCOPE_CUPTI=" + cupti + " '" + self + "' --cupti-child " + std::to_string(count);
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) die("cannot start " + command);
   ChildResult r;
@@ -234,20 +236,48 @@ ChildResult run_child(const char* self, bool cupti) {
 }
 
 void bench_cupti_overhead(const char* self) {
-  std::printf("\n3. CUPTI's overhead: 100 GEMMs of 128x128 float32 through the runner, whole run, medians of 5\n");
-  std::vector<double> off, on;
-  ChildResult last_on, last_off;
-  for (int round = 0; round < 5; ++round) {
-    last_off = run_child(self, false);
-    last_on = run_child(self, true);
-    off.push_back(last_off.seconds);
-    on.push_back(last_on.seconds);
+  std::printf(
+      "\n3. CUPTI's overhead: runs of 100 (and 400) GEMMs of 128x128 float32 through the runner, whole\n"
+      "   run, medians of 7\n");
+  struct Setting {
+    const char* env;
+    const char* name;
+    int count;
+  };
+  const Setting settings[] = {{"0", "tracing off", 100},
+                              {"", "tracing (default)", 100},
+                              {"kernels", "kernels only (BLASSCOPE_CUPTI=kernels)", 100},
+                              {"api", "+ API calls (BLASSCOPE_CUPTI=api)", 100},
+                              {"0", "tracing off", 400},
+                              {"", "tracing (default)", 400}};
+  constexpr int kSettings = sizeof settings / sizeof settings[0];
+  std::vector<double> seconds[kSettings];
+  ChildResult last[kSettings];
+  for (int round = 0; round < 7; ++round) {  // the settings side by side in each round
+    for (int i = 0; i < kSettings; ++i) {
+      last[i] = run_child(self, settings[i].env, settings[i].count);
+      seconds[i].push_back(last[i].seconds);
+    }
   }
-  const double t_off = median(off), t_on = median(on);
-  std::printf("   tracing off: %.2f ms (%zu kernel records)   tracing on: %.2f ms (%zu kernel records, %llu dropped)\n",
-              t_off * 1e3, last_off.kernels, t_on * 1e3, last_on.kernels, last_on.dropped);
-  std::printf("   overhead: %+.1f%% (%.1f us per GEMM; goal <= 5%%); failed ops: %zu\n", (t_on / t_off - 1) * 100,
-              (t_on - t_off) / 100 * 1e6, last_on.failed + last_off.failed);
+  std::size_t failed = 0;
+  for (int i = 0; i < kSettings; ++i) {
+    const Setting& s = settings[i];
+    const double t = median(seconds[i]);
+    const double t_off = median(seconds[s.count == 100 ? 0 : 4]);
+    failed += last[i].failed;
+    std::printf("   %4d GEMMs, %s: %.2f ms (%zu kernel records, %llu dropped)", s.count, s.name, t * 1e3,
+                last[i].kernels, last[i].dropped);
+    if (s.env[0] != '0') {
+      std::printf(": overhead %+.1f%% (%.1f us per GEMM)%s", (t / t_off - 1) * 100, (t - t_off) / s.count * 1e6,
+                  s.env[0] || s.count != 100 ? "" : "; goal <= 5%");
+    }
+    std::printf("\n");
+  }
+  // Overhead = per run + per GEMM x count: two counts separate the two.
+  const double o100 = median(seconds[1]) - median(seconds[0]), o400 = median(seconds[5]) - median(seconds[4]);
+  std::printf("   default tracing's overhead: %.1f us per GEMM and %.2f ms per run\n", (o400 - o100) / 300 * 1e6,
+              (4 * o100 - o400) / 3 * 1e3);
+  std::printf("   failed ops: %zu\n", failed);
 }
 
 void bench_lascl(GpuBackend& gpu, double copy_gbs) {
@@ -325,7 +355,7 @@ void bench_cpu_vs_gpu(int largest) {
 
 int main(int argc, char** argv) {
   setenv("BLASSCOPE_GPU_PLUGIN", plugin_path().c_str(), 0);
-  if (argc > 1 && std::strcmp(argv[1], "--cupti-child") == 0) return cupti_child();
+  if (argc > 2 && std::strcmp(argv[1], "--cupti-child") == 0) return cupti_child(std::atoi(argv[2]));
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   if (argc > 1 && std::strcmp(argv[1], "--cpu-vs-gpu") == 0) {  // section 5 alone
     bench_cpu_vs_gpu(8192);
@@ -334,6 +364,10 @@ int main(int argc, char** argv) {
   GpuLoad load = load_gpu_backend(plugin_path());
   if (!load.backend) {
     std::printf("blasscope-bench-gpu: nothing to measure: %s\n", load.reason.c_str());
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--cupti") == 0) {  // section 3 alone
+    bench_cupti_overhead(argv[0]);
     return 0;
   }
   GpuBackend& gpu = *load.backend;

@@ -195,31 +195,65 @@ TEST(Dlascl, GpuTilePositionIsExactForEveryTileShape) {
   }
 }
 
-// The CUDA kernel's launch, simulated block by block on the host with its shared tiling code
-// (kernels/lascl_element.h): every element ?LASCL scales is visited exactly once, nothing else
-// (padding between columns, the untouched triangle) ever is. A small tile and grid cap make the
-// kernel's column loop run several times.
+// Each CUDA thread walks elements tid, tid + 256, ... of its block's tile by additions
+// (LasclTileCursor): the walk gives every element's exact row and column, for every tile shape.
+TEST(Dlascl, GpuTileCursorWalksTheExactPositions) {
+  constexpr int kThreads = 256, kPerThread = 8, kTile = kThreads * kPerThread;  // the kernel's
+  for (int rows = 1; rows <= kTile; ++rows) {
+    const LasclTiling t = lascl_tiling(rows, 1, kTile);
+    ASSERT_EQ(t.rows, rows);
+    for (int tid = 0; tid < kThreads; ++tid) {
+      LasclTileCursor c = lascl_tile_cursor(t, tid, kThreads);
+      for (int k = 0; k < kPerThread; ++k, lascl_tile_advance(c, t.rows)) {
+        const int e = tid + k * kThreads;
+        if (c.li != e % rows || c.lj != e / rows) {
+          FAIL() << "rows " << rows << " element " << e << ": got (" << c.li << ", " << c.lj << ")";
+        }
+      }
+    }
+  }
+}
+
+// The CUDA kernel's launch, simulated block by block and thread by thread on the host with its
+// shared tiling code (kernels/lascl_element.h): every element ?LASCL scales is visited exactly
+// once, nothing else (padding between columns, the untouched triangle) ever is. A small tile
+// and grid cap make the kernel's column loop run several times.
 TEST(Dlascl, GpuTilesCoverExactlyTheScaledElements) {
   struct Case {
     char type;
     std::int64_t m, n, lda;
-    int tile, max_grid_y;
+    int threads, per_thread, max_grid_y;
   };
-  for (const Case c : {Case{'G', 1, 1, 1, 64, 65535}, Case{'G', 7, 300, 9, 64, 5}, Case{'U', 100, 37, 100, 64, 3},
-                       Case{'L', 130, 90, 131, 64, 4}, Case{'H', 64, 64, 64, 64, 2}, Case{'G', 65, 3, 70, 64, 65535},
-                       Case{'U', 5, 200, 5, 4096, 65535}, Case{'G', 3000, 5, 3001, 4096, 65535}}) {
-    const LasclTiling t = lascl_tiling(c.m, c.n, c.tile);
+  for (const Case c :
+       {Case{'G', 1, 1, 1, 16, 4, 65535}, Case{'G', 7, 300, 9, 16, 4, 5}, Case{'U', 100, 37, 100, 16, 4, 3},
+        Case{'L', 130, 90, 131, 16, 4, 4}, Case{'H', 64, 64, 64, 16, 4, 2}, Case{'G', 65, 3, 70, 16, 4, 65535},
+        Case{'U', 5, 200, 5, 256, 8, 65535}, Case{'G', 3000, 5, 3001, 256, 8, 65535},
+        Case{'L', 9000, 3, 9000, 256, 8, 65535}, Case{'U', 1500, 40, 1501, 256, 8, 7},
+        Case{'H', 2047, 9, 2050, 256, 8, 65535}, Case{'G', 1000, 50, 1000, 256, 8, 3}}) {
+    const LasclTiling t = lascl_tiling(c.m, c.n, c.threads * c.per_thread);
     std::vector<int> visits(static_cast<std::size_t>(c.lda * c.n), 0);
     const std::int64_t grid_y = std::min<std::int64_t>(t.col_blocks, c.max_grid_y);
     for (std::int64_t bx = 0; bx < t.row_blocks; ++bx) {
       for (std::int64_t by = 0; by < grid_y; ++by) {
         for (std::int64_t col0 = by * t.cols; col0 < c.n; col0 += grid_y * t.cols) {
-          for (int e = 0; e < c.tile; ++e) {
-            std::int64_t offset = -1;
-            if (lascl_tile_element(c.type, c.m, c.n, c.lda, t, bx * t.rows, col0, e, offset)) {
-              ASSERT_GE(offset, 0);
-              ASSERT_LT(offset, c.lda * c.n);
-              ++visits[static_cast<std::size_t>(offset)];
+          if (t.cols == 1) {  // the kernel's one-segment path
+            std::int64_t first = 0, last = 0;
+            lascl_row_range(c.type, c.m, col0, first, last);
+            for (std::int64_t e = 0; e < c.threads * c.per_thread; ++e) {
+              const std::int64_t i = bx * t.rows + e;
+              if (i >= first && i < last) ++visits[static_cast<std::size_t>(col0 * c.lda + i)];
+            }
+            continue;
+          }
+          for (int tid = 0; tid < c.threads; ++tid) {
+            LasclTileCursor cursor = lascl_tile_cursor(t, tid, c.threads);
+            for (int k = 0; k < c.per_thread; ++k, lascl_tile_advance(cursor, t.rows)) {
+              std::int64_t offset = -1;
+              if (lascl_cursor_element(c.type, c.m, c.n, c.lda, t, bx * t.rows, col0, cursor, offset)) {
+                ASSERT_GE(offset, 0);
+                ASSERT_LT(offset, c.lda * c.n);
+                ++visits[static_cast<std::size_t>(offset)];
+              }
             }
           }
         }

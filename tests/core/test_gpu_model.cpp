@@ -110,6 +110,26 @@ TEST(ActivityCollector, UncorrelatedRecordsGoToTheOpRunningWhenTheyStarted) {
   EXPECT_EQ(c.dropped(), 9u);
 }
 
+TEST(ActivityCollector, EachKernelKeepsItsOwnNameAcrossOpsAndRuns) {
+  // Names are worked out once per raw name and reused: a mix-up would give a kernel another's.
+  ActivityCollector c;
+  const char* names[] = {"_Z3fooIdEvcPT_l", "sm90_xmma_gemm_f32f32_tn", "_Z3fooIfEvcPT_l"};
+  for (int run = 0; run < 2; ++run) {
+    for (std::size_t op = 0; op < 30; ++op) {
+      c.begin_op(op, 1000 * op);
+      c.end_op(1000 * op + 900);
+      c.add(kernel(names[op % 3], 0, 1000 * op + 10));
+    }
+    const auto all = c.take_all();
+    ASSERT_EQ(all.size(), 30u);
+    for (const auto& [op, events] : all) {
+      ASSERT_EQ(events.size(), 1u);
+      EXPECT_EQ(events[0].name, readable_kernel_name(names[op % 3])) << op;
+      EXPECT_EQ(events[0].family, kernel_family(events[0].name)) << op;
+    }
+  }
+}
+
 TEST(KernelFamily, MangledKernelNamesAreMadeReadable) {
   // The mangled name nvcc gives blasscope_lascl_kernel<double>(char, long, long, double*, long, ...).
   EXPECT_EQ(readable_kernel_name("_Z3fooIdEvcPT_l"), "void foo<double>(char, double*, long)");
