@@ -10,7 +10,8 @@
 #                                     and every test under it; --ci: the core and e2e tests only,
 #                                     which `test` also runs when CI=true
 #   scripts/dev.sh gpu-test           on a machine with a GPU: build, run the GPU tests, the GPU
-#                                     benchmark and the scenarios on CPU and GPU side by side
+#                                     benchmark, the scenarios on CPU and GPU side by side, and
+#                                     record cuBLAS and PyTorch programs
 #   scripts/dev.sh gpu-bundle [DIR]   build here and pack what gpu-test needs (binaries, their
 #                                     libraries, Qt's offscreen plugin, a font) into DIR
 #                                     (default .gpu-bundle), for a GPU machine that cannot install
@@ -203,7 +204,7 @@ make_gpu_bundle() {
   for exe in blasscope blasscope-cli blasscope-worker blasscope-bench-gpu test_gpu_device; do
     cp "$BUILD/bin/$exe" "$dest/build/bin/"
   done
-  cp "$BUILD/lib/libblasscope_gpu.so" "$dest/build/lib/"
+  cp "$BUILD/lib/libblasscope_gpu.so" "$BUILD/lib/libblasscope-preload.so" "$dest/build/lib/"
   cp "$qt_plugins/libqoffscreen.so" "$dest/qt/platforms/"
   local lib
   for lib in $(bundled_libraries "$dest"/build/bin/* "$dest"/build/lib/*.so "$dest"/qt/platforms/*.so); do
@@ -256,6 +257,27 @@ for c in r["comparisons"]:
 ' || true
   done
   local shots="${BLASSCOPE_GPU_SHOTS:-$BUILD/gpu-shots}"
+  mkdir -p "$shots"
+  echo "== Recording cuBLAS programs (blasscope-cli record) on the GPU"
+  python3 "$ROOT/tests/e2e/test_record_cli.py" "$BUILD/bin/blasscope-cli" RecordCuBlas || status=1
+  echo "== Recording a PyTorch program's GPU matrix products (session in $shots/torch-gpu.json)"
+  "$BUILD/bin/blasscope-cli" record --output "$shots/torch-gpu.json" -- python3 -c '
+import torch
+if not torch.cuda.is_available():
+    raise SystemExit("torch sees no GPU")
+a = torch.randn(1024, 1024, device="cuda")
+for dtype in (torch.float32, torch.float64, torch.float16):
+    x = a.to(dtype)
+    y = x @ x
+    z = torch.bmm(x.expand(4, -1, -1), x.expand(4, -1, -1))
+torch.cuda.synchronize()
+print("torch", torch.__version__, "products done")
+' || echo "dev.sh: the PyTorch GPU program could not be recorded (see above)" >&2
+  if [ -f "$shots/torch-gpu.json" ]; then
+    "$BUILD/bin/blasscope-cli" report "$shots/torch-gpu.json" --format md | head -40
+    QT_QPA_PLATFORM=offscreen "$BUILD/bin/blasscope" "$shots/torch-gpu.json" --size 1280x800 \
+      --screenshot "$shots/torch-gpu" || echo "dev.sh: screenshots of the PyTorch recording FAILED" >&2
+  fi
   echo "== GUI screenshots of --device both runs (offscreen) in $shots"
   for id in seed-001-2-large-matmul dlascl-cfrom-zero; do
     QT_QPA_PLATFORM=offscreen "$BUILD/bin/blasscope" --scenario "$id" --run both --size 1280x800 \

@@ -9,6 +9,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "calls_model.h"
 #include "record/routine_names.h"
 
 namespace blasscope::ui {
@@ -185,12 +186,10 @@ bool CallTimeline::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     const auto* help = static_cast<QHelpEvent*>(event);
     if (const auto* c = callAt(help->pos())) {
-      QString text = tr("call %1: %2, %3 × %4")
-                         .arg(c->id)
-                         .arg(QString::fromStdString(record::routine_name(c->routine, c->precision)))
-                         .arg(c->m)
-                         .arg(c->n);
-      if (c->k) text += QStringLiteral(" × %1").arg(c->k);
+      QString text =
+          tr("call %1: %2").arg(c->id).arg(QString::fromStdString(record::routine_name(c->routine, c->precision)));
+      const QString sizes = CallsModel::sizesText(*c);
+      if (!sizes.isEmpty()) text += QStringLiteral(", ") + sizes;
       text += isUnfinished(c) ? tr("\nnever returned: still running %1 s after it started, when the program ended")
                                     .arg(static_cast<double>(c->duration_ns) * 1e-9, 0, 'f', 3)
                               : tr("\n%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);

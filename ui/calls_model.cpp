@@ -18,13 +18,21 @@ bool non_finite(const record::CallRecord& c) {
   return c.input_nan + c.input_inf + c.output_nan + c.output_inf > 0;
 }
 
-QString sizes(const record::CallRecord& c) {
+}  // namespace
+
+QString CallsModel::sizesText(const record::CallRecord& c) {
   // SYRK has no M: C is N x N, A is N x K.
   if (c.routine == record::Routine::Syrk) return QStringLiteral("N %1 · K %2").arg(c.n).arg(c.k);
+  if (c.routine == record::Routine::CudaMalloc)
+    return QString::fromStdString(core::format_bytes(static_cast<std::uint64_t>(c.m)));
+  if (c.routine == record::Routine::CublasCreate) return {};
   QString text = QStringLiteral("%1 × %2").arg(c.m).arg(c.n);
   if (c.k) text += QStringLiteral(" × %1").arg(c.k);
+  if (record::is_strided_batched(c.routine)) text += QObject::tr(" · batch %1").arg(static_cast<long long>(c.beta));
   return text;
 }
+
+namespace {
 
 // The operands' pointer alignment in bytes ("A 64 · B 8"), for those the call records.
 QString alignment(const record::CallRecord& c) {
@@ -207,7 +215,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
       return c->parent ? QStringLiteral("  ↳ %1 (in %2)").arg(name).arg(static_cast<qulonglong>(c->parent)) : name;
     }
     case DType: return QString::fromLatin1(record::precision_dtype(c->precision, c->routine));
-    case Sizes: return sizes(*c);
+    case Sizes: return sizesText(*c);
     case Alignment: return alignment(*c);
     case Start:
       return QStringLiteral("%1 ms").arg(

@@ -23,6 +23,8 @@ class CallsModel : public QAbstractTableModel {
   void setFilter(const QString& routine, StatusFilter status);
   const record::CallRecord* callAt(int row) const;
   int rowOfCall(std::uint64_t id) const;  // -1 when filtered out
+  // A call's sizes as the Sizes column shows them ("64 × 64 × 64", "20 MiB" for cudaMalloc).
+  static QString sizesText(const record::CallRecord& c);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -51,10 +51,10 @@ std::string sizes(const CallRecord& c) {
   std::string text = square_only(c.routine) || c.routine == Routine::Syrk
                          ? "N=" + std::to_string(c.n)
                          : "M=" + std::to_string(c.m) + ", N=" + std::to_string(c.n);
-  if (c.k)
-    text +=
-        (c.routine == Routine::Gemm || c.routine == Routine::Syrk || c.routine == Routine::Orgqr ? ", K=" : ", NRHS=") +
-        std::to_string(c.k);
+  const bool has_k = c.routine == Routine::Gemm || c.routine == Routine::Syrk || c.routine == Routine::Orgqr ||
+                     record::is_cublas_gemm(c.routine);
+  if (c.k) text += (has_k ? ", K=" : ", NRHS=") + std::to_string(c.k);
+  if (record::is_strided_batched(c.routine)) text += ", batch=" + std::to_string(static_cast<long long>(c.beta));
   if (c.lda) text += ", LDA=" + std::to_string(c.lda);
   if (c.ldb) text += ", LDB=" + std::to_string(c.ldb);
   if (c.ldc) text += ", LDC=" + std::to_string(c.ldc);

@@ -94,6 +94,15 @@ bool is_gpu(Routine routine) {
   return routine >= Routine::CublasCreate && routine < Routine::Count;
 }
 
+bool is_cublas_gemm(Routine routine) {
+  return is_gpu(routine) && routine != Routine::CublasCreate && routine != Routine::CudaMalloc;
+}
+
+bool is_strided_batched(Routine routine) {
+  return routine == Routine::CublasSgemmStridedBatched || routine == Routine::CublasDgemmStridedBatched ||
+         routine == Routine::CublasGemmStridedBatchedEx;
+}
+
 bool is_lapack(Routine routine) {
   return routine != Routine::Gemm && routine != Routine::Gemv && routine != Routine::Syrk && routine != Routine::Trsm &&
          !is_gpu(routine);

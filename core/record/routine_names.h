@@ -25,5 +25,8 @@ const char* precision_dtype(Precision precision, Routine routine);
 bool is_lapack(Routine routine);
 // Whether it is a cuBLAS or CUDA runtime call (its `info` is a status).
 bool is_gpu(Routine routine);
+// cuBLAS's GEMMs (M, N, K; the strided-batched ones keep their batch count in `beta`).
+bool is_cublas_gemm(Routine routine);
+bool is_strided_batched(Routine routine);
 
 }  // namespace blasscope::record

@@ -67,6 +67,28 @@ TEST(RecordingDiagnosis, DifferentBadArgumentsOfOneRoutineAreDifferentDiagnoses)
   EXPECT_TRUE(contains(found[1].evidence, "your LDC = 2"));
 }
 
+TEST(RecordingDiagnosis, CublasFailuresNameTheirStatusAndGemmSizes) {
+  // As recorded on an H100: an SGEMM with LDA = 1 < M, a strided-batched GEMM refused, a
+  // cudaMalloc of 4 PiB.
+  Recording r;
+  CallRecord gemm = call(1, Routine::CublasSgemm, 64, 64), batched = call(2, Routine::CublasSgemmStridedBatched, 8, 8),
+             malloc = call(3, Routine::CudaMalloc, 0, 0);
+  gemm.k = 64, gemm.lda = 1, gemm.info = 7;
+  batched.k = 8, batched.beta = 3, batched.info = 15;
+  malloc.m = std::int64_t{1} << 52, malloc.info = 2;
+  for (CallRecord* c : {&gemm, &batched, &malloc}) c->flags = blasscope::record::kHasStatus;
+  r.calls = {gemm, batched, malloc};
+  const auto all = diagnose_recording(r);
+  const auto cublas = of(all, "cublas-error");
+  ASSERT_EQ(cublas.size(), 2u);
+  EXPECT_NE(cublas[0].title.find("CUBLAS_STATUS_INVALID_VALUE"), std::string::npos) << cublas[0].title;
+  EXPECT_TRUE(contains(cublas[0].evidence, "M=64, N=64, K=64, LDA=1")) << cublas[0].evidence.back();
+  EXPECT_TRUE(contains(cublas[1].evidence, "M=8, N=8, K=8, batch=3, LDA=8")) << cublas[1].evidence.back();
+  const auto oom = of(all, "out-of-memory");
+  ASSERT_EQ(oom.size(), 1u);
+  EXPECT_NE(oom[0].title.find("cudaErrorMemoryAllocation"), std::string::npos) << oom[0].title;
+}
+
 TEST(RecordingDiagnosis, AnOverflowIsNotFoldedIntoANanInputsResult) {
   Recording r;
   CallRecord from_nan = call(1, Routine::Gemm, 8, 8), overflow = call(2, Routine::Gemm, 8, 8);

@@ -4,7 +4,7 @@ programs (written and built here), recorded through the preload library. Counts 
 what the program made, failures must get their diagnosis ids, and the program must behave
 as it does without BLAScope (output, exit status).
 
-usage: test_record_cli.py CLI
+usage: test_record_cli.py CLI [unittest arguments: test names, -k PATTERN]
 """
 import json
 import os
@@ -1338,6 +1338,78 @@ class RecordCuBlas(unittest.TestCase):
         self.assertIn("CUBLAS_STATUS_NOT_INITIALIZED", d["title"])
         self.assertIn("Blas GEMM launch failed", " ".join(d["seen_as"]) + " ".join(d["evidence"]))
 
+    def test_cublas_gemms_on_a_gpu_keep_their_results_and_statuses(self):
+        # Runs for real only where a GPU is usable (scripts/dev.sh gpu-test); here it skips.
+        exe = build_c("cublas_gemms", """
+            #include <stdio.h>
+            #include <stddef.h>
+            typedef struct cublasContext* cublasHandle_t;
+            int cublasCreate_v2(cublasHandle_t*);
+            int cublasDestroy_v2(cublasHandle_t);
+            int cublasSgemm_v2(cublasHandle_t, int, int, int, int, int, const float*, const float*, int,
+                               const float*, int, const float*, float*, int);
+            int cublasGemmEx(cublasHandle_t, int, int, int, int, int, const void*, const void*, int, int,
+                             const void*, int, int, const void*, void*, int, int, int, int);
+            int cublasSgemmStridedBatched(cublasHandle_t, int, int, int, int, int, const float*, const float*,
+                                          int, long long, const float*, int, long long, const float*, float*,
+                                          int, long long, int);
+            int cudaMalloc(void**, size_t);
+            int cudaFree(void*);
+            int cudaMemcpy(void*, const void*, size_t, int);
+            int cudaDeviceSynchronize(void);
+            enum { N = 64, BATCH = 3 };
+            static float host[BATCH * N * N];
+            int main(void) {
+              cublasHandle_t h = 0;
+              int create = cublasCreate_v2(&h);
+              printf("create %d\\n", create);
+              if (create != 0) return 3;
+              float *a, *b, *c;
+              size_t bytes = sizeof host;
+              for (int i = 0; i < BATCH * N * N; ++i) host[i] = 1.0f;
+              if (cudaMalloc((void**)&a, bytes) || cudaMalloc((void**)&b, bytes) || cudaMalloc((void**)&c, bytes))
+                return 4;
+              cudaMemcpy(a, host, bytes, 1), cudaMemcpy(b, host, bytes, 1);  /* host to device */
+              void* huge = 0;
+              int oom = cudaMalloc(&huge, (size_t)1 << 52);  /* 4 PiB: cudaErrorMemoryAllocation */
+              const float one = 1, zero = 0;
+              int ok = cublasSgemm_v2(h, 0, 0, N, N, N, &one, a, N, b, N, &zero, c, N);
+              int bad_lda = cublasSgemm_v2(h, 0, 0, N, N, N, &one, a, 1, b, N, &zero, c, N);
+              int ex = cublasGemmEx(h, 1, 0, N, N, N, &one, a, 0, N, b, 0, N, &zero, c, 0, N, 68, -1);
+              int batched = cublasSgemmStridedBatched(h, 0, 0, N, N, N, &one, a, N, (long long)N * N, b, N,
+                                                      (long long)N * N, &zero, c, N, (long long)N * N, BATCH);
+              cudaDeviceSynchronize();
+              cudaMemcpy(host, c, bytes, 2);  /* device to host */
+              int right = 1;
+              for (int i = 0; i < BATCH * N * N; ++i) right &= host[i] == (float)N;
+              printf("oom %d ok %d bad_lda %d ex %d batched %d right %d\\n", oom, ok, bad_lda, ex, batched, right);
+              cudaFree(a), cudaFree(b), cudaFree(c);
+              cublasDestroy_v2(h);
+              return right ? 0 : 5;
+            }
+        """, f"-L{CUDA_LIB}", "-lcublas", "-lcudart", f"-Wl,-rpath,{CUDA_LIB}")
+        proc, report = record(exe)
+        if "create 0" not in proc.out:
+            self.skipTest(f"no usable GPU here: cublasCreate_v2 failed ({proc.out.strip()})")
+        self.assertEqual(proc.returncode, 0, proc.out + proc.err)  # every GEMM's result is right
+        # cuBLAS prints its own " ** On entry to SGEMM parameter number 9 ..." on stdout too.
+        line = next(line for line in proc.out.splitlines() if line.startswith("oom "))
+        status = dict(zip(*[iter(line.split())] * 2))
+        self.assertEqual((status["oom"], status["ok"], status["bad_lda"], status["ex"], status["batched"]),
+                         ("2", "0", "7", "0", "0"))
+        counts = {r: calls_of(report, r) for r in ("cublasCreate_v2", "cublasSgemm_v2", "cublasGemmEx",
+                                                    "cublasSgemmStridedBatched", "cudaMalloc")}
+        self.assertEqual(counts, {"cublasCreate_v2": 1, "cublasSgemm_v2": 2, "cublasGemmEx": 1,
+                                  "cublasSgemmStridedBatched": 1, "cudaMalloc": 4})
+        gemms = [c for c in report["calls"] if c["routine"] == "cublasSgemm_v2"]
+        self.assertEqual([(c["status"], c["lda"]) for c in gemms], [(0, 64), (7, 1)])
+        by_id = {d["id"]: d for d in report["diagnoses"]}
+        self.assertIn("CUBLAS_STATUS_INVALID_VALUE", by_id["cublas-error"]["title"])
+        self.assertIn("out-of-memory", by_id)
+        self.assertIn("cudaErrorMemoryAllocation", by_id["out-of-memory"]["title"])
+        batched = next(c for c in report["calls"] if c["routine"] == "cublasSgemmStridedBatched")
+        self.assertEqual((batched["m"], batched["n"], batched["k"], batched["status"]), (64, 64, 64, 0))
+
 
 class RecordBadInput(unittest.TestCase):
     def test_an_unknown_command_exits_127(self):
@@ -1398,6 +1470,6 @@ if __name__ == "__main__":
     CLI = os.path.abspath(sys.argv[1])
     WORK = tempfile.mkdtemp(prefix="blasscope-record-test-")
     try:
-        unittest.main(argv=[sys.argv[0]], verbosity=2)
+        unittest.main(argv=[sys.argv[0], *sys.argv[2:]], verbosity=2)
     finally:
         shutil.rmtree(WORK, ignore_errors=True)

@@ -484,6 +484,26 @@ class UiTests : public QObject {
     QVERIFY(flow.tensorNodes() >= 2);
   }
 
+  void cudaCallsShowTheirOwnSizes() {
+    ui::MainWindow window;
+    auto* profile = openProfile(window, QStringLiteral("cuda.json"),
+                                R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+      "command": ["python3", "gpu.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 3,
+      "routines": [{"routine": "cudaMalloc", "calls": 1, "seconds": 0.001, "self_seconds": 0.001},
+                   {"routine": "cublasCreate_v2", "calls": 1, "seconds": 0.01, "self_seconds": 0.01},
+                   {"routine": "cublasSgemmStridedBatched", "calls": 1, "seconds": 0.001, "self_seconds": 0.001}],
+      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "cudaMalloc", "m": 20971520, "status": 0, "seconds": 0.001},
+                {"id": 2, "pid": 42, "thread": 42, "routine": "cublasCreate_v2", "status": 0, "seconds": 0.01},
+                {"id": 3, "pid": 42, "thread": 42, "routine": "cublasSgemmStridedBatched", "m": 64, "n": 32,
+                 "k": 16, "beta": 4, "status": 0, "seconds": 0.001}]})");
+    QVERIFY(profile && profile->isShowingContent());
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    QCOMPARE(calls->model()->rowCount(), 3);
+    QCOMPARE(calls->model()->index(0, ui::CallsModel::Sizes).data().toString(), QStringLiteral("20.0 MiB"));
+    QCOMPARE(calls->model()->index(1, ui::CallsModel::Sizes).data().toString(), QString());
+    QCOMPARE(calls->model()->index(2, ui::CallsModel::Sizes).data().toString(), QStringLiteral("64 × 32 × 16 · batch 4"));
+  }
+
   void aWorkspaceQueryIsCountedButNotInTheMean() {
     ui::MainWindow window;
     auto* profile = openProfile(window, QStringLiteral("queries.json"),
