@@ -11,7 +11,7 @@ namespace blasscope::ui {
 namespace {
 
 bool failed(const record::CallRecord& c) {
-  return c.info != 0 || c.xerbla_parameter != 0;
+  return record::call_failed(c);
 }
 
 bool non_finite(const record::CallRecord& c) {
@@ -24,7 +24,7 @@ QString CallsModel::sizesText(const record::CallRecord& c) {
   // SYRK has no M: C is N x N, A is N x K.
   if (c.routine == record::Routine::Syrk) return QStringLiteral("N %1 · K %2").arg(c.n).arg(c.k);
   if (c.routine == record::Routine::CudaMalloc)
-    return QString::fromStdString(core::format_bytes(static_cast<std::uint64_t>(c.m)));
+    return QString::fromStdString(core::format_bytes(record::malloc_bytes(c)));
   if (c.routine == record::Routine::CublasCreate) return {};
   QString text = QStringLiteral("%1 × %2").arg(c.m).arg(c.n);
   if (c.k) text += QStringLiteral(" × %1").arg(c.k);
@@ -157,7 +157,8 @@ void CallsModel::sortRows() {
       case Thread: return c.tid;
       case Routine: return routine_rank(c);
       case DType: return static_cast<double>(c.precision);
-      case Sizes:  // SYRK has no M: C is N x N
+      case Sizes:  // SYRK has no M: C is N x N; cudaMalloc's size is its bytes
+        if (c.routine == record::Routine::CudaMalloc) return static_cast<double>(record::malloc_bytes(c));
         return static_cast<double>(c.routine == record::Routine::Syrk ? c.n : c.m) * std::max(c.n, 1) *
                std::max(c.k, 1);
       case Alignment: return c.align_a * 256.0 * 256.0 + c.align_b * 256.0 + c.align_c;

@@ -80,7 +80,7 @@ void strided_gemm_ex(CallRecord& c, const Word* w) {
 }
 // (devPtr, size)
 void malloc_size(CallRecord& c, const Word* w) {
-  c.m = static_cast<std::int64_t>(w[1]);  // bytes
+  blasscope::record::set_malloc_bytes(c, static_cast<std::uint64_t>(w[1]));
 }
 
 }  // namespace

@@ -135,6 +135,7 @@ const char* driver_name(Routine routine) {
     case Routine::Gesv: return "gesv";
     case Routine::Syevd: return "syevd";
     case Routine::Syev: return "syev";
+    case Routine::Syevr: return "syevr";
     default: return nullptr;
   }
 }
@@ -147,8 +148,8 @@ bool one_of(char c, const char* allowed) {
 
 // The replay op of a driver's call: the same driver, and what takes LAPACK down another path:
 // for an SVD whether it computed U and V^T (`job`: JOBZ or JOBU, `job2`: GESVD's JOBVT, either
-// not 'N'), for SYEVD/SYEV the eigenvectors (`job`: JOBZ) and for them and POTRF the triangle
-// (`uplo`). False for a routine BLAScope cannot replay, and for a CHARACTER argument LAPACK
+// not 'N'), for the eigen drivers the eigenvectors (`job`: JOBZ) and for them and POTRF the
+// triangle (`uplo`). False for a routine BLAScope cannot replay, and for a CHARACTER argument LAPACK
 // refuses: the replay op would pass a valid one, and succeed where the call failed.
 bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::size_t size) {
   const char* driver = driver_name(routine);
@@ -173,6 +174,7 @@ bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::
     case Routine::Gesv: std::snprintf(out, size, R"({"op": "solve", "a": "a", "b": "b"})"); return true;
     case Routine::Syevd:
     case Routine::Syev:
+    case Routine::Syevr:
       if (!one_of(job, "NV") || !one_of(uplo, "UL")) return false;
       std::snprintf(out, size, R"({"op": "eigh", "a": "a", "driver": "%s", "uplo": "%c", "vectors": %s})", driver,
                     upper ? 'U' : 'L', vectors ? "true" : "false");
@@ -200,7 +202,9 @@ void format_real(char* out, std::size_t size, double v) {
 // and `second` are its first two CHARACTER arguments (JOBZ; JOBU and JOBVT; UPLO; TRANS).
 // False when it cannot be replayed.
 bool replay_op_of(const CallRecord& c, Routine routine, char first, char second, char* op, std::size_t size) {
-  if (routine == Routine::Syevd || routine == Routine::Syev) return replay_op(routine, first, 'N', second, op, size);
+  if (routine == Routine::Syevd || routine == Routine::Syev || routine == Routine::Syevr) {
+    return replay_op(routine, first, 'N', second, op, size);
+  }
   if (routine != Routine::Lascl) return replay_op(routine, first, second, first, op, size);
   char cfrom[40], cto[40];
   format_real(cfrom, sizeof cfrom, c.alpha);
@@ -242,6 +246,9 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     // of a routine LAPACK calls inside another (GELSD's GEQRF): the program's own call was.
     const bool query = is_query(a, d);
     if (query) c.flags |= record::kWorkspaceQuery;
+    if (routine == Routine::Syevr && !(a[1] && one_of(*reinterpret_cast<const char*>(a[1]), "A"))) {
+      c.flags |= record::kSomeEigenvalues;  // RANGE 'V' or 'I'
+    }
     if (d.scan_inputs && !query && top_level) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
@@ -259,15 +266,20 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
       }
       char op[256];
-      // The first two CHARACTER arguments (side_uplo holds SYEV's UPLO, its second).
-      const bool eigen = routine == Routine::Syevd || routine == Routine::Syev;
+      // The first two CHARACTER arguments (side_uplo holds SYEV's UPLO, its second); for SYEVR
+      // JOBZ and UPLO, its third. The replay computes every eigenvalue: a SYEVR call for some of
+      // them (RANGE 'V' or 'I') is another call, not replayed.
+      const bool eigen = routine == Routine::Syevd || routine == Routine::Syev || routine == Routine::Syevr;
       const bool two_characters = eigen || routine == Routine::Gesvd;
       const char first = eigen && a[0] ? *reinterpret_cast<const char*>(a[0]) : static_cast<char>(c.side_uplo);
-      const char second = two_characters && a[1] ? *reinterpret_cast<const char*>(a[1]) : 'N';
+      const char second = routine == Routine::Syevr ? static_cast<char>(c.side_uplo)
+                          : two_characters && a[1]  ? *reinterpret_cast<const char*>(a[1])
+                                                    : 'N';
+      const bool every_eigenvalue = !(c.flags & record::kSomeEigenvalues);
       // A solver whose B cannot be copied (NRHS = 0, LDB below its rows) has nothing to replay
       // B from. (An input over the caps is another matter: write_before counts it as skipped.)
       const bool b_unusable = d.b >= 0 && d.nrhs >= 0 && (c.k <= 0 || c.ldb < c.m);
-      if (!b_unusable && replay_op_of(c, routine, first, second, op, sizeof op)) {
+      if (!b_unusable && every_eigenvalue && replay_op_of(c, routine, first, second, op, sizeof op)) {
         capture.write_before(c, op);
       } else {
         capture.give_up();  // counted as not captured after the call, if it failed

@@ -326,7 +326,7 @@ void CallScope::restart_clock() {
 }
 
 bool CallScope::failed() const {
-  return call.info != 0 || call.xerbla_parameter != 0 || call.output_nan != 0 || call.output_inf != 0;
+  return record::call_failed(call);
 }
 
 void CallScope::stop_clock() {

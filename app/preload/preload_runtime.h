@@ -101,7 +101,8 @@ class CallScope {
   }
   // The innermost call running on this thread (for xerbla), or nullptr.
   static CallScope* innermost();
-  // A failure that counts for the totals (INFO != 0, xerbla, non-finite output).
+  // A failure that counts for the totals (INFO != 0, xerbla, non-finite output, a LAPACK call
+  // that read NaN/Inf).
   bool failed() const;
   // This call or one it made failed (a DLASCL inside a DGELSD).
   bool failed_here_or_inside() const { return failed() || m_child_failed; }

@@ -294,10 +294,11 @@ void add_gpu_failure(Collector& out, const CallRecord& c) {
   if (c.routine == Routine::CudaMalloc) {
     // cudaErrorMemoryAllocation is 2; other statuses are the runtime's (no driver, a sticky fault).
     const bool oom = c.info == 2;
+    const std::uint64_t bytes = record::malloc_bytes(c);
     out.add(oom ? "out-of-memory" : "cuda-error", Severity::Error, c,
-            "call " + std::to_string(c.id) + " cudaMalloc of " + format_bytes(static_cast<std::uint64_t>(c.m)) +
-                " returned cudaError " + std::to_string(c.info) + (oom ? " (cudaErrorMemoryAllocation)" : ""),
-            {"cudaMalloc(" + std::to_string(c.m) + " bytes) returned " + std::to_string(c.info)});
+            "call " + std::to_string(c.id) + " cudaMalloc of " + format_bytes(bytes) + " returned cudaError " +
+                std::to_string(c.info) + (oom ? " (cudaErrorMemoryAllocation)" : ""),
+            {"cudaMalloc(" + std::to_string(bytes) + " bytes) returned " + std::to_string(c.info)});
     return;
   }
   const CublasStatusInfo& status = cublas_status_info(c.info);
@@ -458,7 +459,20 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
           Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "", "INFO = " + std::to_string(c.info)});
     }
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
-      out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
+      // A LAPACK call that read them, said nothing and returned a finite result lost them on the
+      // way: the result means nothing (SYEVR with eigenvectors returns zeros for a NaN).
+      const bool swallowed = lapack && (c.flags & record::kValuesChecked) && c.info == 0 && c.xerbla_parameter == 0 &&
+                             c.output_nan + c.output_inf == 0 && !failed_inside.count(c.id);
+      if (swallowed) {
+        out.add("non-finite-input", Severity::Error, c,
+                label(c) + ": " + values(c) + ", and it returned INFO = 0 with a finite result",
+                {label(c) + ": " + values(c),
+                 label(c) + " returned INFO = 0 and its result holds no NaN/Inf: nothing reported them, and the "
+                            "result means nothing"},
+                Specific{"finite result", "", ""});
+      } else {
+        out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
+      }
     }
     // The silent failure: a result with NaN/Inf and nothing said (INFO = 0, no xerbla), an
     // error whatever the inputs were.

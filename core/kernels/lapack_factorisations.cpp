@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 extern "C" {
 void dpotrf_(const char*, const int*, double*, const int*, int*, std::size_t);
@@ -17,6 +18,12 @@ void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, f
              int*, std::size_t, std::size_t);
 void dsyev_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*, std::size_t,
             std::size_t);
+void dsyevr_(const char*, const char*, const char*, const int*, double*, const int*, const double*, const double*,
+             const int*, const int*, const double*, int*, double*, double*, const int*, int*, double*, const int*, int*,
+             const int*, int*, std::size_t, std::size_t, std::size_t);
+void ssyevr_(const char*, const char*, const char*, const int*, float*, const int*, const float*, const float*,
+             const int*, const int*, const float*, int*, float*, float*, const int*, int*, float*, const int*, int*,
+             const int*, int*, std::size_t, std::size_t, std::size_t);
 void ssyev_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*, std::size_t,
             std::size_t);
 }
@@ -60,15 +67,34 @@ void syev(const char* jobz, const char* uplo, const int* n, float* a, const int*
   ssyev_(jobz, uplo, n, a, lda, w, work, lwork, info, 1, 1);
 }
 
-// The eigen drivers' LWORK (and SYEVD's LIWORK) for an n x n matrix, as their query says.
+// SYEVR of all eigenvalues (RANGE 'A': VL, VU, IL and IU are not referenced), ABSTOL 0.
+template <typename T>
+void syevr_all(const char* jobz, const char* uplo, const int* n, T* a, const int* lda, int* found, T* w, T* z,
+               const int* ldz, int* isuppz, T* work, const int* lwork, int* iwork, const int* liwork, int* info) {
+  const T zero = 0;
+  const int none = 0;
+  if constexpr (std::is_same_v<T, double>) {
+    dsyevr_(jobz, "A", uplo, n, a, lda, &zero, &zero, &none, &none, &zero, found, w, z, ldz, isuppz, work, lwork, iwork,
+            liwork, info, 1, 1, 1);
+  } else {
+    ssyevr_(jobz, "A", uplo, n, a, lda, &zero, &zero, &none, &none, &zero, found, w, z, ldz, isuppz, work, lwork, iwork,
+            liwork, info, 1, 1, 1);
+  }
+}
+
+// The eigen drivers' LWORK (and SYEVD's and SYEVR's LIWORK) for an n x n matrix, as their
+// query says.
 template <typename T>
 void eigen_query(FactorDriver driver, bool vectors, int n, T& lwork, int& liwork) {
   const int lda = std::max(1, n), query = -1;
-  int info = 0;
+  int info = 0, found = 0, isuppz[2] = {};
   T unused = 0;
   liwork = 1;
   if (driver == FactorDriver::Syevd) {
     syevd(vectors ? "V" : "N", "L", &n, &unused, &lda, &unused, &lwork, &query, &liwork, &query, &info);
+  } else if (driver == FactorDriver::Syevr) {
+    syevr_all<T>(vectors ? "V" : "N", "L", &n, &unused, &lda, &found, &unused, &unused, &lda, isuppz, &lwork, &query,
+                 &liwork, &query, &info);
   } else {
     syev(vectors ? "V" : "N", "L", &n, &unused, &lda, &unused, &lwork, &query, &info);
   }
@@ -77,8 +103,8 @@ void eigen_query(FactorDriver driver, bool vectors, int n, T& lwork, int& liwork
 }  // namespace
 
 std::optional<FactorDriver> factor_driver_named(std::string_view name) {
-  for (FactorDriver d :
-       {FactorDriver::Potrf, FactorDriver::Getrf, FactorDriver::Gesv, FactorDriver::Syevd, FactorDriver::Syev}) {
+  for (FactorDriver d : {FactorDriver::Potrf, FactorDriver::Getrf, FactorDriver::Gesv, FactorDriver::Syevd,
+                         FactorDriver::Syev, FactorDriver::Syevr}) {
     if (name == driver_name(d)) return d;
   }
   return std::nullopt;
@@ -90,6 +116,7 @@ const char* driver_name(FactorDriver driver) {
     case FactorDriver::Getrf: return "getrf";
     case FactorDriver::Gesv: return "gesv";
     case FactorDriver::Syevd: return "syevd";
+    case FactorDriver::Syevr: return "syevr";
     case FactorDriver::Syev: break;
   }
   return "syev";
@@ -101,6 +128,9 @@ std::vector<const char*> argument_names(FactorDriver driver) {
     case FactorDriver::Getrf: return {"M", "N", "A", "LDA", "IPIV", "INFO"};
     case FactorDriver::Gesv: return {"N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "INFO"};
     case FactorDriver::Syevd: return {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK", "IWORK", "LIWORK", "INFO"};
+    case FactorDriver::Syevr:
+      return {"JOBZ", "RANGE", "UPLO", "N",   "A",      "LDA",  "VL",    "VU",    "IL",     "IU",  "ABSTOL",
+              "M",    "W",     "Z",    "LDZ", "ISUPPZ", "WORK", "LWORK", "IWORK", "LIWORK", "INFO"};
     case FactorDriver::Syev: break;
   }
   return {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK", "INFO"};
@@ -112,6 +142,7 @@ std::string positive_info_meaning(FactorDriver driver, int info) {
     case FactorDriver::Potrf: return "the leading minor of order " + i + " is not positive definite";
     case FactorDriver::Getrf:
     case FactorDriver::Gesv: return "U(" + i + "," + i + ") is exactly zero: the matrix is singular";
+    case FactorDriver::Syevr: return "an internal error in the eigenvalue algorithm";
     case FactorDriver::Syevd:
     case FactorDriver::Syev: break;
   }
@@ -125,13 +156,19 @@ LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int6
     case FactorDriver::Getrf: return {0, std::max<std::int64_t>(1, std::min(m, n))};
     case FactorDriver::Gesv: return {0, std::max<std::int64_t>(1, n)};
     case FactorDriver::Syevd:
-    case FactorDriver::Syev: break;
+    case FactorDriver::Syev:
+    case FactorDriver::Syevr: break;
   }
   T lwork = 0;
   int liwork = 1;
   eigen_query<T>(driver, vectors, static_cast<int>(n), lwork, liwork);
   // The documented minimums, in 64 bits: from n = 32767 SYEVD's 1 + 6n + 2n^2 overflows
   // LAPACK's int and its query answers far too little (factor_run refuses what does not fit).
+  if (driver == FactorDriver::Syevr) {  // LWORK >= 26n, LIWORK >= 10n; then Z and ISUPPZ
+    const std::int64_t z = vectors ? n * n : 0;
+    return {std::max(workspace_elements(lwork), std::max<std::int64_t>(1, 26 * n)) + z,
+            std::max<std::int64_t>({1, liwork, 10 * n}) + 2 * std::max<std::int64_t>(1, n)};
+  }
   const std::int64_t least = driver == FactorDriver::Syev ? std::max<std::int64_t>(1, 3 * n - 1)
                              : vectors                    ? 1 + 6 * n + 2 * n * n
                                                           : 2 * n + 1;
@@ -159,6 +196,21 @@ int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std
       syevd(jobz, triangle, &cols, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
       break;
     case FactorDriver::Syev: syev(jobz, triangle, &cols, a, &lda, w, work.data(), &lwork, &info); break;
+    case FactorDriver::Syevr: {
+      // The workspace ends with Z (vectors: n x n) and the integer one with ISUPPZ (2n).
+      const std::size_t z_size = vectors ? static_cast<std::size_t>(n) * static_cast<std::size_t>(n) : 0;
+      const std::size_t isuppz_size = 2 * static_cast<std::size_t>(std::max<std::int64_t>(1, n));
+      if (work.size() <= z_size || iwork.size() <= isuppz_size) return -18;  // LWORK: too small
+      T* z = work.data() + (work.size() - z_size);
+      int* isuppz = iwork.data() + (iwork.size() - isuppz_size);
+      const int work_left = static_cast<int>(std::min<std::size_t>(work.size() - z_size, INT32_MAX));
+      const int iwork_left = static_cast<int>(std::min<std::size_t>(iwork.size() - isuppz_size, INT32_MAX));
+      int found = 0;
+      syevr_all<T>(jobz, triangle, &cols, a, &lda, &found, w, vectors ? z : w, &lda, isuppz, work.data(), &work_left,
+                   iwork.data(), &iwork_left, &info);
+      if (vectors) std::copy(z, z + z_size, a);  // the eigenvectors over A, as the other drivers leave them
+      break;
+    }
   }
   return info;
 }

@@ -80,9 +80,10 @@ enum CallFlags : std::uint16_t {
   kTransB = 1 << 3,
   kHasInfo = 1 << 4,  // a LAPACK routine: `info` is its INFO
   kValuesChecked = 1 << 5,
-  kCaptured = 1 << 6,        // its inputs were written as a capture
-  kHasStatus = 1 << 7,       // a cuBLAS/CUDA call: `info` is its status
-  kWorkspaceQuery = 1 << 8,  // LWORK = -1: LAPACK only sized its workspace, did no work
+  kCaptured = 1 << 6,         // its inputs were written as a capture
+  kHasStatus = 1 << 7,        // a cuBLAS/CUDA call: `info` is its status
+  kWorkspaceQuery = 1 << 8,   // LWORK = -1: LAPACK only sized its workspace, did no work
+  kSomeEigenvalues = 1 << 9,  // SYEVR for some eigenvalues (RANGE 'V' or 'I'): no op replays that
 };
 
 // One finished call (or, in the active table, one running call). 120 bytes, so that a ring
@@ -113,14 +114,14 @@ struct CallRecord {
 static_assert(sizeof(CallRecord) == 120);
 
 // Whether a workload op replays a call of this routine (gemm, dlascl, svd, lstsq, cholesky, lu,
-// solve, eigh): the preload captures only these, the reports name the others.
+// solve, eigh; SYEVR's of every eigenvalue): the preload captures only these, the reports name
+// the others.
 inline bool has_replay_op(Routine r) {
   switch (r) {
     case Routine::Gemv:
     case Routine::Syrk:
     case Routine::Trsm:
     case Routine::Getrs:
-    case Routine::Syevr:
     case Routine::Geev:
     case Routine::Geqrf:
     case Routine::Orgqr:
@@ -129,6 +130,24 @@ inline bool has_replay_op(Routine r) {
     case Routine::Trtrs: return false;
     default: return r < Routine::CublasCreate;
   }
+}
+
+// A call that failed: INFO != 0, an xerbla report, a non-finite result, or a LAPACK call that
+// read NaN/Inf, whatever it returned (a finite result from them means nothing: SYEVR with
+// eigenvectors returns zeros for a NaN).
+inline bool call_failed(const CallRecord& c) {
+  const bool read_nonfinite = (c.flags & kHasInfo) && (c.flags & kValuesChecked) && c.input_nan + c.input_inf > 0;
+  return c.info != 0 || c.xerbla_parameter != 0 || c.output_nan != 0 || c.output_inf != 0 || read_nonfinite;
+}
+
+// cudaMalloc's size in bytes, which passes 2^31 (the allocations that fail): its low 32 bits
+// in m, its high ones in n. Sessions write it as "bytes".
+inline std::uint64_t malloc_bytes(const CallRecord& c) {
+  return static_cast<std::uint32_t>(c.m) | static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.n)) << 32;
+}
+inline void set_malloc_bytes(CallRecord& c, std::uint64_t bytes) {
+  c.m = static_cast<std::int32_t>(static_cast<std::uint32_t>(bytes));
+  c.n = static_cast<std::int32_t>(static_cast<std::uint32_t>(bytes >> 32));
 }
 
 // An alignment as CallRecord holds it, in bytes (0: not recorded).

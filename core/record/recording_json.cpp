@@ -169,6 +169,7 @@ enum class Field {
   Pid,
   Thread,
   M,
+  Bytes,  // cudaMalloc's size
   N,
   K,
   Lda,
@@ -195,6 +196,7 @@ enum class Field {
   ValuesChecked,
   Captured,
   WorkspaceQuery,
+  SomeEigenvalues,
   AlignA,
   AlignB,
   AlignC
@@ -212,7 +214,7 @@ Field field_of(std::string_view key) {
       {{"id", Field::Id}},
       {{"pid", Field::Pid}, {"lda", Field::Lda}, {"ldb", Field::Ldb}, {"ldc", Field::Ldc}},
       {{"beta", Field::Beta}, {"info", Field::Info}, {"char", Field::Char}},
-      {{"alpha", Field::Alpha}, {"start", Field::Start}, {"cblas", Field::Cblas}},
+      {{"alpha", Field::Alpha}, {"start", Field::Start}, {"cblas", Field::Cblas}, {"bytes", Field::Bytes}},
       {{"parent", Field::Parent}, {"thread", Field::Thread}, {"status", Field::Status}, {"xerbla", Field::Xerbla}},
       {{"seconds", Field::Seconds},
        {"routine", Field::Routine},
@@ -232,6 +234,7 @@ Field field_of(std::string_view key) {
       {},
       {{"values_checked", Field::ValuesChecked}},
       {{"workspace_query", Field::WorkspaceQuery}},
+      {{"some_eigenvalues", Field::SomeEigenvalues}},
   };
   if (key.size() >= std::size(kByLength)) return Field::Other;
   for (const Name& name : kByLength[key.size()]) {
@@ -296,6 +299,7 @@ class CallBuilder {
       case Field::Pid: m_call.pid = checked_integer<std::uint32_t>(exact, k); break;
       case Field::Thread: m_call.tid = checked_integer<std::uint32_t>(exact, k); break;
       case Field::M: m_call.m = checked_integer<std::int32_t>(exact, k); break;
+      case Field::Bytes: set_malloc_bytes(m_call, checked_integer<std::uint64_t>(exact, k)); break;
       case Field::N: m_call.n = checked_integer<std::int32_t>(exact, k); break;
       case Field::K: m_call.k = checked_integer<std::int32_t>(exact, k); break;
       case Field::Lda: m_call.lda = checked_integer<std::int32_t>(exact, k); break;
@@ -354,6 +358,7 @@ class CallBuilder {
       case Field::ValuesChecked: m_call.flags |= kValuesChecked; break;
       case Field::Captured: m_call.flags |= kCaptured; break;
       case Field::WorkspaceQuery: m_call.flags |= kWorkspaceQuery; break;
+      case Field::SomeEigenvalues: m_call.flags |= kSomeEigenvalues; break;
       default: break;
     }
   }

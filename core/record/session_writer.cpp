@@ -135,8 +135,12 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   w.seconds("start", c.start_ns > start_ns ? c.start_ns - start_ns : 0);
   w.seconds("seconds", c.duration_ns);
   if (c.parent) w.number("parent", c.parent);
-  if (c.m) w.number("m", c.m);
-  if (c.n) w.number("n", c.n);
+  if (c.routine == Routine::CudaMalloc) {
+    w.number("bytes", malloc_bytes(c));
+  } else {
+    if (c.m) w.number("m", c.m);
+    if (c.n) w.number("n", c.n);
+  }
   if (c.k) w.number("k", c.k);
   if (c.lda) w.number("lda", c.lda);
   if (c.ldb) w.number("ldb", c.ldb);
@@ -156,6 +160,7 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   if (c.flags & kValuesChecked) w.flag("values_checked");
   if (c.flags & kCaptured) w.flag("captured");
   if (c.flags & kWorkspaceQuery) w.flag("workspace_query");
+  if (c.flags & kSomeEigenvalues) w.flag("some_eigenvalues");
   if (c.align_a) w.number("align_a", alignment_bytes(c.align_a));
   if (c.align_b) w.number("align_b", alignment_bytes(c.align_b));
   if (c.align_c) w.number("align_c", alignment_bytes(c.align_c));

@@ -106,11 +106,21 @@ std::vector<Detection> findings_for_record(const KernelRecord& r) {
                    op_label(r) + " was not run on the GPU: " + r.error.value_or(""),
                    {{"reason", r.error.value_or("")}}});
   }
+  // A LAPACK driver that took NaN/Inf, said nothing and returned a finite result: the values were
+  // lost on the way, and the result means nothing (SYEVR with eigenvectors returns zeros).
+  const bool lapack = r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq || r.op_kind == OpKind::Cholesky ||
+                      r.op_kind == OpKind::Lu || r.op_kind == OpKind::Solve || r.op_kind == OpKind::Eigh;
+  const bool swallowed =
+      lapack && r.status == OpStatus::Ok && r.info == 0 && r.xerbla.empty() && r.output_nan + r.output_inf == 0;
   for (const auto& operand : r.operands) {
     if (operand.is_output()) continue;
     if (operand.nan + operand.inf > 0) {
-      out.push_back({"non-finite-input", Severity::Warning, r.op, operand.tensor,
-                     op_label(r) + ": input '" + operand.tensor + "' holds " + nonfinite_summary(operand)});
+      out.push_back({"non-finite-input", swallowed ? Severity::Error : Severity::Warning, r.op, operand.tensor,
+                     op_label(r) + ": input '" + operand.tensor + "' holds " + nonfinite_summary(operand) +
+                         (swallowed ? "; " + r.kernel +
+                                          " returned INFO = 0 and a finite result: nothing reported them, and the "
+                                          "result means nothing"
+                                    : std::string())});
     }
     if (operand.subnormal > 0) {
       out.push_back({"subnormal-values", Severity::Warning, r.op, operand.tensor,

@@ -64,7 +64,8 @@ struct OpSpec {
   bool cfrom_norm = false;  // dlascl: cfrom is the max-abs norm of A, as gesdd/gelsd compute it
   double cfrom = 1, cto = 1;
   DType cast_to = DType::Float32;
-  std::string driver;  // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels; eigh: syevd, syev
+  std::string
+      driver;  // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels; eigh: syevd, syev, syevr
   bool compute_uv = false;        // svd: U and V^T too, as OUT_u and OUT_vt; eigh: eigenvectors, as OUT_v
   char uplo = 'L';                // cholesky, eigh: the triangle of A that is read (NumPy's default: L)
   std::optional<double> timeout;  // seconds it may run before it is taken for hung

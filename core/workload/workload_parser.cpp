@@ -265,7 +265,7 @@ class OpParser {
       }
       op.kind = kind == "cholesky" ? OpKind::Cholesky : kind == "lu" ? OpKind::Lu : OpKind::Eigh;
       op.a = input(spec, "a");
-      op.driver = kind == "eigh" ? driver(spec, {"syevd", "syev"}) : kind == "lu" ? "getrf" : "potrf";
+      op.driver = kind == "eigh" ? driver(spec, {"syevd", "syev", "syevr"}) : kind == "lu" ? "getrf" : "potrf";
       if (spec.contains("uplo")) {
         const std::string u = spec["uplo"].is_string() ? spec["uplo"].get<std::string>() : "";
         if (u != "L" && u != "U") fail_field(m_where + ".uplo", "must be \"L\" or \"U\"");

@@ -75,7 +75,7 @@ TEST(RecordingDiagnosis, CublasFailuresNameTheirStatusAndGemmSizes) {
              malloc = call(3, Routine::CudaMalloc, 0, 0);
   gemm.k = 64, gemm.lda = 1, gemm.info = 7;
   batched.k = 8, batched.beta = 3, batched.info = 15;
-  malloc.m = std::int64_t{1} << 52, malloc.info = 2;
+  blasscope::record::set_malloc_bytes(malloc, std::uint64_t{1} << 52), malloc.info = 2;
   for (CallRecord* c : {&gemm, &batched, &malloc}) c->flags = blasscope::record::kHasStatus;
   r.calls = {gemm, batched, malloc};
   const auto all = diagnose_recording(r);
@@ -87,6 +87,28 @@ TEST(RecordingDiagnosis, CublasFailuresNameTheirStatusAndGemmSizes) {
   const auto oom = of(all, "out-of-memory");
   ASSERT_EQ(oom.size(), 1u);
   EXPECT_NE(oom[0].title.find("cudaErrorMemoryAllocation"), std::string::npos) << oom[0].title;
+  EXPECT_TRUE(contains(oom[0].evidence, "cudaMalloc(4503599627370496 bytes) returned 2")) << oom[0].evidence[0];
+}
+
+TEST(RecordingDiagnosis, ALapackCallThatTurnedNanIntoAFiniteResultIsAnError) {
+  Recording r;
+  CallRecord swallowed = call(1, Routine::Syevr, 8, 8), told = call(2, Routine::Syevr, 8, 8),
+             unchecked = call(3, Routine::Syevr, 8, 8);
+  for (CallRecord* c : {&swallowed, &told, &unchecked}) c->flags = blasscope::record::kHasInfo, c->input_nan = 1;
+  swallowed.flags |= blasscope::record::kValuesChecked;
+  told.flags |= blasscope::record::kValuesChecked;
+  told.info = 1;
+  r.calls = {swallowed, told, unchecked};
+  const auto found = of(diagnose_recording(r), "non-finite-input");
+  // Call 1 on its own; calls 2 (INFO = 1 told it: lapack-failed says so) and 3 (its values, so
+  // its output, were not checked) the warning, as one diagnosis.
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].severity, Severity::Error);
+  EXPECT_TRUE(contains(found[0].evidence, "returned INFO = 0 and its result holds no NaN/Inf"));
+  EXPECT_EQ(found[1].severity, Severity::Warning);
+  EXPECT_TRUE(contains(found[1].evidence, "and 1 more call like it"));
+  EXPECT_TRUE(blasscope::record::call_failed(swallowed));
+  EXPECT_FALSE(blasscope::record::call_failed(unchecked));
 }
 
 TEST(RecordingDiagnosis, AnOverflowIsNotFoldedIntoANanInputsResult) {

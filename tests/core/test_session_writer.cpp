@@ -59,7 +59,8 @@ CallRecord full_call() {
   c.input_inf = 2;
   c.output_nan = 3;
   c.output_inf = 4294967295u;
-  c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured | kWorkspaceQuery;
+  c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured | kWorkspaceQuery |
+            kSomeEigenvalues;
   c.side_uplo = 'G';
   c.align_a = 1, c.align_b = 4, c.align_c = 13;  // 1, 8 and 4096 bytes
   return c;
@@ -154,6 +155,21 @@ TEST(SessionText, EveryFieldOfEveryCallReadsBack) {
   EXPECT_EQ(back.wall_seconds, r.wall_seconds);
   // The JSON parser reads the same text to the same calls.
   expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, r.calls);
+}
+
+TEST(SessionText, ACudaMallocOfMoreThan4GiBKeepsItsSize) {
+  CallRecord malloc = call(1);
+  malloc.routine = blasscope::record::Routine::CudaMalloc;
+  malloc.precision = blasscope::record::Precision::S;  // as the preload records it
+  malloc.flags = blasscope::record::kHasStatus;
+  malloc.info = 2;
+  blasscope::record::set_malloc_bytes(malloc, (std::uint64_t{5} << 30) + 3);
+  const std::string text = session_text(recording_of({malloc}));
+  EXPECT_NE(text.find(R"("bytes":5368709123)"), std::string::npos) << text;
+  const Recording back = parse_recording_text(text);
+  ASSERT_EQ(back.calls.size(), 1u);
+  EXPECT_EQ(blasscope::record::malloc_bytes(back.calls[0]), (std::uint64_t{5} << 30) + 3);
+  expect_same_calls(back.calls, {malloc});
 }
 
 TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {

@@ -1074,6 +1074,71 @@ class RecordC(unittest.TestCase):
                 self.assertEqual(starts, sorted(starts))
                 self.assertTrue(0 <= starts[0] and starts[-1] + calls[-1]["seconds"] <= recorded["wall_seconds"])
 
+    def test_scipy_eigh_failures_are_captured_as_syevr_and_replay(self):
+        # SciPy's eigh calls SYEVR. On this LAPACK a NaN gives, with eigenvectors, all-zero
+        # eigenvalues and INFO = 0 (the silent failure: an error), an Inf NaN eigenvalues with
+        # INFO = 0. Each capture replays SYEVR with the program's JOBZ and UPLO to the same
+        # diagnoses; a call for some eigenvalues (subset_by_index: RANGE 'I') is another call.
+        script = write("eigh_syevr.py", """
+            import numpy as np, scipy.linalg as sl
+            s = np.random.default_rng(4).random((8, 8)); s = s + s.T
+            nan = s.copy(); nan[0, 1] = nan[1, 0] = np.nan
+            inf = s.copy(); inf[2, 2] = np.inf
+            for name, a, kwargs in (("nan", nan, {}), ("inf upper", inf, {"lower": False, "eigvals_only": True}),
+                                    ("subset", nan, {"subset_by_index": [0, 2]})):
+                try:
+                    out = sl.eigh(a, check_finite=False, **kwargs)
+                    w = out if kwargs.get("eigvals_only") else out[0]
+                    print(name, "returned, finite eigenvalues:", bool(np.isfinite(w).all()))
+                except np.linalg.LinAlgError as e:
+                    print(name, "LinAlgError:", e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("nan returned, finite eigenvalues: True", proc.out)
+        self.assertIn("inf upper returned, finite eigenvalues: False", proc.out)
+        calls = sorted((c for c in report["calls"] if c["routine"] == "dsyevr" and not c.get("workspace_query")),
+                       key=lambda c: c["id"])
+        self.assertEqual(len(calls), 3)
+        nan_call, inf_call, subset_call = calls
+        swallowed = next(d for d in report["diagnoses"] if d["id"] == "non-finite-input" and d["call"] == nan_call["id"])
+        self.assertEqual(swallowed["severity"], "error")
+        self.assertIn("INFO = 0 with a finite result", swallowed["title"])
+        self.assertIn("non-finite-output", [d["id"] for d in report["diagnoses"] if d.get("call") == inf_call["id"]])
+        self.assertEqual(next(t for t in report["routines"] if t["routine"] == "dsyevr")["failures"], 3)
+        captures = {c["call"]: c for c in report["captures"] if c["routine"] == "dsyevr"}
+        self.assertEqual(sorted(captures), [nan_call["id"], inf_call["id"]], proc.err)  # not the subset
+        for call, (uplo, vectors) in ((nan_call, ("L", True)), (inf_call, ("U", False))):
+            with self.subTest(call=call["id"]):
+                with open(captures[call["id"]]["workload"]) as f:
+                    op = json.load(f)["ops"][0]
+                self.assertEqual((op["op"], op["driver"], op["uplo"], op["vectors"]), ("eigh", "syevr", uplo, vectors))
+                recorded = {d["id"] for d in report["diagnoses"] if call["id"] in d.get("calls", [d.get("call")])}
+                self.assertEqual(set(replay_ids(captures[call["id"]])), recorded)
+        self.assertEqual(report["uncaptured"]["not_replayable"], {"dsyevr": 1})
+
+    def test_scipy_eigh_of_a_nan_on_the_diagonal_hangs_and_its_capture_hangs_too(self):
+        # This LAPACK's DSYEVR with eigenvectors never returns for a NaN on the diagonal (off
+        # it, all-zero eigenvalues): stopped by --timeout as kernel-hang, captured before it
+        # ran, and the capture hangs the same way under run's --timeout.
+        script = write("eigh_hang.py", """
+            import numpy as np, scipy.linalg as sl
+            s = np.random.default_rng(3).random((3, 3)); s = s + s.T; s[0, 0] = np.nan
+            sl.eigh(s, check_finite=False)
+            print("returned")
+        """)
+        proc, report = record(PYTHON, script, options=("--timeout", "3"))
+        self.assertEqual(proc.returncode, 124, proc.err)
+        self.assertNotIn("returned", proc.out)
+        hang = next(d for d in report["diagnoses"] if d["id"] == "kernel-hang")
+        self.assertEqual(hang["severity"], "error")
+        self.assertIn("DSYEVR", hang["title"])
+        capture = next(c for c in report["captures"] if c["call"] == hang["call"])
+        replay = subprocess.run([CLI, "run", capture["workload"], "--timeout", "3", "--json"], capture_output=True,
+                                timeout=120)
+        ids = {d["id"] for d in json.loads(replay.stdout)["diagnoses"]}
+        self.assertEqual(ids - {"blas-kernel-mismatch"}, {"kernel-hang", "non-finite-input"})
+
     def test_lapack_calls_whose_arguments_no_replay_reproduces_are_not_captured(self):
         # A replay op passes valid CHARACTER arguments and needs B: an UPLO or JOBZ that LAPACK
         # refuses, or a GESV with no right-hand side, would replay as something else.

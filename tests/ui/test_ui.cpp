@@ -492,16 +492,17 @@ class UiTests : public QObject {
       "routines": [{"routine": "cudaMalloc", "calls": 1, "seconds": 0.001, "self_seconds": 0.001},
                    {"routine": "cublasCreate_v2", "calls": 1, "seconds": 0.01, "self_seconds": 0.01},
                    {"routine": "cublasSgemmStridedBatched", "calls": 1, "seconds": 0.001, "self_seconds": 0.001}],
-      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "cudaMalloc", "m": 20971520, "status": 0, "seconds": 0.001},
+      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "cudaMalloc", "bytes": 5368709120, "status": 2, "seconds": 0.001},
                 {"id": 2, "pid": 42, "thread": 42, "routine": "cublasCreate_v2", "status": 0, "seconds": 0.01},
                 {"id": 3, "pid": 42, "thread": 42, "routine": "cublasSgemmStridedBatched", "m": 64, "n": 32,
                  "k": 16, "beta": 4, "status": 0, "seconds": 0.001}]})");
     QVERIFY(profile && profile->isShowingContent());
     auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
     QCOMPARE(calls->model()->rowCount(), 3);
-    QCOMPARE(calls->model()->index(0, ui::CallsModel::Sizes).data().toString(), QStringLiteral("20.0 MiB"));
+    QCOMPARE(calls->model()->index(0, ui::CallsModel::Sizes).data().toString(), QStringLiteral("5.0 GiB"));
     QCOMPARE(calls->model()->index(1, ui::CallsModel::Sizes).data().toString(), QString());
-    QCOMPARE(calls->model()->index(2, ui::CallsModel::Sizes).data().toString(), QStringLiteral("64 × 32 × 16 · batch 4"));
+    QCOMPARE(calls->model()->index(2, ui::CallsModel::Sizes).data().toString(),
+             QStringLiteral("64 × 32 × 16 · batch 4"));
   }
 
   void aWorkspaceQueryIsCountedButNotInTheMean() {
