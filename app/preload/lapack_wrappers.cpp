@@ -35,6 +35,12 @@ struct LapackArgs {
   int tau = -1;
 };
 
+// GELS with TRANS 'T' or 'C' (held in side_uplo): B's rows are N on entry and M on return.
+bool transposed_gels(const CallRecord& c) {
+  return c.routine == Routine::Gels &&
+         (c.side_uplo == 'T' || c.side_uplo == 't' || c.side_uplo == 'C' || c.side_uplo == 'c');
+}
+
 // NaN/Inf in the upper (or lower) triangle of an n x n column-major matrix, its diagonal
 // included or not.
 template <typename Real>
@@ -73,7 +79,9 @@ void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.tau]), c.k, 1, c.k, reals, c.input_nan, c.input_inf);
   }
   if (d.b >= 0 && d.nrhs >= 0) {
-    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), c.m, c.k, c.ldb, reals, c.input_nan, c.input_inf);
+    // GELS with TRANS 'T' (or 'C') solves A^T X = B: B holds N rows, the rest is room for X.
+    const std::int64_t rows = transposed_gels(c) ? c.n : c.m;
+    count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), rows, c.k, c.ldb, reals, c.input_nan, c.input_inf);
   }
 }
 
@@ -90,13 +98,21 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
           d.out_count >= 0 ? std::clamp<std::int64_t>(deref(reinterpret_cast<const void*>(w[d.out_count])), 0, c.n)
                            : c.n;
       count_nonfinite<Real>(out, count, 1, count, 1, c.output_nan, c.output_inf);
+      // With RANGE 'A' all N are asked for: on a NaN this LAPACK's SYEVR returns INFO = 0 and
+      // M = 0, leaving W as the caller had it (SciPy's zeros). Those it did not compute are no
+      // results: counted as NaN, as the replay's output holds them.
+      if (count < c.n && !(c.flags & record::kSomeEigenvalues)) {
+        c.flags |= record::kIncomplete;
+        c.output_nan += static_cast<std::uint32_t>(c.n - count);
+      }
       break;
     }
     case LapackArgs::Output::ComplexEigen:
       count_nonfinite<Real>(out, c.n, 1, c.n, reals, c.output_nan, c.output_inf);
       break;
-    case LapackArgs::Output::B:
-      count_nonfinite<Real>(out, std::min(c.n, c.ldb), c.k, c.ldb, reals, c.output_nan, c.output_inf);
+    case LapackArgs::Output::B:  // X: N rows, or M for a transposed GELS
+      count_nonfinite<Real>(out, std::min(transposed_gels(c) ? c.m : c.n, c.ldb), c.k, c.ldb, reals, c.output_nan,
+                            c.output_inf);
       break;
     case LapackArgs::Output::A:
       if (d.triangle) {  // a factor (POTRF) lives in the UPLO triangle only

@@ -164,9 +164,19 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
     }
   }
   evidence.push_back("xerbla reported " + routine + " parameter " + std::to_string(c.xerbla_parameter) +
-                     (meaning.empty() ? std::string() : ": that " + meaning));
-  if (&top != &c && (top.flags & record::kValuesChecked)) evidence.push_back(label(top) + ": " + values(top));
+                     (meaning.empty() ? std::string() : ": that " + meaning) +
+                     (!own && &top == &c ? " (" + upper(routine) +
+                                               " is not a routine your program called: " + call_name(c) + " called it)"
+                                         : std::string()));
+  if ((&top != &c || !own) && (top.flags & record::kValuesChecked)) evidence.push_back(label(top) + ": " + values(top));
   return evidence;
+}
+
+// Whether xerbla named a routine LAPACK called inside the program's call (DHSEQR inside DGEEV,
+// DLASCL inside DGELSD) rather than the routine the program called.
+bool refused_inside(const CallRecord& c, const CallRecord& top) {
+  const std::string routine = upper(xerbla_routine(c));
+  return &top != &c || (routine.size() > 1 && routine != call_name(c));
 }
 
 // The Cause of an argument error outside GEMM, where the catalogue's page (GEMM's list) does
@@ -178,10 +188,13 @@ std::string argument_cause(const CallRecord& c, const CallRecord& top) {
       "BLAS and LAPACK check their arguments on entry and report the first bad one through XERBLA, "
       "as its position in the Fortran argument list of the routine named";
   cause += list.empty() ? "." : ": for " + routine + " " + list + ".";
-  if (&top != &c) {
+  if (refused_inside(c, top)) {
     cause += " Here " + call_name(top) +
              " made that call itself: the value was computed inside LAPACK from your "
-             "input, not passed by your program (a NaN or Inf in the input becomes a NaN scale factor or norm).";
+             "input, not passed by your program: a NaN or Inf in the input becomes a NaN scale factor or norm, "
+             "or makes an earlier step fail and leave values a later one refuses (in ?GEEV the balancing, ?GEBAL, "
+             "refuses a NaN matrix as its parameter 3, ?GEHRD then its parameter 2 and ?HSEQR its parameter 4: "
+             "the last is the one Python reports).";
   }
   return cause;
 }
@@ -430,15 +443,22 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     } else if (c.xerbla_parameter != 0) {
       const CallRecord& top = *outermost(c);
       const bool gemm_page = is_gemm_xerbla(c) && &top == &c;
+      // Refused inside LAPACK, on input holding NaN/Inf: the value was computed from them.
+      const bool from_values = refused_inside(c, top) && top.input_nan + top.input_inf > 0;
       out.add("illegal-argument", Severity::Error, top,
               label(top) + ": on entry to " + xerbla_routine(c) + " parameter number " +
                   std::to_string(c.xerbla_parameter) + " had an illegal value" +
-                  (&top != &c ? " (in " + call_name(c) + ", called inside it)" : std::string()),
+                  (&top != &c ? " (in " + call_name(c) + ", called inside it)" : std::string()) +
+                  (from_values ? ", computed from a NaN/Inf input" : ""),
               argument_evidence(c, top),
               // CBLAS's row-major swap makes GEMM's 8 and 10 different arguments in each layout.
               {xerbla_routine(c) + " " + std::to_string(c.xerbla_parameter) +
                    ((c.flags & record::kRowMajor) ? " row-major" : ""),
-               gemm_page ? std::string() : argument_cause(c, top), ""});
+               gemm_page ? std::string() : argument_cause(c, top),
+               from_values ? "Check the input for NaN/Inf before the call (numpy.isfinite(a).all()) and trace them "
+                             "back to where they were made; SciPy's check_finite=True (the default) refuses them "
+                             "with \"ValueError: array must not contain infs or NaNs\" instead."
+                           : ""});
     } else if (lapack && c.info == -4 && c.input_nan + c.input_inf > 0 &&
                (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd)) {
       // LAPACK >= 3.10 checks the norm itself and returns INFO = -4 instead of calling DLASCL.
@@ -486,19 +506,28 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
         continue;
       }
       const Specific variant{from_inputs ? "from its inputs" : "overflow", "", ""};
+      std::vector<std::string> evidence = {
+          label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
+              " with a non-finite result: nothing reported it",
+          from_inputs                          ? label(c) + ": " + values(c)
+          : (c.flags & record::kValuesChecked) ? label(c) + ": every input was finite (overflow)"
+                                               : label(c) +
+                                                     ": its inputs were not checked (with alpha = 0 "
+                                                     "BLAS need not read A and B; OpenBLAS does)"};
+      if (c.flags & record::kIncomplete) {
+        evidence.push_back(label(c) +
+                           " was asked for all N eigenvalues (RANGE 'A') and computed fewer (M < N): "
+                           "those it did not compute are counted as NaN (the caller's array keeps what it held "
+                           "there, SciPy's zeros)");
+      }
       out.add("non-finite-output", Severity::Error, c,
               label(c) + ": " +
                   (from_inputs                          ? "its NaN/Inf inputs gave "
                    : (c.flags & record::kValuesChecked) ? "finite inputs gave "
                                                         : "inputs it did not check gave ") +
-                  std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output",
-              {label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
-                   " with a non-finite result: nothing reported it",
-               from_inputs                          ? label(c) + ": " + values(c)
-               : (c.flags & record::kValuesChecked) ? label(c) + ": every input was finite (overflow)"
-                                                    : label(c) + ": its inputs were not checked (with alpha = 0 "
-                                                                 "BLAS need not read A and B; OpenBLAS does)"},
-              variant);
+                  std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output" +
+                  ((c.flags & record::kIncomplete) ? " (eigenvalues it did not compute)" : ""),
+              evidence, variant);
     }
   }
   // SIGTERM, SIGINT and SIGHUP end a program on request (its own, a user's, a scheduler's): not a

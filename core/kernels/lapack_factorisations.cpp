@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -200,7 +201,8 @@ int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std
       // The workspace ends with Z (vectors: n x n) and the integer one with ISUPPZ (2n).
       const std::size_t z_size = vectors ? static_cast<std::size_t>(n) * static_cast<std::size_t>(n) : 0;
       const std::size_t isuppz_size = 2 * static_cast<std::size_t>(std::max<std::int64_t>(1, n));
-      if (work.size() <= z_size || iwork.size() <= isuppz_size) return -18;  // LWORK: too small
+      if (work.size() <= z_size) return -18;        // LWORK: too small
+      if (iwork.size() <= isuppz_size) return -20;  // LIWORK
       T* z = work.data() + (work.size() - z_size);
       int* isuppz = iwork.data() + (iwork.size() - isuppz_size);
       const int work_left = static_cast<int>(std::min<std::size_t>(work.size() - z_size, INT32_MAX));
@@ -209,6 +211,14 @@ int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std
       syevr_all<T>(jobz, triangle, &cols, a, &lda, &found, w, vectors ? z : w, &lda, isuppz, work.data(), &work_left,
                    iwork.data(), &iwork_left, &info);
       if (vectors) std::copy(z, z + z_size, a);  // the eigenvectors over A, as the other drivers leave them
+      // With RANGE 'A' SYEVR can still return INFO = 0 and M < N (M = 0 on a NaN, on this
+      // LAPACK): the eigenpairs it did not compute are NaN here, not whatever W and Z held.
+      if (info == 0 && found < cols) {
+        std::fill(w + std::max(found, 0), w + cols, std::numeric_limits<T>::quiet_NaN());
+        if (vectors)
+          std::fill(a + static_cast<std::size_t>(std::max(found, 0)) * lda, a + z_size,
+                    std::numeric_limits<T>::quiet_NaN());
+      }
       break;
     }
   }

@@ -84,6 +84,8 @@ enum CallFlags : std::uint16_t {
   kHasStatus = 1 << 7,        // a cuBLAS/CUDA call: `info` is its status
   kWorkspaceQuery = 1 << 8,   // LWORK = -1: LAPACK only sized its workspace, did no work
   kSomeEigenvalues = 1 << 9,  // SYEVR for some eigenvalues (RANGE 'V' or 'I'): no op replays that
+  kIncomplete = 1 << 10,      // SYEVR asked for all N eigenvalues found M < N with INFO = 0: the
+                              // N - M it did not compute are counted as NaN in its output
 };
 
 // One finished call (or, in the active table, one running call). 120 bytes, so that a ring

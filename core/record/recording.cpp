@@ -366,7 +366,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     const auto it = inside.find(c.id);
     const std::uint64_t made = it == inside.end() ? 0 : it->second;
     t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, made)) * 1e-9;
-    if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) ++t.failures;
+    if (call_failed(c)) ++t.failures;  // as the preload counts them
     if (!c.xerbla_parameter && c.info == 0) t.gflop += static_cast<double>(flops_of(c)) * 1e-9;  // see the preload
   }
   std::vector<RoutineTotal> out;

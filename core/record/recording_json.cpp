@@ -197,6 +197,7 @@ enum class Field {
   Captured,
   WorkspaceQuery,
   SomeEigenvalues,
+  Incomplete,
   AlignA,
   AlignB,
   AlignC
@@ -228,7 +229,7 @@ Field field_of(std::string_view key) {
        {"input_inf", Field::InputInf},
        {"row_major", Field::RowMajor},
        {"parameter", Field::Parameter}},
-      {{"output_nan", Field::OutputNan}, {"output_inf", Field::OutputInf}},
+      {{"output_nan", Field::OutputNan}, {"output_inf", Field::OutputInf}, {"incomplete", Field::Incomplete}},
       {},
       {},
       {},
@@ -359,6 +360,7 @@ class CallBuilder {
       case Field::Captured: m_call.flags |= kCaptured; break;
       case Field::WorkspaceQuery: m_call.flags |= kWorkspaceQuery; break;
       case Field::SomeEigenvalues: m_call.flags |= kSomeEigenvalues; break;
+      case Field::Incomplete: m_call.flags |= kIncomplete; break;
       default: break;
     }
   }

@@ -198,8 +198,8 @@ std::string captures_text(const record::Recording& r) {
   const Uncaptured uncaptured = uncaptured_failures(r);
   if (!uncaptured.not_replayable.empty()) {
     out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
-           "double-precision GEMM, ?LASCL, SVD, least-squares, SYEVD/SYEV, POTRF, GETRF and GESV calls, and only "
-           "with arguments LAPACK accepts): "
+           "double-precision GEMM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every eigenvalue, POTRF, "
+           "GETRF and GESV calls, and only with arguments LAPACK accepts): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {
@@ -220,15 +220,18 @@ std::vector<std::vector<std::string>> notable_call_rows(const record::Recording&
                                    ? std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)) +
                                          " parameter " + std::to_string(c.xerbla_parameter)
                                    : "-";
+    const bool malloc = c.routine == record::Routine::CudaMalloc;  // its size, in bytes, is M
     rows.push_back({std::to_string(c.id), c.parent ? std::to_string(c.parent) : "-", std::to_string(c.tid),
-                    record::routine_name(c.routine, c.precision), std::to_string(c.m), std::to_string(c.n),
-                    c.k ? std::to_string(c.k) : "-", running ? "still running" : format_duration(c.duration_ns * 1e-9),
+                    record::routine_name(c.routine, c.precision),
+                    malloc ? format_bytes(record::malloc_bytes(c)) : std::to_string(c.m),
+                    malloc ? "-" : std::to_string(c.n), c.k ? std::to_string(c.k) : "-",
+                    running ? "still running" : format_duration(c.duration_ns * 1e-9),
                     (c.flags & record::kHasInfo) && !running ? std::to_string(c.info) : "-", xerbla,
                     c.output_nan + c.output_inf ? std::to_string(c.output_nan + c.output_inf) : "-"});
   };
   for (const auto& c : r.calls) {
     if (rows.size() > 1000) break;
-    if (c.info != 0 || c.xerbla_parameter != 0 || c.output_nan + c.output_inf > 0) add(c, false);
+    if (record::call_failed(c)) add(c, false);
   }
   for (const auto& c : r.running) add(c, true);
   return rows;

@@ -35,16 +35,16 @@ int eigen(FactorDriver driver, char uplo, bool vectors, int n, std::vector<T>& a
 }
 
 template <typename T>
-void expect_syevr_matches_syevd(double tolerance) {
+void expect_syevr_matches_syevd(double tolerance, bool vectors) {
   for (const int n : {1, 7, 64}) {
     for (const char uplo : {'L', 'U'}) {
       const std::vector<T> original = random_symmetric<T>(n, static_cast<unsigned>(n));
       std::vector<T> by_syevd = original, by_syevr = original, w_syevd, w_syevr;
       ASSERT_EQ(eigen<T>(FactorDriver::Syevd, uplo, false, n, by_syevd, w_syevd), 0);
-      ASSERT_EQ(eigen<T>(FactorDriver::Syevr, uplo, true, n, by_syevr, w_syevr), 0);
+      ASSERT_EQ(eigen<T>(FactorDriver::Syevr, uplo, vectors, n, by_syevr, w_syevr), 0);
       for (int i = 0; i < n; ++i) EXPECT_NEAR(w_syevr[i], w_syevd[i], tolerance) << "n " << n << " eigenvalue " << i;
       // Each column v of the result: A v = lambda v, |v| = 1.
-      for (int k = 0; k < n; ++k) {
+      for (int k = 0; vectors && k < n; ++k) {
         double residual = 0, norm = 0;
         for (int i = 0; i < n; ++i) {
           double av = 0;
@@ -62,18 +62,27 @@ void expect_syevr_matches_syevd(double tolerance) {
 }  // namespace
 
 TEST(LapackFactorisations, SyevrGivesTheEigenpairsSyevdGives) {
-  expect_syevr_matches_syevd<double>(1e-12);
-  expect_syevr_matches_syevd<float>(2e-5);
+  expect_syevr_matches_syevd<double>(1e-12, true);
+  expect_syevr_matches_syevd<double>(1e-12, false);
+  expect_syevr_matches_syevd<float>(2e-5, true);
 }
 
-TEST(LapackFactorisations, SyevrReportsANanInputAsLapackDoes) {
-  // What SciPy's eigh(check_finite=False) hands this LAPACK: a NaN off the diagonal.
-  constexpr int n = 6;
-  std::vector<double> a = random_symmetric<double>(n, 3), w;
-  a[1] = a[n] = std::nan("");
-  const int info = eigen<double>(FactorDriver::Syevr, 'L', false, n, a, w);
-  const bool nan_out = std::any_of(w.begin(), w.end(), [](double v) { return std::isnan(v); });
-  EXPECT_TRUE(info > 0 || nan_out) << "INFO " << info << ": a NaN input gave finite eigenvalues";
+TEST(LapackFactorisations, TheEigenpairsSyevrDidNotComputeAreNaN) {
+  // A NaN off the diagonal: this LAPACK's DSYEVR returns INFO = 0 having computed no eigenvalue
+  // (M = 0), and leaves W and Z as they were. The eigh op's results say so: NaN, not zeros.
+  constexpr int n = 8;
+  for (const bool vectors : {true, false}) {
+    std::vector<double> a = random_symmetric<double>(n, 4), w;
+    a[1] = a[n] = std::nan("");  // (1, 0) and (0, 1)
+    const int info = eigen<double>(FactorDriver::Syevr, 'L', vectors, n, a, w);
+    if (info != 0) {
+      EXPECT_GT(info, 0) << "vectors " << vectors;  // INFO > 0 says it (without vectors, here)
+      continue;
+    }
+    EXPECT_TRUE(std::all_of(w.begin(), w.end(), [](double v) { return !std::isfinite(v); }))
+        << "INFO = 0 from a NaN: every eigenvalue must be NaN or not finite, vectors " << vectors;
+    if (vectors) EXPECT_TRUE(std::isnan(a[0]) && std::isnan(a[n * n - 1]));
+  }
   EXPECT_EQ(positive_info_meaning(FactorDriver::Syevr, 1), "an internal error in the eigenvalue algorithm");
   EXPECT_EQ(argument_names(FactorDriver::Syevr).size(), 21u);
 }

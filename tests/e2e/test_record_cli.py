@@ -1075,10 +1075,12 @@ class RecordC(unittest.TestCase):
                 self.assertTrue(0 <= starts[0] and starts[-1] + calls[-1]["seconds"] <= recorded["wall_seconds"])
 
     def test_scipy_eigh_failures_are_captured_as_syevr_and_replay(self):
-        # SciPy's eigh calls SYEVR. On this LAPACK a NaN gives, with eigenvectors, all-zero
-        # eigenvalues and INFO = 0 (the silent failure: an error), an Inf NaN eigenvalues with
-        # INFO = 0. Each capture replays SYEVR with the program's JOBZ and UPLO to the same
-        # diagnoses; a call for some eigenvalues (subset_by_index: RANGE 'I') is another call.
+        # SciPy's eigh calls SYEVR. On this LAPACK a NaN off the diagonal makes it return, with
+        # eigenvectors, INFO = 0 and M = 0: no eigenvalue computed, and SciPy hands back the
+        # zeros it allocated (the silent failure: the missing ones count as NaN). An Inf gives
+        # NaN eigenvalues with INFO = 0. Each capture replays SYEVR with the program's JOBZ and
+        # UPLO to the same diagnoses; a call for some eigenvalues (subset_by_index: RANGE 'I')
+        # is another call.
         script = write("eigh_syevr.py", """
             import numpy as np, scipy.linalg as sl
             s = np.random.default_rng(4).random((8, 8)); s = s + s.T
@@ -1101,10 +1103,11 @@ class RecordC(unittest.TestCase):
                        key=lambda c: c["id"])
         self.assertEqual(len(calls), 3)
         nan_call, inf_call, subset_call = calls
-        swallowed = next(d for d in report["diagnoses"] if d["id"] == "non-finite-input" and d["call"] == nan_call["id"])
-        self.assertEqual(swallowed["severity"], "error")
-        self.assertIn("INFO = 0 with a finite result", swallowed["title"])
-        self.assertIn("non-finite-output", [d["id"] for d in report["diagnoses"] if d.get("call") == inf_call["id"]])
+        self.assertTrue(nan_call.get("incomplete"), nan_call)
+        missing = next(d for d in report["diagnoses"] if d["id"] == "non-finite-output" and d["call"] == nan_call["id"])
+        self.assertIn("gave 8 NaN and 0 Inf in its output (eigenvalues it did not compute)", missing["title"])
+        self.assertIn("non-finite-output",
+                      [d["id"] for d in report["diagnoses"] if inf_call["id"] in d.get("calls", [d.get("call")])])
         self.assertEqual(next(t for t in report["routines"] if t["routine"] == "dsyevr")["failures"], 3)
         captures = {c["call"]: c for c in report["captures"] if c["routine"] == "dsyevr"}
         self.assertEqual(sorted(captures), [nan_call["id"], inf_call["id"]], proc.err)  # not the subset
@@ -1138,6 +1141,69 @@ class RecordC(unittest.TestCase):
                                 timeout=120)
         ids = {d["id"] for d in json.loads(replay.stdout)["diagnoses"]}
         self.assertEqual(ids - {"blas-kernel-mismatch"}, {"kernel-hang", "non-finite-input"})
+
+    def test_geev_of_a_nan_matrix_is_an_argument_lapack_computed_not_the_programs(self):
+        # DGEEV with a NaN: its balancing DGEBAL refuses A (parameter 3), DGEHRD then its
+        # parameter 2 and DHSEQR its parameter 4, the message SciPy raises. Not the program's
+        # arguments: the diagnosis says the value was computed from the NaN.
+        exe = build_c("geev_nan", """
+            #include <stdio.h>
+            #include <math.h>
+            #include <stddef.h>
+            void dgeev_(const char*, const char*, const int*, double*, const int*, double*, double*, double*,
+                        const int*, double*, const int*, double*, const int*, int*, size_t, size_t);
+            int main(void) {
+              int n = 5, info = 0, lwork = 500, one = 1;
+              double a[25], wr[5], wi[5], work[500], vl[1], vr[1];
+              for (int i = 0; i < 25; ++i) a[i] = (i * 7 % 11) / 10.0;
+              a[1 + 2 * 5] = NAN;
+              dgeev_("N", "N", &n, a, &n, wr, wi, vl, &one, vr, &one, work, &lwork, &info, 1, 1);
+              printf("info %d\\n", info);
+              return 0;
+            }
+        """, "-llapack", "-lm")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        printed = [line.split("On entry to ")[1].split(" had")[0].split() for line in proc.out.splitlines()
+                   if "On entry to" in line]
+        self.assertEqual(printed, [["DGEBAL", "parameter", "number", "3"], ["DGEHRD", "parameter", "number", "2"],
+                                   ["DHSEQR", "parameter", "number", "4"]])
+        d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
+        self.assertIn("on entry to DHSEQR parameter number 4", d["title"])
+        self.assertIn("computed from a NaN/Inf input", d["title"])
+        self.assertIn("?GEBAL, refuses a NaN matrix as its parameter 3", d["cause"])
+        self.assertIn("isfinite", d["fix"])
+        # What SciPy raises for it is that last report.
+        said = subprocess.run([PYTHON, "-c", "import numpy as np, scipy.linalg as sl\n"
+                               "a = np.ones((5, 5)); a[1, 2] = np.nan\n"
+                               "try: sl.eig(a, check_finite=False)\nexcept ValueError as e: print(e)"],
+                              capture_output=True, text=True, timeout=120).stdout
+        self.assertIn("On entry to DHSEQR parameter number 4 had an illegal value", said)
+
+    def test_a_transposed_gels_reads_n_rows_of_b_and_writes_m(self):
+        # GELS('T') solves A^T X = B: B's first N rows are read, rows N..M-1 are room for X. A NaN
+        # left there is not an input; the solution fills all M rows.
+        exe = build_c("gels_t", """
+            #include <stdio.h>
+            #include <math.h>
+            #include <stddef.h>
+            void dgels_(const char*, const int*, const int*, const int*, double*, const int*, double*,
+                        const int*, double*, const int*, int*, size_t);
+            int main(void) {
+              int m = 6, n = 3, nrhs = 1, info = 0, lwork = 100;
+              double a[18], b[6] = {1, 2, 3, NAN, NAN, NAN}, work[100];
+              for (int i = 0; i < 18; ++i) a[i] = (i % 7) + (i % 3 == 0 ? 5 : 0);
+              dgels_("T", &m, &n, &nrhs, a, &m, b, &m, work, &lwork, &info, 1);
+              printf("info %d finite %d\\n", info, isfinite(b[0]) && isfinite(b[5]));
+              return 0;
+            }
+        """, "-llapack", "-lm")
+        proc, report = record(exe)
+        self.assertEqual(proc.out.strip(), "info 0 finite 1", proc.err)
+        gels = next(c for c in report["calls"] if c["routine"] == "dgels")
+        self.assertNotIn("input_nan", gels)
+        self.assertNotIn("output_nan", gels)
+        self.assertEqual(ids(report), [])
 
     def test_lapack_calls_whose_arguments_no_replay_reproduces_are_not_captured(self):
         # A replay op passes valid CHARACTER arguments and needs B: an UPLO or JOBZ that LAPACK
