@@ -220,6 +220,10 @@ CudaBackend* CudaBackend::create(std::string& reason) {
                                                     : CuptiMode::Default;
   std::string why_not;
   backend->m_tracing = CuptiTracer::start(mode, why_not);
+  if (backend->m_tracing && mode == CuptiMode::Default && !cupti_setting.empty()) {
+    backend->m_info.cupti = "tracing (BLASSCOPE_CUPTI=" + cupti_setting + " is none of 0, kernels or api)";
+    return backend;
+  }
   if (backend->m_tracing && mode != CuptiMode::Default) {
     backend->m_info.cupti = "tracing, " +
                             std::string(mode == CuptiMode::KernelsOnly ? "kernels only" : "API calls too") +

@@ -153,6 +153,10 @@ bool CuptiTracer::start(CuptiMode mode, std::string& why_not) {
       kinds.insert(kinds.end(), std::begin(kApiCorrelationKinds), std::end(kApiCorrelationKinds));
     }
     std::vector<CUpti_ActivityKind> enabled;
+    {
+      std::lock_guard lock(g_mutex);
+      g_collector.set_correlated(mode == CuptiMode::ApiCorrelation);
+    }
     for (CUpti_ActivityKind kind : kinds) {
       if (result != CUPTI_SUCCESS) break;
       result = cuptiActivityEnable(kind);

@@ -19,8 +19,8 @@ struct Multipliers {
   int count;
 };
 
-constexpr int kThreads = 256;
-constexpr int kPerThread = 8;
+constexpr int kThreads = core::kLasclThreads;
+constexpr int kPerThread = core::kLasclPerThread;
 constexpr int kTile = kThreads * kPerThread;
 // Three blocks an SM at least (80 registers a thread): 3 x 256 threads x 8 loads in flight.
 constexpr int kMinBlocksPerSm = 3;

@@ -55,6 +55,10 @@ void ActivityCollector::add(const ActivityRecordView& record) {
     return;
   }
   if (record.kind == Kind::Other) return;
+  if (!m_correlated) {
+    if (const auto op = op_at(record.start_ns)) place(record, *op);
+    return;
+  }
   const auto it = m_op_of_correlation.find(record.correlation_id);
   if (it != m_op_of_correlation.end()) {
     place(record, it->second);

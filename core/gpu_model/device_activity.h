@@ -37,6 +37,9 @@ class ActivityCollector {
   void begin_op(std::size_t op, std::uint64_t now_ns = 0);
   void end_op(std::uint64_t now_ns);
   void add(const ActivityRecordView& record);
+  // Whether external correlation records come (CUPTI's API kinds traced): without them a record
+  // is placed by its time at once, rather than kept until its correlation arrives.
+  void set_correlated(bool correlated) { m_correlated = correlated; }
   void add_dropped(std::uint64_t count) { m_dropped += count; }
   // Every op's device events, sorted by start time; the collector is empty afterwards.
   std::map<std::size_t, std::vector<DeviceEventRecord>> take_all();
@@ -55,6 +58,7 @@ class ActivityCollector {
   std::multimap<std::uint32_t, ActivityRecordView> m_waiting;  // correlation not seen yet
   std::map<std::size_t, std::vector<DeviceEventRecord>> m_by_op;
   std::uint64_t m_dropped = 0;
+  bool m_correlated = true;
   // Readable name and family per raw kernel name: the same few cuBLAS kernels run over and
   // over, and demangling plus the family rules cost about 20 us for a long name.
   std::unordered_map<std::string, std::pair<std::string, std::string>> m_kernel_names;

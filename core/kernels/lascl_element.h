@@ -40,6 +40,11 @@ BLASSCOPE_HOST_DEVICE inline void lascl_tile_position(int e, int tile_rows, floa
   }
 }
 
+// The CUDA kernel's block: threads, and elements each thread scales (so a tile holds their
+// product). Here so that the host tests simulate the kernel as it is built.
+inline constexpr int kLasclThreads = 256;
+inline constexpr int kLasclPerThread = 8;
+
 // How the CUDA kernel splits an m x n matrix into tiles of `tile` elements: whole column
 // segments of `rows` rows (all of a column when m <= tile), `cols` columns per tile.
 struct LasclTiling {

@@ -198,7 +198,7 @@ TEST(Dlascl, GpuTilePositionIsExactForEveryTileShape) {
 // Each CUDA thread walks elements tid, tid + 256, ... of its block's tile by additions
 // (LasclTileCursor): the walk gives every element's exact row and column, for every tile shape.
 TEST(Dlascl, GpuTileCursorWalksTheExactPositions) {
-  constexpr int kThreads = 256, kPerThread = 8, kTile = kThreads * kPerThread;  // the kernel's
+  constexpr int kThreads = kLasclThreads, kPerThread = kLasclPerThread, kTile = kThreads * kPerThread;
   for (int rows = 1; rows <= kTile; ++rows) {
     const LasclTiling t = lascl_tiling(rows, 1, kTile);
     ASSERT_EQ(t.rows, rows);
@@ -227,9 +227,12 @@ TEST(Dlascl, GpuTilesCoverExactlyTheScaledElements) {
   for (const Case c :
        {Case{'G', 1, 1, 1, 16, 4, 65535}, Case{'G', 7, 300, 9, 16, 4, 5}, Case{'U', 100, 37, 100, 16, 4, 3},
         Case{'L', 130, 90, 131, 16, 4, 4}, Case{'H', 64, 64, 64, 16, 4, 2}, Case{'G', 65, 3, 70, 16, 4, 65535},
-        Case{'U', 5, 200, 5, 256, 8, 65535}, Case{'G', 3000, 5, 3001, 256, 8, 65535},
-        Case{'L', 9000, 3, 9000, 256, 8, 65535}, Case{'U', 1500, 40, 1501, 256, 8, 7},
-        Case{'H', 2047, 9, 2050, 256, 8, 65535}, Case{'G', 1000, 50, 1000, 256, 8, 3}}) {
+        Case{'U', 5, 200, 5, kLasclThreads, kLasclPerThread, 65535},
+        Case{'G', 3000, 5, 3001, kLasclThreads, kLasclPerThread, 65535},
+        Case{'L', 9000, 3, 9000, kLasclThreads, kLasclPerThread, 65535},
+        Case{'U', 1500, 40, 1501, kLasclThreads, kLasclPerThread, 7},
+        Case{'H', 2047, 9, 2050, kLasclThreads, kLasclPerThread, 65535},
+        Case{'G', 1000, 50, 1000, kLasclThreads, kLasclPerThread, 3}}) {
     const LasclTiling t = lascl_tiling(c.m, c.n, c.threads * c.per_thread);
     std::vector<int> visits(static_cast<std::size_t>(c.lda * c.n), 0);
     const std::int64_t grid_y = std::min<std::int64_t>(t.col_blocks, c.max_grid_y);

@@ -83,6 +83,27 @@ TEST(ActivityCollector, RecordsOfManyOpsFlushedOnceGoToTheirOwnOps) {
   }
 }
 
+TEST(ActivityCollector, WithoutApiTracingRecordsArePlacedByTimeAtOnce) {
+  // CUPTI gives every kernel a correlation id, but without the API kinds no external
+  // correlation record ever maps it: the record goes by its time, not into a waiting list.
+  ActivityCollector c;
+  c.set_correlated(false);
+  c.begin_op(0, 100);
+  c.end_op(200);
+  c.begin_op(1, 300);
+  c.end_op(400);
+  c.add(kernel("first", 77, 150));
+  c.add(kernel("second", 78, 350));
+  c.add(kernel("outside", 79, 250));
+  c.add(correlation(77, 1));  // ignored for placement: the time decided
+  auto all = c.take_all();
+  ASSERT_EQ(all.size(), 2u);
+  ASSERT_EQ(all[0].size(), 1u);
+  EXPECT_EQ(all[0][0].name, "first");
+  ASSERT_EQ(all[1].size(), 1u);
+  EXPECT_EQ(all[1][0].name, "second");
+}
+
 TEST(ActivityCollector, UncorrelatedRecordsGoToTheOpRunningWhenTheyStarted) {
   ActivityCollector c;
   c.begin_op(1, 100);
