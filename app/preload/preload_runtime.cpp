@@ -364,7 +364,8 @@ CallScope::~CallScope() {
     if (failures) add(t.failures, 1);
     if (flops) add(t.flops, flops);
     if (call.flags & record::kWorkspaceQuery) add(t.queries, 1), add(t.query_nanoseconds, call.duration_ns);
-    if (call.duration_ns > t.longest.load(std::memory_order_relaxed)) {
+    // The longest call that did work: a workspace query's microseconds are no measure of a hang.
+    if (!(call.flags & record::kWorkspaceQuery) && call.duration_ns > t.longest.load(std::memory_order_relaxed)) {
       t.longest.store(call.duration_ns, std::memory_order_relaxed);
     }
   } else {
@@ -378,7 +379,8 @@ CallScope::~CallScope() {
       t.queries.fetch_add(1, std::memory_order_relaxed);
       t.query_nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
     }
-    for (std::uint64_t longest = t.longest.load(std::memory_order_relaxed); call.duration_ns > longest;) {
+    for (std::uint64_t longest = t.longest.load(std::memory_order_relaxed);
+         !(call.flags & record::kWorkspaceQuery) && call.duration_ns > longest;) {
       if (t.longest.compare_exchange_weak(longest, call.duration_ns, std::memory_order_relaxed)) break;
     }
   }

@@ -387,8 +387,14 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   for (const auto& c : r.running) running.insert(c.id);
   // How many times each driver's DLASCL refused its CFROM (GELSD scales A and then B).
   std::unordered_map<std::uint64_t, int> refusals;
+  // The first ?LASCL inside each driver that accepted a non-finite CFROM (an Inf norm: no xerbla,
+  // and A scaled by CTO/Inf = 0), which makes what fails after it fail.
+  std::unordered_map<std::uint64_t, const CallRecord*> infinite_scale;
   for (const CallRecord& c : r.calls) {
     if (is_lascl_cfrom(c)) ++refusals[outermost(c)->id];
+    if (c.parent && c.routine == Routine::Lascl && !c.xerbla_parameter && !std::isfinite(c.alpha)) {
+      infinite_scale.emplace(outermost(c)->id, &c);
+    }
   }
   // The last DGETRF of each shape in each process that found a zero pivot: a DGETRS of that
   // shape after it most likely solves with its factor (DGETRS divides by U's diagonal and
@@ -466,17 +472,41 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
               label(c) + ": returned INFO = -4 for a NaN/Inf norm of its input",
               {label(c) + ": " + values(c), call_name(c) + " returned INFO = -4 (LAPACK 3.10 and later check the norm "
                                                            "before DLASCL would reject it as parameter 4)"});
+    } else if (lapack && c.info > 0 && c.parent && outermost(c)->info != 0) {
+      // Failed inside a driver that failed too (GELS's DTRTRS): the driver's diagnosis says it.
     } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
       const auto meaning = positive_info_meaning(c.routine, c.info);
-      // GETRF's factorisation is complete with a zero pivot: a warning (NumPy's det is rightly 0
-      // from it); what fails is a solve with it, diagnosed on its own (a NaN/Inf result).
-      out.add(
-          "lapack-failed", c.routine == Routine::Getrf ? Severity::Warning : Severity::Error, c,
-          label(c) + ": returned INFO = " + std::to_string(c.info) +
-              (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
-          {label(c) + " returned INFO = " + std::to_string(c.info),
-           (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"},
-          Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "", "INFO = " + std::to_string(c.info)});
+      const auto scaled = infinite_scale.find(c.id);
+      if (scaled != infinite_scale.end() && c.input_nan + c.input_inf > 0) {
+        // The failure is the Inf's: LAPACK scaled the matrix by CTO/Inf = 0 before it failed.
+        const CallRecord& l = *scaled->second;
+        out.add("lapack-failed", Severity::Error, c,
+                label(c) + ": returned INFO = " + std::to_string(c.info) + " after " + call_name(l) +
+                    " inside it scaled by CFROM = " + format_number(l.alpha) + " (the norm of its Inf/NaN input)",
+                {label(c) + " returned INFO = " + std::to_string(c.info), label(c) + ": " + values(c),
+                 label(l) + " got CFROM = " + format_number(l.alpha) + " and accepted it: the matrix became " +
+                     "CTO/CFROM times itself, all zeros or NaN, and what failed next failed on that"},
+                Specific{"from an Inf/NaN norm",
+                         call_name(c) + " computes the norm of its input to scale it into range; an Inf (or NaN) "
+                                        "in the input makes that norm Inf, ?LASCL scales by CTO/Inf = 0 without a "
+                                        "word, and the routine then fails on the zeroed matrix. INFO is the "
+                                        "zeros' doing, not the matrix's rank or definiteness.",
+                         "Check the input for NaN/Inf (numpy.isfinite(a).all()) and trace them back to where they "
+                         "were made; SciPy's check_finite=True (the default) refuses them with \"ValueError: array "
+                         "must not contain infs or NaNs\". Another driver does not help: gelsd and gelss can hang "
+                         "on the same input.",
+                         "INFO = " + std::to_string(c.info)});
+      } else {
+        // GETRF's factorisation is complete with a zero pivot: a warning (NumPy's det is rightly 0
+        // from it); what fails is a solve with it, diagnosed on its own (a NaN/Inf result).
+        out.add("lapack-failed", c.routine == Routine::Getrf ? Severity::Warning : Severity::Error, c,
+                label(c) + ": returned INFO = " + std::to_string(c.info) +
+                    (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
+                {label(c) + " returned INFO = " + std::to_string(c.info),
+                 (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"},
+                Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "",
+                         "INFO = " + std::to_string(c.info)});
+      }
     }
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
       // A LAPACK call that read them, said nothing and returned a finite result lost them on the
@@ -517,8 +547,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       if (c.flags & record::kIncomplete) {
         evidence.push_back(label(c) +
                            " was asked for all N eigenvalues (RANGE 'A') and computed fewer (M < N): "
-                           "those it did not compute are counted as NaN (the caller's array keeps what it held "
-                           "there, SciPy's zeros)");
+                           "those it did not compute are counted as NaN (the caller's array holds whatever is "
+                           "there: what it held before, as SciPy's zeros, or a NaN LAPACK left)");
       }
       out.add("non-finite-output", Severity::Error, c,
               label(c) + ": " +
@@ -546,7 +576,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   // stopped by --timeout), not a hang. An older session without it has the mean.
   std::map<std::pair<Routine, record::Precision>, double> usual_of;
   for (const auto& t : r.routines) {
-    if (t.calls)
+    if (t.calls > t.queries)  // a workspace query's time says nothing of how long the work takes
       usual_of[{t.routine, t.precision}] = t.longest_seconds > 0 ? t.longest_seconds : record::mean_seconds(t);
   }
   for (const CallRecord& c : r.running) {
@@ -567,17 +597,21 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
     }
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
-    if (r.timed_out || r.stopped) {
-      // Hung: running for over a second, and ten times as long as any call of its routine that
-      // returned. Otherwise the call was merely the one in progress when time ran out.
-      const auto usual = usual_of.find({c.routine, c.precision});
-      const double usual_seconds = usual == usual_of.end() ? 0 : usual->second;
-      const bool hung = ran >= 1 && ran >= 10 * usual_seconds;
+    // Hung: running for over a second, and ten times as long as any call of its routine that
+    // returned. Otherwise the call was merely the one in progress when time ran out.
+    const auto usual = usual_of.find({c.routine, c.precision});
+    const double usual_seconds = usual == usual_of.end() ? 0 : usual->second;
+    const bool hung = ran >= 1 && ran >= 10 * usual_seconds;
+    // A hang ended from outside (a scheduler's or a user's kill, the OOM killer) is still a hang.
+    const bool killed_hung = hung && c.pid == r.pid && (terminated || r.signal == "SIGKILL");
+    if (r.timed_out || r.stopped || killed_hung) {
       if (usual != usual_of.end()) {
         evidence.push_back("the longest " + call_name(c) + " call that returned took " + format_number(usual_seconds) +
                            " s");
       }
-      const std::string when = r.timed_out ? "when --timeout stopped the program" : "when the program was stopped";
+      const std::string when = r.timed_out ? "when --timeout stopped the program"
+                               : r.stopped ? "when the program was stopped"
+                                           : "when " + r.signal + " ended the program";
       out.add("kernel-hang", hung ? Severity::Error : Severity::Warning, c,
               hung ? label(c) + " was still running after " + format_number(ran) + " s, " + when
                    : label(c) + " was the call in progress " + when + " (it had run " + format_number(ran) +

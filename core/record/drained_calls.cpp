@@ -1,6 +1,7 @@
 #include "record/drained_calls.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace blasscope::record {
@@ -15,8 +16,11 @@ DrainedCalls::DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, R
 
 DrainedCalls::Need DrainedCalls::need_of(const CallRecord& c) {
   const bool wanted = m_wanted.erase(c.id) > 0;
+  // A ?LASCL given a non-finite scale (an Inf norm it accepted, scaling by zero) explains what
+  // fails after it in the same driver.
+  const bool odd_scale = c.routine == Routine::Lascl && (!std::isfinite(c.alpha) || !std::isfinite(c.beta));
   if (wanted || (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 || c.input_nan != 0 ||
-      c.input_inf != 0 || c.output_nan != 0 || c.output_inf != 0) {
+      c.input_inf != 0 || c.output_nan != 0 || c.output_inf != 0 || odd_scale) {
     return Need::Failure;
   }
   return c.pid != m_out.pid ? Need::Child : Need::None;

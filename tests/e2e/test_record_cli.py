@@ -1205,6 +1205,53 @@ class RecordC(unittest.TestCase):
         self.assertNotIn("output_nan", gels)
         self.assertEqual(ids(report), [])
 
+    def test_a_hung_syevr_killed_from_outside_is_still_a_hang(self):
+        # A scheduler, the OOM killer or a user SIGKILLs the program while DSYEVR spins: the call
+        # had run seconds where its kind takes microseconds, a hang (as its capture replays).
+        script = write("eigh_killed.py", """
+            import numpy as np, scipy.linalg as sl
+            s = np.random.default_rng(3).random((3, 3)); s = s + s.T; s[0, 0] = np.nan
+            sl.eigh(s, check_finite=False)
+        """)
+        session = os.path.join(WORK, "killed.json")
+        proc = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", PYTHON, script],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=WORK)
+        time.sleep(3)
+        for pid in filter(str.isdigit, os.listdir("/proc")):  # the program, not its recorder
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+                if args[0] == PYTHON.encode() and script.encode() in args:
+                    os.kill(int(pid), 9)
+            except OSError:
+                pass
+        self.assertEqual(proc.wait(timeout=60), 128 + 9)
+        rep = subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, timeout=60)
+        report = json.loads(rep.stdout)
+        hang = next(d for d in report["diagnoses"] if d["id"] == "kernel-hang")
+        self.assertEqual(hang["severity"], "error")
+        self.assertIn("when SIGKILL ended the program", hang["title"])
+        self.assertNotIn("program-crashed", ids(report))
+
+    def test_a_gels_of_an_inf_fails_on_the_zeros_its_dlascl_made(self):
+        # DGELS scales A by CTO/norm: an Inf makes the norm Inf and A zero, and the QR's DTRTRS
+        # then finds a zero diagonal. INFO = 1 is the Inf's doing, not A's rank.
+        script = write("gels_inf.py", """
+            import numpy as np
+            from scipy.linalg import lapack
+            a = np.random.default_rng(1).random((6, 4)); a[0, 0] = np.inf
+            print("info", lapack.dgels(a, np.ones((6, 1)))[-1])
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertIn("info 1", proc.out, proc.err)
+        failed = [d for d in report["diagnoses"] if d["id"] == "lapack-failed"]
+        self.assertEqual([d["routine"] for d in failed], ["dgels"], "DGELS's DTRTRS is DGELS's failure")
+        self.assertIn("after DLASCL inside it scaled by CFROM = inf", failed[0]["title"])
+        self.assertNotIn("full rank", failed[0]["cause"])
+        capture = next(c for c in report["captures"] if c["routine"] == "dgels")
+        recorded = {d["id"] for d in report["diagnoses"] if d.get("call") == capture["call"]}
+        self.assertEqual(set(replay_ids(capture)), recorded)
+
     def test_lapack_calls_whose_arguments_no_replay_reproduces_are_not_captured(self):
         # A replay op passes valid CHARACTER arguments and needs B: an UPLO or JOBZ that LAPACK
         # refuses, or a GESV with no right-hand side, would replay as something else.
