@@ -35,12 +35,6 @@ struct LapackArgs {
   int tau = -1;
 };
 
-// GELS with TRANS 'T' or 'C' (held in side_uplo): B's rows are N on entry and M on return.
-bool transposed_gels(const CallRecord& c) {
-  return c.routine == Routine::Gels &&
-         (c.side_uplo == 'T' || c.side_uplo == 't' || c.side_uplo == 'C' || c.side_uplo == 'c');
-}
-
 // NaN/Inf in the upper (or lower) triangle of an n x n column-major matrix, its diagonal
 // included or not.
 template <typename Real>
@@ -80,7 +74,7 @@ void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
   }
   if (d.b >= 0 && d.nrhs >= 0) {
     // GELS with TRANS 'T' (or 'C') solves A^T X = B: B holds N rows, the rest is room for X.
-    const std::int64_t rows = transposed_gels(c) ? c.n : c.m;
+    const std::int64_t rows = record::transposed_gels(c) ? c.n : c.m;
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.b]), rows, c.k, c.ldb, reals, c.input_nan, c.input_inf);
   }
 }
@@ -111,8 +105,8 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
       count_nonfinite<Real>(out, c.n, 1, c.n, reals, c.output_nan, c.output_inf);
       break;
     case LapackArgs::Output::B:  // X: N rows, or M for a transposed GELS
-      count_nonfinite<Real>(out, std::min(transposed_gels(c) ? c.m : c.n, c.ldb), c.k, c.ldb, reals, c.output_nan,
-                            c.output_inf);
+      count_nonfinite<Real>(out, std::min(record::transposed_gels(c) ? c.m : c.n, c.ldb), c.k, c.ldb, reals,
+                            c.output_nan, c.output_inf);
       break;
     case LapackArgs::Output::A:
       if (d.triangle) {  // a factor (POTRF) lives in the UPLO triangle only

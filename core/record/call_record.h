@@ -142,6 +142,13 @@ inline bool call_failed(const CallRecord& c) {
   return c.info != 0 || c.xerbla_parameter != 0 || c.output_nan != 0 || c.output_inf != 0 || read_nonfinite;
 }
 
+// A GELS of A^T X = B (TRANS 'T' or 'C', held in side_uplo): B's rows are N on entry and M on
+// return, and the lstsq op (A X = B) does not replay it.
+inline bool transposed_gels(const CallRecord& c) {
+  return c.routine == Routine::Gels &&
+         (c.side_uplo == 'T' || c.side_uplo == 't' || c.side_uplo == 'C' || c.side_uplo == 'c');
+}
+
 // cudaMalloc's size in bytes, which passes 2^31 (the allocations that fail): its low 32 bits
 // in m, its high ones in n. Sessions write it as "bytes".
 inline std::uint64_t malloc_bytes(const CallRecord& c) {

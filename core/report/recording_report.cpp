@@ -146,9 +146,8 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
     const bool lapack_argument_error =
         c.routine != Routine::Lascl && (c.info < 0 || c.xerbla_parameter != 0) && c.input_nan + c.input_inf == 0;
     const std::string name = record::routine_name(c.routine, c.precision);
-    // The lstsq op solves A X = B: a GELS of A^T X = B (TRANS 'T' or 'C') is not replayed.
-    const bool transposed_gels = c.routine == Routine::Gels && c.side_uplo != 'N' && c.side_uplo != 'n';
-    if (!real || !has_op || lapack_argument_error || transposed_gels || (c.flags & record::kSomeEigenvalues)) {
+    if (!real || !has_op || lapack_argument_error || record::transposed_gels(c) ||
+        (c.flags & record::kSomeEigenvalues)) {
       ++out.not_replayable[name];
     } else if ((c.flags & record::kValuesChecked) && c.input_nan + c.input_inf == 0 && c.routine != Routine::Gemm &&
                r.capture_mode != "all" && r.capture_mode != "none") {

@@ -108,10 +108,8 @@ std::vector<Detection> findings_for_record(const KernelRecord& r) {
   }
   // A LAPACK driver that took NaN/Inf, said nothing and returned a finite result: the values were
   // lost on the way, and the result means nothing (SYEVR with eigenvectors returns zeros).
-  const bool lapack = r.op_kind == OpKind::Svd || r.op_kind == OpKind::Lstsq || r.op_kind == OpKind::Cholesky ||
-                      r.op_kind == OpKind::Lu || r.op_kind == OpKind::Solve || r.op_kind == OpKind::Eigh;
-  const bool swallowed =
-      lapack && r.status == OpStatus::Ok && r.info == 0 && r.xerbla.empty() && r.output_nan + r.output_inf == 0;
+  const bool swallowed = is_lapack_op(r.op_kind) && r.status == OpStatus::Ok && r.info == 0 && r.xerbla.empty() &&
+                         r.output_nan + r.output_inf == 0;
   for (const auto& operand : r.operands) {
     if (operand.is_output()) continue;
     if (operand.nan + operand.inf > 0) {

@@ -130,6 +130,31 @@ TEST(RecordFindings, DlasclInvalidCfromNeedsTheNonFiniteInput) {
   EXPECT_EQ(ids(findings_for_record(svd)), (std::set<std::string>{"dlascl-invalid-cfrom", "non-finite-input"}));
 }
 
+TEST(RecordFindings, ALapackOpThatTurnedNanIntoAFiniteResultIsAnError) {
+  KernelRecord eigh;
+  eigh.op_kind = OpKind::Eigh;
+  eigh.kernel = "dsyevd";
+  eigh.status = OpStatus::Ok;
+  eigh.info = 0;
+  eigh.operands = {operand("a")};
+  eigh.operands[0].nan = 1;
+  const auto severity = [](const std::vector<Detection>& found) {
+    for (const auto& f : found) {
+      if (f.id == "non-finite-input") return f.severity;
+    }
+    return Severity::Info;
+  };
+  EXPECT_EQ(severity(findings_for_record(eigh)), Severity::Error) << "INFO = 0, a finite result: nothing said it";
+  eigh.output_nan = 3;  // the NaN reached the result: non-finite-output is the error
+  EXPECT_EQ(severity(findings_for_record(eigh)), Severity::Warning);
+  eigh.output_nan = 0;
+  eigh.info = 2;  // INFO said it
+  EXPECT_EQ(severity(findings_for_record(eigh)), Severity::Warning);
+  eigh.info = 0;
+  eigh.op_kind = OpKind::Gemm;  // not LAPACK: BLAS need not read all it is given (alpha = 0)
+  EXPECT_EQ(severity(findings_for_record(eigh)), Severity::Warning);
+}
+
 TEST(RecordFindings, AnotherArgumentRefusedBesideCfromIsAFindingOfItsOwn) {
   // NumPy's svd of a matrix with an Inf: DGESDD's DLASCL refuses CFROM twice, then CTO (5).
   KernelRecord svd;

@@ -176,7 +176,7 @@ TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   CallRecord query = call(1), work = call(2);
   query.routine = work.routine = Routine::Gesdd;
   query.flags = kHasInfo | kWorkspaceQuery;
-  query.duration_ns = 1000;
+  query.duration_ns = 20000;  // longer than the work: a first query can be (lazy set-up)
   work.flags = kHasInfo;
   work.duration_ns = 9000;
   Recording r = recording_of({query, work});
@@ -186,7 +186,7 @@ TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   EXPECT_EQ(r.routines[0].queries, 1u);
   EXPECT_DOUBLE_EQ(mean_seconds(r.routines[0]), 9e-6);  // the one that did work: not the query's time
   EXPECT_DOUBLE_EQ(working_seconds(r.routines[0]), 9e-6);
-  EXPECT_DOUBLE_EQ(r.routines[0].longest_seconds, 9e-6);
+  EXPECT_DOUBLE_EQ(r.routines[0].longest_seconds, 9e-6) << "a hang is measured against work, not a query";
   // A query does no work: no FLOPs (a QR's would double its GFLOP/s).
   CallRecord qr;
   qr.routine = Routine::Geqrf;
@@ -198,7 +198,7 @@ TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   ASSERT_EQ(back.routines.size(), 1u);
   EXPECT_EQ(back.routines[0].queries, 1u);
   EXPECT_DOUBLE_EQ(back.routines[0].longest_seconds, 9e-6);
-  EXPECT_DOUBLE_EQ(back.routines[0].query_seconds, 1e-6);
+  EXPECT_DOUBLE_EQ(back.routines[0].query_seconds, 2e-5);
   EXPECT_TRUE(back.calls[0].flags & kWorkspaceQuery);
   EXPECT_FALSE(back.calls[1].flags & kWorkspaceQuery);
   // Only queries: their own mean.
