@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,8 +25,8 @@ namespace {
 
 constexpr const char* kRecordUsage =
     "usage: blasscope-cli record [--output FILE] [--timeout SECONDS] [--capture failing|all|none]\n"
-    "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--quiet] -- COMMAND "
-    "[ARGS...]\n";
+    "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--nested-calls N|all]\n"
+    "                            [--quiet] -- COMMAND [ARGS...]\n";
 
 // OpenBLAS starts its thread pool when this process loads it, and the new threads spin (sched_yield)
 // for about 0.1 s before they sleep: exactly while the recorded program starts, taking a core from
@@ -107,6 +108,17 @@ int run_record(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       options.max_calls = static_cast<std::uint64_t>(n);
+    } else if (a == "--nested-calls" && has_value) {
+      const std::string value = args[++i];
+      double n = 0;
+      if (value == "all") {
+        options.nested_limit = record::kAllNested;
+      } else if (parse_number(value, n) && n == std::floor(n) && n < record::kAllNested) {
+        options.nested_limit = static_cast<std::uint32_t>(n);
+      } else {
+        std::cerr << "error: record: --nested-calls wants a count or 'all', not '" << value << "'\n" << kRecordUsage;
+        return kExitUsage;
+      }
     } else if (a == "--capture" && has_value) {
       const std::string mode = args[++i];
       if (mode != "failing" && mode != "all" && mode != "none") {
@@ -130,8 +142,8 @@ int run_record(const std::vector<std::string>& args) {
     } else if (a == "--help" || a == "-h") {
       std::cout << kRecordUsage;
       return kExitOk;
-    } else if (!has_value && (a == "--output" || a == "--timeout" || a == "--max-calls" || a == "--capture" ||
-                              a == "--capture-limit")) {
+    } else if (!has_value && (a == "--output" || a == "--timeout" || a == "--max-calls" || a == "--nested-calls" ||
+                              a == "--capture" || a == "--capture-limit")) {
       std::cerr << "error: record: " << a << " needs a value\n" << kRecordUsage;
       return kExitUsage;
     } else if (!a.starts_with("-")) {

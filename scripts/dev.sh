@@ -350,7 +350,8 @@ PY
   for h in nan-svd rowmajor-lda buffer-overrun-crash float16-cast-overflow healthy-baseline; do
     "$cli" run "$h" --session "$seeds/session/$h.json" >/dev/null 2>&1 || true
   done
-  "$cli" record --output "$seeds/recording/numpy.json" -- "$py" -c \
+  # Few calls listed inside each call: the seed has "unlisted" counts and a "nested_limit".
+  "$cli" record --nested-calls 8 --output "$seeds/recording/numpy.json" -- "$py" -c \
     'import numpy as np; a = np.random.rand(40, 30); np.linalg.svd(a); a @ a.T; a[3, 2] = np.nan; np.linalg.lstsq(a, a[:, 0], rcond=None)' \
     >/dev/null 2>&1 || true
   rm -rf "$files"

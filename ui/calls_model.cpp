@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <algorithm>
+#include <climits>
 #include <limits>
 
 #include "record/routine_names.h"
@@ -205,6 +206,12 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::TextAlignmentRole && index.column() != Routine && index.column() != Problem) {
     return int(Qt::AlignRight | Qt::AlignVCenter);
   }
+  if (role == Qt::ToolTipRole && index.column() == Routine && c->unlisted) {
+    return tr(
+        "%n call(s) made inside this one are counted in the routines' totals but not listed one by one "
+        "(record with --nested-calls all to list them)",
+        nullptr, static_cast<int>(std::min<std::uint32_t>(c->unlisted, INT_MAX)));
+  }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case Seq: return static_cast<qulonglong>(c->id);
@@ -213,7 +220,9 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
     case Routine: {
       const QString name = QString::fromStdString(record::routine_name(c->routine, c->precision));
       // Rows come in the order calls finished, a call after those it made: the parent is named.
-      return c->parent ? QStringLiteral("  ↳ %1 (in %2)").arg(name).arg(static_cast<qulonglong>(c->parent)) : name;
+      const QString text =
+          c->parent ? QStringLiteral("  ↳ %1 (in %2)").arg(name).arg(static_cast<qulonglong>(c->parent)) : name;
+      return c->unlisted ? tr("%1 (+%2 unlisted inside)").arg(text).arg(c->unlisted) : text;
     }
     case DType: return QString::fromLatin1(record::precision_dtype(c->precision, c->routine));
     case Sizes: return sizesText(*c);

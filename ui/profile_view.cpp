@@ -155,6 +155,8 @@ void ProfileView::setDocument(const RunDocument* doc) {
   }
   if (r->calls_not_kept)
     summary += tr("<br>%1 calls are in the totals but not listed one by one").arg(r->calls_not_kept);
+  if (const std::string unlisted = record::unlisted_note(*r); !unlisted.empty())
+    summary += tr("<br>%1").arg(QString::fromStdString(unlisted).toHtmlEscaped());
   if (!r->problem.empty()) summary += tr("<br>%1").arg(QString::fromStdString(r->problem).toHtmlEscaped());
   m_summary->setText(summary);
 

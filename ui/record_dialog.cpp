@@ -50,6 +50,12 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
   form->addRow(tr("&Time limit:"), m_timeout);
   m_checkValues = new QCheckBox(tr("Also scan GEMM operands and results for NaN/Inf (slower)"));
   form->addRow(QString(), m_checkValues);
+  m_allNested = new QCheckBox(tr("List every call made inside LAPACK routines (slower)"));
+  m_allNested->setObjectName(QStringLiteral("allNested"));
+  m_allNested->setToolTip(tr("By default the first %1 calls made inside each call are listed, and every one that "
+                             "fails or runs 100 µs or more; the others are counted in the totals only")
+                              .arg(record::kDefaultNestedLimit));
+  form->addRow(QString(), m_allNested);
   layout->addLayout(form);
   m_status = new QLabel(tr("Ready."));
   m_status->setObjectName(QStringLiteral("status"));
@@ -111,6 +117,7 @@ void RecordDialog::start() {
   options.working_directory = m_directory->text().toStdString();
   options.timeout_seconds = m_timeout->value();
   options.check_values = m_checkValues->isChecked();
+  if (m_allNested->isChecked()) options.nested_limit = record::kAllNested;
   options.preload_library = record::default_preload_library();
   const QString directory = m_directory->text().isEmpty() ? QDir::currentPath() : m_directory->text();
   m_stopRequested = std::make_shared<std::atomic<bool>>(false);

@@ -45,6 +45,7 @@ class RecordDialog : public QDialog {
   QLineEdit* m_directory;
   QSpinBox* m_timeout;
   QCheckBox* m_checkValues;
+  QCheckBox* m_allNested;
   QLabel* m_status;
   QPushButton* m_record;
   QPushButton* m_stop;

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +39,8 @@ thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
 thread_local std::uint64_t t_write_limit_seen = 0;  // the recorder's write limit, as last loaded
 std::atomic<bool> g_blas_found{false};  // this process resolved a BLAS/LAPACK routine (a forked child inherits it)
 bool g_check_values = false;            // set by the recorder before the program starts
+// Calls made inside a top-level call listed one by one (SharedHeader::nested_limit).
+std::uint64_t g_nested_limit = UINT64_MAX;
 record::CallClock g_clock = record::CallClock::MonotonicNs;  // likewise
 
 std::uint32_t thread_id() {
@@ -63,11 +67,10 @@ void register_process(bool blas_found) {
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
 }
 
-// A thread's slot goes back to the table when the thread ends.
+// A thread's slot goes back to its process when the thread ends: its totals are the process's.
 void release_slot(void* slot) {
   auto* s = static_cast<record::ActiveSlot*>(slot);
   s->depth.store(0);
-  s->owner_pid.store(0);
   s->owner_tid.store(0, std::memory_order_release);
 }
 
@@ -142,6 +145,8 @@ __attribute__((constructor)) void attach() {
   g_check_values = header->check_values.load() != 0;
   g_clock = header->clock.load();
   register_process(false);
+  const std::uint32_t limit = header->nested_limit.load();
+  g_nested_limit = limit == UINT32_MAX ? UINT64_MAX : limit;
   ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
 }
 
@@ -154,15 +159,26 @@ record::ActiveSlot* my_slot() {
     std::uint32_t seen = g_shared->slots_seen.load(std::memory_order_relaxed);
     while (seen < i + 1 && !g_shared->slots_seen.compare_exchange_weak(seen, i + 1)) {
     }
+    // Free slots of this process (its threads that ended) or of none (the recorder takes back
+    // those of processes that have exited). Once owner_tid is ours only we change owner_pid.
+    const auto mine = [&slot] {
+      const std::uint32_t pid = slot.owner_pid.load(std::memory_order_acquire);
+      return pid == 0 || pid == g_pid;
+    };
     std::uint32_t expected = 0;
-    // A slot of a thread that has ended in this process, or of a process that has exited, is
-    // taken back by the recorder (it clears owner_tid); here only free slots are claimed.
-    if (slot.owner_tid.load(std::memory_order_relaxed) == 0 && slot.owner_tid.compare_exchange_strong(expected, tid)) {
-      slot.owner_pid.store(g_pid);
-      t_slot = &slot;
-      ::pthread_setspecific(g_slot_key, &slot);
-      return t_slot;
+    if (slot.owner_tid.load(std::memory_order_relaxed) != 0 || !mine() ||
+        !slot.owner_tid.compare_exchange_strong(expected, tid)) {
+      continue;
     }
+    if (!mine()) {  // another process's, released between the two looks: not ours to add to
+      expected = tid;
+      slot.owner_tid.compare_exchange_strong(expected, 0);
+      continue;
+    }
+    slot.owner_pid.store(g_pid);
+    t_slot = &slot;
+    ::pthread_setspecific(g_slot_key, &slot);
+    return t_slot;
   }
   t_no_slot = true;
   return nullptr;
@@ -197,8 +213,9 @@ void append_finished(const CallRecord& call) {
   // The layout version was checked at attach: the capacity is ours, a power of two (a mask,
   // not a 64-bit division on every call).
   record::RingEntry& entry = s.ring[w & (record::kRingCapacity - 1)];
-  entry.call = call;
-  entry.ready.store(w + 1, std::memory_order_release);
+  std::memcpy(static_cast<void*>(&entry.call), &call, offsetof(CallRecord, ring_seal));
+  std::atomic_ref<std::uint32_t>(entry.call.ring_seal)
+      .store(static_cast<std::uint32_t>(w + 1), std::memory_order_release);
 }
 
 // The slot's entry being written is complete: the version goes back to even.
@@ -297,7 +314,11 @@ CallRecord& CallScope::place_call() {
   }
   m_parent = t_innermost;
   t_innermost = this;
-  m_level = m_parent ? m_parent->m_level + 1 : 0;
+  if (m_parent) {
+    m_level = m_parent->m_level + 1;
+    m_top = m_parent->m_top;
+    m_index = ++m_top->m_inside_count;
+  }
   record::ActiveSlot* slot = my_slot();
   if (!slot || m_level >= record::kSlotDepth) return *::new (&m_local) CallRecord{};
   m_slot = slot;
@@ -325,6 +346,13 @@ void CallScope::restart_clock() {
   if (m_active) call.start_ns = record::read_call_clock(g_clock);
 }
 
+bool CallScope::listed() const {
+  if (!m_parent || m_index <= g_nested_limit || m_child_listed || record::needed_one_by_one(call)) return true;
+  // Set by the recorder once it has timed the TSC against the monotonic clock (0 until then).
+  const std::uint64_t long_call = g_shared->long_call_ticks.load(std::memory_order_relaxed);
+  return long_call && call.duration_ns >= long_call;
+}
+
 bool CallScope::failed() const {
   return record::call_failed(call);
 }
@@ -342,9 +370,16 @@ CallScope::~CallScope() {
     close_version(*m_slot);        // in case begin() never ran
     m_slot->depth.store(m_level, std::memory_order_release);  // no longer running
   }
+  const bool one_by_one = listed();
   if (m_parent) {
     m_parent->m_children_ns += call.duration_ns;
     if (failed_here_or_inside()) m_parent->m_child_failed = true;
+    if (one_by_one) {
+      m_parent->m_child_listed = true;  // the call it was made in is in the session too
+    } else {
+      const std::uint64_t unlisted = std::uint64_t{m_parent->m_unlisted} + 1 + m_unlisted;
+      m_parent->m_unlisted = static_cast<std::uint32_t>(std::min<std::uint64_t>(unlisted, UINT32_MAX));
+    }
   }
   const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
   const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, m_children_ns);
@@ -384,7 +419,10 @@ CallScope::~CallScope() {
       if (t.longest.compare_exchange_weak(longest, call.duration_ns, std::memory_order_relaxed)) break;
     }
   }
-  append_finished(call);
+  if (one_by_one) {
+    call.unlisted = m_unlisted;
+    append_finished(call);
+  }
 }
 
 CallScope* CallScope::innermost() {

@@ -78,8 +78,13 @@ class CallScope {
   bool m_active = false;
   bool m_ended = false;  // the clock stopped (end())
   CallScope* m_parent = nullptr;
+  CallScope* m_top = this;           // the top-level call this one was made inside (itself for one)
+  std::uint64_t m_index = 0;         // 1 for the first call made inside m_top, 2 for the next...
+  std::uint64_t m_inside_count = 0;  // of a top-level call: calls made inside it so far
   std::uint64_t m_children_ns = 0;
+  std::uint32_t m_unlisted = 0;  // calls made inside this one, counted but not listed
   bool m_child_failed = false;
+  bool m_child_listed = false;  // a call made inside this one was listed: so is this one
 
  public:
   CallScope(Routine routine, Precision precision);
@@ -110,6 +115,8 @@ class CallScope {
  private:
   CallRecord& place_call();
   void stop_clock();
+  // Whether the finished call goes to the ring one by one (see SharedHeader::nested_limit).
+  bool listed() const;
 };
 
 // The pointer's alignment as CallRecord holds it: 1 + log2 of the largest power of two dividing

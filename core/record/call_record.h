@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 
 #include "record/call_clock.h"
@@ -17,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 14;
+inline constexpr std::uint32_t kLayoutVersion = 15;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -88,9 +89,9 @@ enum CallFlags : std::uint16_t {
                               // N - M it did not compute are counted as NaN in its output
 };
 
-// One finished call (or, in the active table, one running call). 120 bytes, so that a ring
-// entry is two cache lines: the per-call cost is mostly the lines it touches. Sizes are the
-// LP64 BLAS `int`s the interposed routines take.
+// One finished call (or, in the active table, one running call). 128 bytes, a ring entry of
+// two cache lines (its seal inside): the per-call cost is mostly the lines it touches. Sizes are
+// the LP64 BLAS `int`s the interposed routines take.
 struct CallRecord {
   std::uint64_t id = 0;      // unique across the whole recording (all processes), from 1
   std::uint64_t parent = 0;  // the id of the recorded call this one was made from; 0 for none
@@ -112,8 +113,14 @@ struct CallRecord {
   // The operands' pointer alignment as 1 + its log2 (1 byte: 1, 4096 bytes or more: 13); 0 for
   // an operand not recorded.
   std::uint8_t align_a = 0, align_b = 0, align_c = 0;
+  // Calls made inside this one (at any depth) that are counted in the totals but not listed one
+  // by one: see SharedHeader::nested_limit.
+  std::uint32_t unlisted = 0;
+  // In a ring entry, the low 32 bits of its ring index + 1 once the rest is written (read and
+  // written through std::atomic_ref); meaningless elsewhere.
+  std::uint32_t ring_seal = 0;
 };
-static_assert(sizeof(CallRecord) == 120);
+static_assert(sizeof(CallRecord) == 128);
 
 // Whether a workload op replays a call of this routine (gemm, dlascl, svd, lstsq, cholesky, lu,
 // solve, eigh; SYEVR's of every eigenvalue): the preload captures only these, the reports name
@@ -140,6 +147,15 @@ inline bool has_replay_op(Routine r) {
 inline bool call_failed(const CallRecord& c) {
   const bool read_nonfinite = (c.flags & kHasInfo) && (c.flags & kValuesChecked) && c.input_nan + c.input_inf > 0;
   return c.info != 0 || c.xerbla_parameter != 0 || c.output_nan != 0 || c.output_inf != 0 || read_nonfinite;
+}
+
+// A call whose record the diagnoses need one by one: it failed, read or made NaN/Inf, was
+// captured, or is a ?LASCL given a non-finite scale (an Inf norm it accepted, scaling by zero,
+// explains what fails after it in the same driver).
+inline bool needed_one_by_one(const CallRecord& c) {
+  const bool odd_scale = c.routine == Routine::Lascl && (!std::isfinite(c.alpha) || !std::isfinite(c.beta));
+  return (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 || c.input_nan != 0 || c.input_inf != 0 ||
+         c.output_nan != 0 || c.output_inf != 0 || odd_scale;
 }
 
 // A GELS of A^T X = B (TRANS 'T' or 'C', held in side_uplo): B's rows are N on entry and M on
@@ -174,8 +190,12 @@ struct RoutineTotals {
 
 // A thread's running calls, published at entry so a crash or a hang names them. The calls are
 // filled in place (no copy on entry): stack[0, depth) are running, the innermost last.
+// A slot stays its process's when its thread ends (owner_tid 0, owner_pid kept), for its
+// process's threads alone, until the recorder takes it back with its totals once the process
+// has exited: each process's totals stay exact, and apart.
+inline constexpr std::uint32_t kSlotReclaiming = UINT32_MAX;  // owner_tid while the recorder takes it back
 struct alignas(64) ActiveSlot {
-  std::atomic<std::uint32_t> owner_tid;  // 0: free
+  std::atomic<std::uint32_t> owner_tid;  // 0: free (for owner_pid's threads, or any when that is 0)
   std::atomic<std::uint32_t> owner_pid;
   std::atomic<std::uint32_t> version;  // odd while a new call's entry is being written
   std::atomic<std::uint32_t> depth;    // calls running (at most kSlotDepth are published)
@@ -185,9 +205,8 @@ struct alignas(64) ActiveSlot {
   RoutineTotals totals[kRoutineCount][kPrecisionCount];
 };
 
-// Two cache lines: `ready` is the ring index + 1 once `call` is complete.
+// Two cache lines; `call.ring_seal` says when it is complete.
 struct alignas(64) RingEntry {
-  std::atomic<std::uint64_t> ready;
   CallRecord call;
 };
 static_assert(sizeof(RingEntry) == 128);
@@ -210,6 +229,12 @@ struct SharedHeader {
   // Captures: 0 none, 1 failing calls, 2 every capturable call; limits and what they cost.
   std::atomic<std::uint32_t> capture_mode;
   std::atomic<std::uint64_t> capture_limit_bytes, capture_limit_count;
+  // The calls made inside a top-level call (LAPACK's own GEMVs: a 200x200 DGESDD makes 2,048)
+  // are listed one by one up to the first `nested_limit` of them (UINT32_MAX: all); later ones
+  // are only counted (in the totals and in their caller's `unlisted`) unless needed_one_by_one,
+  // running for `long_call_ticks` or more (0: not known yet), or the caller of such a call.
+  std::atomic<std::uint32_t> nested_limit;
+  std::atomic<std::uint64_t> long_call_ticks;
   alignas(64) std::atomic<std::uint64_t> next_call_id;  // ids handed out in blocks
   std::atomic<std::uint64_t> write_index;               // ring slots reserved by writers
   // Writers reserve ring indices below this: the recorder's read index + the capacity, and no

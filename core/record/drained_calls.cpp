@@ -1,7 +1,6 @@
 #include "record/drained_calls.h"
 
 #include <algorithm>
-#include <cmath>
 #include <span>
 
 namespace blasscope::record {
@@ -16,13 +15,7 @@ DrainedCalls::DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, R
 
 DrainedCalls::Need DrainedCalls::need_of(const CallRecord& c) {
   const bool wanted = m_wanted.erase(c.id) > 0;
-  // A ?LASCL given a non-finite scale (an Inf norm it accepted, scaling by zero) explains what
-  // fails after it in the same driver.
-  const bool odd_scale = c.routine == Routine::Lascl && (!std::isfinite(c.alpha) || !std::isfinite(c.beta));
-  if (wanted || (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 || c.input_nan != 0 ||
-      c.input_inf != 0 || c.output_nan != 0 || c.output_inf != 0 || odd_scale) {
-    return Need::Failure;
-  }
+  if (wanted || needed_one_by_one(c)) return Need::Failure;
   return c.pid != m_out.pid ? Need::Child : Need::None;
 }
 
@@ -37,6 +30,7 @@ std::size_t DrainedCalls::drain(bool final) {
   for (CallRecord& c : m_drained) {
     c.start_ns = clock.point(c.start_ns);
     c.duration_ns = clock.span(c.duration_ns);
+    m_unlisted += c.unlisted;
     const Need need = need_of(c);
     if (m_taken >= m_options.max_calls) {
       // Past the cap only failures and the calls they were made from go on, with a budget of

@@ -24,6 +24,8 @@ class DrainedCalls {
   std::size_t drain(bool final);
   // Calls past max_calls that nothing needed one by one: counted in the totals only.
   std::uint64_t not_kept() const { return m_not_kept; }
+  // Calls counted but not listed, made inside the calls drained so far (their `unlisted`).
+  std::uint64_t unlisted() const { return m_unlisted; }
 
  private:
   // What keeps a call one by one: a failure (or a call failures were made from, or a capture),
@@ -39,6 +41,7 @@ class DrainedCalls {
   std::uint64_t m_taken = 0;                   // calls handed on so far
   std::uint64_t m_taken_past_cap = 0;          // of them, failures past max_calls (at most max_calls)
   std::uint64_t m_not_kept = 0;
+  std::uint64_t m_unlisted = 0;
 };
 
 }  // namespace blasscope::record

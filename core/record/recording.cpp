@@ -66,33 +66,41 @@ void collect_processes(SharedHeader& h, Recording& out) {
   collect_processes(h, monotonic_ns(), out.processes);
 }
 
-void collect_totals(SharedHeader& h, std::uint32_t slots, const ClockMap& clock, Recording& out) {
-  out.routines.clear();
-  out.calls_total = 0;
+std::vector<RoutineTotal> routine_totals(const ProcessTotals& totals, const ClockMap& clock) {
+  std::vector<RoutineTotal> out;
   for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
     for (std::uint32_t p = 0; p < kPrecisionCount; ++p) {
-      // The header's totals (threads without a slot) and every slot's.
-      std::uint64_t calls = 0, failures = 0, ns = 0, self_ns = 0, flops = 0, queries = 0, query_ns = 0, longest = 0;
-      const auto add = [&](const RoutineTotals& t) {
-        calls += t.calls.load(), failures += t.failures.load(), ns += t.nanoseconds.load();
-        self_ns += t.self_nanoseconds.load(), flops += t.flops.load(), queries += t.queries.load();
-        query_ns += t.query_nanoseconds.load();
-        longest = std::max(longest, t.longest.load());
-      };
-      add(h.totals[r][p]);
-      for (std::uint32_t s = 0; s < slots; ++s) add(h.active[s].totals[r][p]);
-      if (calls == 0) continue;
-      out.calls_total += calls;
-      out.routines.push_back({static_cast<Routine>(r), static_cast<Precision>(p), calls, failures,
-                              static_cast<double>(clock.span(ns)) * 1e-9,
-                              static_cast<double>(clock.span(self_ns)) * 1e-9, static_cast<double>(flops) * 1e-9});
-      out.routines.back().queries = queries;
-      out.routines.back().query_seconds = static_cast<double>(clock.span(query_ns)) * 1e-9;
-      out.routines.back().longest_seconds = static_cast<double>(clock.span(longest)) * 1e-9;
+      const RawTotals& t = totals[r][p];
+      if (t.calls == 0) continue;
+      RoutineTotal& total = out.emplace_back();
+      total.routine = static_cast<Routine>(r), total.precision = static_cast<Precision>(p);
+      total.calls = t.calls, total.failures = t.failures, total.queries = t.queries;
+      total.seconds = static_cast<double>(clock.span(t.nanoseconds)) * 1e-9;
+      total.self_seconds = static_cast<double>(clock.span(t.self_nanoseconds)) * 1e-9;
+      total.gflop = static_cast<double>(t.flops) * 1e-9;
+      total.query_seconds = static_cast<double>(clock.span(t.query_nanoseconds)) * 1e-9;
+      total.longest_seconds = static_cast<double>(clock.span(t.longest)) * 1e-9;
     }
   }
-  std::sort(out.routines.begin(), out.routines.end(),
+  std::sort(out.begin(), out.end(),
             [](const RoutineTotal& a, const RoutineTotal& b) { return a.self_seconds > b.self_seconds; });
+  return out;
+}
+
+// The whole recording's totals and each process's (those of threads that found no free slot
+// count in the whole recording's only).
+void collect_totals(const SharedBuffer& buffer, const ClockMap& clock, Recording& out) {
+  ProcessTotals all{};
+  out.process_routines.clear();
+  for (const auto& [pid, totals] : buffer.process_totals()) {
+    for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+      for (std::uint32_t p = 0; p < kPrecisionCount; ++p) all[r][p].add(totals[r][p]);
+    }
+    if (pid != 0) out.process_routines[pid] = routine_totals(totals, clock);
+  }
+  out.routines = routine_totals(all, clock);
+  out.calls_total = 0;
+  for (const RoutineTotal& t : out.routines) out.calls_total += t.calls;
 }
 
 // Lowers the calling thread's priority for its lifetime; gives it back where it may (raising
@@ -135,6 +143,8 @@ Recording record_program(const RecordOptions& options) {
     return out;
   }
   SharedBuffer buffer(options.check_values);
+  buffer.set_nested_limit(options.nested_limit);
+  out.nested_limit = options.nested_limit;
   std::string capture_dir;
   out.capture_mode = "none";
   if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
@@ -206,10 +216,12 @@ Recording record_program(const RecordOptions& options) {
   auto next_progress = started;
   auto next_reclaim = started;
   auto last_drain = started;
+  bool long_call_published = false;
   while (true) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid || (done < 0 && errno != EINTR)) break;
     const std::size_t drained = calls.drain(false);
+    if (!long_call_published) long_call_published = buffer.publish_long_call(kLongNestedCallNs);
     // Waking seldom: every wake-up takes a core from the program (OpenBLAS's threads wait for
     // each other). The next drain comes when the ring should be a quarter full at the rate
     // just seen, 0.2 to 20 ms away; never a spin: polling the write index would pull its
@@ -291,6 +303,7 @@ Recording record_program(const RecordOptions& options) {
   });
   calls.drain(true);
   out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
+  out.calls_unlisted = calls.unlisted();
   collect_processes(buffer.header(), out);
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
@@ -298,7 +311,7 @@ Recording record_program(const RecordOptions& options) {
     c.start_ns = clock.point(c.start_ns);
     c.duration_ns = clock.span(c.duration_ns);
   }
-  collect_totals(buffer.header(), buffer.slots_seen(), clock, out);
+  collect_totals(buffer, clock, out);
   out.captures_skipped = buffer.header().capture_skipped.load();
   // Calls still running were captured before they ran: a hang or a crash is replayable too.
   for (const auto* calls : {&out.calls, &out.running}) {
@@ -400,6 +413,17 @@ std::vector<RoutineTotal> with_unfinished(const Recording& r) {
   return out;
 }
 
+std::string unlisted_note(const Recording& r) {
+  if (r.calls_unlisted == 0) return "";
+  // An unfinished session does not say its limit.
+  const std::string first =
+      r.nested_limit == kAllNested ? "the first ones" : "the first " + std::to_string(r.nested_limit);
+  return std::to_string(r.calls_unlisted) +
+         " calls made inside other calls (LAPACK's own) are counted in the totals but not listed one by one: " + first +
+         " inside each call are, and every one that failed or ran 100 us or more (record with --nested-calls all "
+         "to list them all)";
+}
+
 std::vector<Recording> child_recordings(const Recording& r) {
   std::vector<Recording> children;
   for (const ProcessInfo& p : r.processes) {
@@ -428,7 +452,12 @@ std::vector<Recording> child_recordings(const Recording& r) {
       first = std::min(first, c.start_ns);
       last = std::max(last, c.start_ns + c.duration_ns);
     }
-    child.routines = totals_of(child.calls);
+    // Exact where the preload kept them apart (every process it attached to), else summed from
+    // the calls listed.
+    const auto exact = r.process_routines.find(p.pid);
+    child.routines = exact != r.process_routines.end() ? exact->second : totals_of(child.calls);
+    child.nested_limit = r.nested_limit;
+    for (const CallRecord& c : child.calls) child.calls_unlisted += c.unlisted;
     for (const CallRecord& c : r.running) {
       if (c.pid != p.pid) continue;
       child.running.push_back(c);
@@ -441,8 +470,9 @@ std::vector<Recording> child_recordings(const Recording& r) {
         if (call.id == c.call) child.captures.push_back(c);
       }
     }
-    child.calls_total = child.calls.size();
-    if (r.calls_not_kept) {
+    child.calls_total = 0;
+    for (const RoutineTotal& t : child.routines) child.calls_total += t.calls;
+    if (r.calls_not_kept && exact == r.process_routines.end()) {
       child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +
                       " calls of the whole recording were not kept";
     }

@@ -142,6 +142,8 @@ json to_json(const Recording& r, bool with_calls) {
           {"max_calls", r.max_calls},
           {"calls_total", r.calls_total},
           {"calls_not_kept", r.calls_not_kept},
+          {"nested_limit", r.nested_limit == kAllNested ? json() : json(r.nested_limit)},
+          {"calls_unlisted", r.calls_unlisted},
           {"problem", r.problem.empty() ? json() : json(r.problem)},
           {"processes", processes},
           {"captures", captures},
@@ -200,7 +202,8 @@ enum class Field {
   Incomplete,
   AlignA,
   AlignB,
-  AlignC
+  AlignC,
+  Unlisted
 };
 
 // By length first: a hash of every key took a tenth of opening a million-call session.
@@ -224,7 +227,7 @@ Field field_of(std::string_view key) {
        {"align_a", Field::AlignA},
        {"align_b", Field::AlignB},
        {"align_c", Field::AlignC}},
-      {{"captured", Field::Captured}},
+      {{"captured", Field::Captured}, {"unlisted", Field::Unlisted}},
       {{"input_nan", Field::InputNan},
        {"input_inf", Field::InputInf},
        {"row_major", Field::RowMajor},
@@ -325,6 +328,7 @@ class CallBuilder {
       case Field::AlignA: m_call.align_a = alignment_code(checked_integer<std::uint32_t>(exact, k), k); break;
       case Field::AlignB: m_call.align_b = alignment_code(checked_integer<std::uint32_t>(exact, k), k); break;
       case Field::AlignC: m_call.align_c = alignment_code(checked_integer<std::uint32_t>(exact, k), k); break;
+      case Field::Unlisted: m_call.unlisted = checked_integer<std::uint32_t>(exact, k); break;
       default: break;  // fields this BLAScope does not read ("seq")
     }
   }
@@ -741,6 +745,7 @@ std::optional<Recording> read_unfinished_session(std::string_view text) {
   r.exit_status = -1;
   r.routines = totals_of(r.calls);
   for (const CallRecord& c : r.calls) {
+    r.calls_unlisted += c.unlisted;
     if (std::none_of(r.processes.begin(), r.processes.end(), [&c](const ProcessInfo& p) { return p.pid == c.pid; })) {
       ProcessInfo& process = r.processes.emplace_back();
       process.pid = c.pid;
@@ -802,6 +807,8 @@ Recording recording_from_json(const json& s) {
   r.max_calls = field<std::uint64_t>(s, "max_calls", 0);
   r.calls_total = field<std::uint64_t>(s, "calls_total", 0);
   r.calls_not_kept = field<std::uint64_t>(s, "calls_not_kept", 0);
+  r.nested_limit = field<std::uint32_t>(s, "nested_limit", kAllNested);
+  r.calls_unlisted = field<std::uint64_t>(s, "calls_unlisted", 0);
   r.problem = field<std::string>(s, "problem", "");
   for (const json& p : field<json>(s, "processes", json::array())) {
     if (!p.is_object()) throw std::invalid_argument("a process must be an object");

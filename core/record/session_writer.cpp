@@ -165,6 +165,7 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   if (c.align_a) w.number("align_a", alignment_bytes(c.align_a));
   if (c.align_b) w.number("align_b", alignment_bytes(c.align_b));
   if (c.align_c) w.number("align_c", alignment_bytes(c.align_c));
+  if (c.unlisted) w.number("unlisted", c.unlisted);
   if (c.xerbla_parameter) {
     w.key("xerbla");
     CallText x(w.end());

@@ -109,6 +109,19 @@ std::uint64_t ClockMap::span(std::uint64_t ticks) const {
   return identity ? ticks : static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick);
 }
 
+void SharedBuffer::set_nested_limit(std::uint32_t limit) {
+  m_header->nested_limit.store(limit);
+}
+
+bool SharedBuffer::publish_long_call(std::uint64_t ns) {
+  if (m_header->long_call_ticks.load() != 0) return true;
+  const ClockMap map = clock_map();
+  if (map.identity && m_header->clock.load() != CallClock::MonotonicNs) return false;  // too soon to tell
+  const double ticks = static_cast<double>(ns) / map.ns_per_tick;
+  m_header->long_call_ticks.store(std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ticks)));
+  return true;
+}
+
 ClockMap SharedBuffer::clock_map() const {
   const CallClock clock = m_header->clock.load();
   if (clock == CallClock::MonotonicNs) return {};
@@ -152,6 +165,7 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   m_header->ring_capacity = kRingCapacity;
   m_header->active_slots = kActiveSlots;
   m_header->check_values.store(check_values ? 1 : 0);
+  m_header->nested_limit.store(UINT32_MAX);  // every call listed, unless set_nested_limit says otherwise
   m_header->clock.store(choose_clock());
   sample_clocks(m_header->clock.load(), m_tick0, m_ns0);
   m_allocated.store(first);
@@ -231,7 +245,8 @@ std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   const std::uint64_t w = s.write_index.load(std::memory_order_acquire);
   while (r < w) {
     RingEntry& entry = s.ring[r & (kRingCapacity - 1)];
-    if (entry.ready.load(std::memory_order_acquire) != r + 1) {
+    if (std::atomic_ref<std::uint32_t>(entry.call.ring_seal).load(std::memory_order_acquire) !=
+        static_cast<std::uint32_t>(r + 1)) {
       // Still being written: next time. An entry unfinished for a second had a writer that
       // died between reserving and publishing it; it must not stall the ring.
       const auto now = static_cast<std::uint64_t>(
@@ -259,16 +274,61 @@ std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   return static_cast<std::size_t>(r - first);
 }
 
+void RawTotals::add(const RoutineTotals& t) {
+  calls += t.calls.load(), nanoseconds += t.nanoseconds.load(), self_nanoseconds += t.self_nanoseconds.load();
+  failures += t.failures.load(), flops += t.flops.load(), queries += t.queries.load();
+  query_nanoseconds += t.query_nanoseconds.load();
+  longest = std::max(longest, t.longest.load());
+}
+
+void RawTotals::add(const RawTotals& t) {
+  calls += t.calls, nanoseconds += t.nanoseconds, self_nanoseconds += t.self_nanoseconds;
+  failures += t.failures, flops += t.flops, queries += t.queries, query_nanoseconds += t.query_nanoseconds;
+  longest = std::max(longest, t.longest);
+}
+
+namespace {
+void add_totals(ProcessTotals& to, const RoutineTotals (&from)[kRoutineCount][kPrecisionCount]) {
+  for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+    for (std::uint32_t p = 0; p < kPrecisionCount; ++p) to[r][p].add(from[r][p]);
+  }
+}
+}  // namespace
+
 void SharedBuffer::reclaim_slots_of_dead_processes() {
   for (std::uint32_t i = 0; i < slots_seen(); ++i) {
     ActiveSlot& slot = m_header->active[i];
     const std::uint32_t pid = slot.owner_pid.load();
-    if (slot.owner_tid.load() == 0 || pid == 0 || slot.depth.load() != 0) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-      slot.owner_pid.store(0);
-      slot.owner_tid.store(0, std::memory_order_release);
+    std::uint32_t tid = slot.owner_tid.load();
+    // A slot keeps its process when its thread ends (see ActiveSlot): free (tid 0) or held by
+    // a thread that died with its process, outside any call.
+    if (pid == 0 || tid == kSlotReclaiming || (tid != 0 && slot.depth.load() != 0)) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    // Held while its totals move: a thread of another process claiming it now fails its CAS.
+    if (!slot.owner_tid.compare_exchange_strong(tid, kSlotReclaiming)) continue;
+    add_totals(m_reclaimed[pid], slot.totals);
+    for (auto& by_precision : slot.totals) {
+      for (RoutineTotals& t : by_precision) {
+        for (auto* counter : {&t.calls, &t.nanoseconds, &t.self_nanoseconds, &t.failures, &t.flops, &t.queries,
+                              &t.query_nanoseconds, &t.longest}) {
+          counter->store(0);
+        }
+      }
     }
+    slot.depth.store(0);
+    slot.owner_pid.store(0);
+    slot.owner_tid.store(0, std::memory_order_release);
   }
+}
+
+std::map<std::uint32_t, ProcessTotals> SharedBuffer::process_totals() const {
+  std::map<std::uint32_t, ProcessTotals> out = m_reclaimed;
+  add_totals(out[0], m_header->totals);
+  for (std::uint32_t i = 0; i < slots_seen(); ++i) {
+    const ActiveSlot& slot = m_header->active[i];
+    add_totals(out[slot.owner_pid.load()], slot.totals);  // a slot never claimed adds zeros to 0's
+  }
+  return out;
 }
 
 std::vector<CallRecord> SharedBuffer::running() const {

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +29,15 @@ ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t
 // cannot remove its own), except those modified less than `min_age` ago; returns how many.
 std::size_t remove_abandoned_buffers(const std::string& dir, std::chrono::seconds min_age);
 
+// One routine's totals as the preload keeps them (times in the calls' clock), and a process's.
+struct RawTotals {
+  std::uint64_t calls = 0, nanoseconds = 0, self_nanoseconds = 0, failures = 0, flops = 0, queries = 0,
+                query_nanoseconds = 0, longest = 0;
+  void add(const RoutineTotals& t);
+  void add(const RawTotals& t);
+};
+using ProcessTotals = std::array<std::array<RawTotals, kPrecisionCount>, kRoutineCount>;
+
 // The recorder's side of the shared file: created empty before the program starts, drained
 // while it runs, read once more after it ends.
 class SharedBuffer {
@@ -48,13 +59,22 @@ class SharedBuffer {
   // many calls it took from the ring.
   std::size_t drain(std::vector<CallRecord>& out, bool final = false);
   std::uint64_t lost() const { return m_lost; }
-  // Gives back the slots of processes that have exited while no call of theirs was running.
+  // Gives back the slots of processes that have exited while no call of theirs was running,
+  // their totals kept for process_totals().
   void reclaim_slots_of_dead_processes();
+  // Every process's exact totals, by pid (0: threads that found no free slot).
+  std::map<std::uint32_t, ProcessTotals> process_totals() const;
   // active[0, slots_seen()) holds every slot a thread has claimed.
   std::uint32_t slots_seen() const { return std::min(m_header->slots_seen.load(), kActiveSlots); }
   // The calls running now (or when the program stopped): each thread's, outermost first (a
   // driver, then the call it was inside of when it stopped).
   std::vector<CallRecord> running() const;
+  // Lists only the first `limit` calls made inside each top-level call of the program (see
+  // SharedHeader::nested_limit); UINT32_MAX, the default, lists all. Before the program starts.
+  void set_nested_limit(std::uint32_t limit);
+  // Publishes `ns` in the calls' clock as SharedHeader::long_call_ticks, once the clocks have
+  // been apart long enough to map one to the other; returns whether it is published.
+  bool publish_long_call(std::uint64_t ns);
   // The mapping of the calls' clock, from the start until now.
   ClockMap clock_map() const;
   // Ends the ring's allocation (the program has ended: it needs no more of it).
@@ -79,8 +99,9 @@ class SharedBuffer {
   std::uint64_t m_ring_entries;  // what the ring may grow to
   std::string m_growth_error;    // written by the grower before it ends
   std::uint64_t m_lost = 0;
-  std::uint64_t m_stuck_since_ns = 0;    // when the entry at the read index was first seen unfinished
-  std::uint64_t m_tick0 = 0, m_ns0 = 0;  // both clocks, when the buffer was made
+  std::map<std::uint32_t, ProcessTotals> m_reclaimed;  // the totals of slots taken back, by process
+  std::uint64_t m_stuck_since_ns = 0;                  // when the entry at the read index was first seen unfinished
+  std::uint64_t m_tick0 = 0, m_ns0 = 0;                // both clocks, when the buffer was made
 };
 
 }  // namespace blasscope::record

@@ -109,6 +109,7 @@ std::string header(const record::Recording& r) {
     out << "note: " << r.calls_not_kept << " calls are counted in the totals but not kept one by one (cap "
         << r.max_calls << " calls, or the buffer was full)\n";
   }
+  if (const std::string unlisted = record::unlisted_note(r); !unlisted.empty()) out << "note: " << unlisted << '\n';
   if (!r.problem.empty()) out << "note: " << r.problem << '\n';
   std::string queries;
   for (const auto& t : r.routines) {
@@ -255,6 +256,8 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"calls", session["calls"]},
               {"calls_total", r.calls_total},
               {"calls_not_kept", r.calls_not_kept},
+              {"calls_unlisted", r.calls_unlisted},
+              {"nested_limit", session["nested_limit"]},
               {"running", session["running"]},
               {"problem", session["problem"]},
               {"captures", session["captures"]},

@@ -85,7 +85,7 @@ TEST(SharedBufferDrain, CompleteEntriesInOrderAndAnAbandonedOneOnlyAtTheEnd) {
   SharedHeader& h = buffer.header();
   for (std::uint64_t i = 0; i < 3; ++i) {
     h.ring[i].call = call_with_id(100 + i);
-    if (i != 1) h.ring[i].ready.store(i + 1);  // entry 1 reserved by a writer that died
+    if (i != 1) h.ring[i].call.ring_seal = static_cast<std::uint32_t>(i + 1);  // entry 1 reserved by a writer that died
   }
   h.write_index.store(3);
   std::vector<CallRecord> out;
@@ -98,6 +98,48 @@ TEST(SharedBufferDrain, CompleteEntriesInOrderAndAnAbandonedOneOnlyAtTheEnd) {
   EXPECT_EQ(out[1].id, 102u);
   EXPECT_EQ(buffer.lost(), 1u);
   EXPECT_EQ(buffer.drained(), 3u);
+}
+
+// A pid no process has: a child that has exited and been waited for.
+std::uint32_t dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return static_cast<std::uint32_t>(child);
+}
+
+TEST(SharedBufferSlots, AnExitedProcesssSlotsGoBackWithTheirTotalsKeptAsItsOwn) {
+  SharedBuffer buffer(false);
+  SharedHeader& h = buffer.header();
+  h.slots_seen.store(3);
+  const std::uint32_t dead = dead_pid(), alive = static_cast<std::uint32_t>(::getpid());
+  const auto own = [&h](std::uint32_t i, std::uint32_t pid, std::uint32_t tid, std::uint64_t calls) {
+    h.active[i].owner_pid.store(pid);
+    h.active[i].owner_tid.store(tid);
+    h.active[i].totals[static_cast<int>(Routine::Gemv)][static_cast<int>(Precision::D)].calls.store(calls);
+  };
+  own(0, dead, 0, 5);     // its thread ended before the process did
+  own(1, dead, 4242, 7);  // held by a thread that died with it, outside any call
+  own(2, alive, 0, 11);   // a live process's ended thread: its slot stays the process's
+  h.totals[static_cast<int>(Routine::Gemv)][static_cast<int>(Precision::D)].calls.store(2);  // no slot
+  buffer.reclaim_slots_of_dead_processes();
+  for (int i : {0, 1}) {
+    EXPECT_EQ(h.active[i].owner_pid.load(), 0u) << "slot " << i << " is free for any process again";
+    EXPECT_EQ(h.active[i].owner_tid.load(), 0u);
+    EXPECT_EQ(h.active[i].totals[static_cast<int>(Routine::Gemv)][static_cast<int>(Precision::D)].calls.load(), 0u);
+  }
+  EXPECT_EQ(h.active[2].owner_pid.load(), alive);
+  const auto totals = buffer.process_totals();
+  const auto gemv = [&totals](std::uint32_t pid) {
+    return totals.at(pid)[static_cast<int>(Routine::Gemv)][static_cast<int>(Precision::D)].calls;
+  };
+  EXPECT_EQ(gemv(dead), 12u) << "both slots' calls, kept after the slots went back";
+  EXPECT_EQ(gemv(alive), 11u);
+  EXPECT_EQ(gemv(0), 2u) << "calls of threads without a slot are no process's";
+  buffer.reclaim_slots_of_dead_processes();
+  EXPECT_EQ(buffer.process_totals().at(dead)[static_cast<int>(Routine::Gemv)][static_cast<int>(Precision::D)].calls,
+            12u)
+      << "counted once";
 }
 
 // Bytes of the buffer file backed by pages.
@@ -117,7 +159,7 @@ std::size_t publish_and_drain(SharedBuffer& buffer, std::uint64_t count) {
   SharedHeader& h = buffer.header();
   for (std::uint64_t i = 0; i < count; ++i) {
     h.ring[i].call = call_with_id(i + 1);
-    h.ring[i].ready.store(i + 1);
+    h.ring[i].call.ring_seal = static_cast<std::uint32_t>(i + 1);
   }
   h.write_index.store(count);
   std::vector<CallRecord> out;

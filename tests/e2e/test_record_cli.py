@@ -359,6 +359,116 @@ class RecordNumPy(unittest.TestCase):
         self.assertGreater(session["wall_seconds"], 0.35)
         self.assertLess(session["wall_seconds"], report["wall_seconds"] - 0.4)
 
+def top_call_of(call, by_id):
+    while call.get("parent") in by_id:
+        call = by_id[call["parent"]]
+    return call
+
+
+class RecordNestedCalls(unittest.TestCase):
+    """LAPACK's own calls past the first N inside each call are counted, not listed."""
+
+    SVDS = """
+        import numpy as np
+        s = np.random.rand(200, 200)
+        for _ in range(3):
+            np.linalg.svd(s)
+        np.linalg.svd(np.random.rand(800, 800))
+    """
+
+    def check_totals_add_up(self, report):
+        self.assertEqual(report["calls_not_kept"], 0)
+        self.assertEqual(sum(r["calls"] for r in report["routines"]), report["calls_total"])
+        self.assertEqual(len(report["calls"]) + report["calls_unlisted"], report["calls_total"])
+        self.assertEqual(sum(c.get("unlisted", 0) for c in report["calls"]), report["calls_unlisted"])
+
+    def test_calls_past_the_limit_are_counted_in_the_totals_and_in_their_caller(self):
+        proc, report = record(PYTHON, write("svds.py", self.SVDS))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(report["nested_limit"], 64)
+        self.assertGreater(report["calls_unlisted"], 3 * 1000)  # a 200x200 DGESDD makes about 2,000
+        self.check_totals_add_up(report)
+        by_id = {c["id"]: c for c in report["calls"]}
+        drivers = [c for c in report["calls"] if c["routine"] == "dgesdd" and not c.get("workspace_query")]
+        self.assertEqual(len(drivers), 4)
+        self.assertTrue(all(c.get("unlisted", 0) > 1000 for c in drivers), [c.get("unlisted") for c in drivers])
+        long_past_the_limit = 0
+        for c in report["calls"]:
+            if "parent" not in c:
+                continue
+            top = top_call_of(c, by_id)
+            # Ids are handed out in the order calls start, one thread here: the id's distance from
+            # its top-level call's is the order it was made in.
+            if c["id"] - top["id"] <= 64:
+                continue
+            made_listed = any(o.get("parent") == c["id"] for o in report["calls"])
+            self.assertTrue(c["seconds"] >= 99e-6 or made_listed, c)
+            long_past_the_limit += 1
+        self.assertGreater(long_past_the_limit, 0, "the 800x800 SVD's long GEMMs are listed whenever they come")
+        self.assertIn("not listed one by one", proc.err)
+        md = subprocess.run([CLI, "report", report_path(report), "--format", "md"], capture_output=True, timeout=60)
+        self.assertIn(f"{report['calls_unlisted']} calls made inside other calls", md.stdout.decode())
+
+    def test_nested_calls_all_lists_every_call(self):
+        proc, report = record(PYTHON, write("svds_all.py", self.SVDS), options=["--nested-calls", "all"])
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIsNone(report["nested_limit"])
+        self.assertEqual(report["calls_unlisted"], 0)
+        self.check_totals_add_up(report)
+        self.assertGreater(calls_of(report, "dgemv"), 4 * 1000)
+        self.assertEqual(len([c for c in report["calls"] if c["routine"] == "dgemv"]), calls_of(report, "dgemv"))
+        self.assertNotIn("not listed one by one", proc.err)
+
+    @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
+    def test_with_none_listed_a_failing_call_inside_is_still_listed_with_its_callers(self):
+        script = write("lstsq_nan_nested.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.rand(30, 9); b = np.random.rand(30)
+            a[2, 3] = np.nan
+            try:
+                scipy.linalg.lstsq(a, b, check_finite=False)
+            except ValueError as e:
+                print("ValueError:", e)
+        """)
+        proc, report = record(PYTHON, script, options=["--nested-calls", "0"])
+        self.assertIn("DLASCL parameter number 4", proc.out)
+        self.assertEqual(report["nested_limit"], 0)
+        self.check_totals_add_up(report)
+        lascl = [c for c in report["calls"] if c["routine"] == "dlascl" and c.get("xerbla")]
+        self.assertTrue(lascl)
+        parent = next(c for c in report["calls"] if c["id"] == lascl[0]["parent"])
+        self.assertEqual(parent["routine"], "dgelsd")
+        self.assertIn("dlascl-invalid-cfrom", ids(report))
+        # Nothing else made inside DGELSD is listed: only what the failure needs.
+        inside = [c for c in report["calls"] if "parent" in c]
+        self.assertTrue(all(c.get("xerbla") or c.get("info") or "alpha" in c for c in inside), inside)
+
+    def test_a_child_process_keeps_exact_totals_of_its_own(self):
+        script = write("fork_svd.py", """
+            import os
+            import numpy as np
+            s = np.random.rand(200, 200)
+            pid = os.fork()
+            if pid == 0:
+                np.linalg.svd(s)
+                os._exit(0)
+            os.waitpid(pid, 0)
+            s @ s
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        child = report["children"][0]
+        rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
+        child_report = json.loads(rep.stdout)
+        # The child made every DGEMV of the recording, most of them not listed: its session's
+        # totals are the preload's own count for its process, not a sum of what is listed.
+        self.assertGreater(child_report["calls_unlisted"], 1000)
+        self.assertEqual(calls_of(child_report, "dgemv"), calls_of(report, "dgemv"))
+        self.assertEqual(calls_of(child_report, "dgemm"), calls_of(report, "dgemm") - 1)
+        self.assertEqual(child_report["calls_total"], len(child_report["calls"]) + child_report["calls_unlisted"])
+        self.assertIsNone(child_report["problem"])
+
+
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
 class RecordSciPy(unittest.TestCase):
     def test_eigen_qr_inverse_and_triangular_solves_are_recorded_with_their_failures(self):
@@ -1613,7 +1723,9 @@ class RecordBadInput(unittest.TestCase):
 
     def test_usage_errors(self):
         for args in (["record"], ["record", "--timeout", "soon", "--", "true"], ["record", "--timeout", "1e9", "--", "true"],
-                     ["record", "--bogus", "--", "true"]):
+                     ["record", "--bogus", "--", "true"], ["record", "--nested-calls", "-1", "--", "true"],
+                     ["record", "--nested-calls", "1.5", "--", "true"], ["record", "--nested-calls", "many", "--", "true"],
+                     ["record", "--nested-calls"]):
             proc = subprocess.run([CLI, *args], capture_output=True, timeout=60, cwd=WORK)
             self.assertEqual(proc.returncode, 2, args)
             self.assertIn("usage", proc.stderr.decode())
