@@ -75,7 +75,7 @@ const char* level_name(int level) {
 
 }  // namespace
 
-double measure_clock_ghz() {
+double measure_clock_ghz(int rounds) {
 #if defined(__x86_64__)
   // dec + jnz fuse into one micro-op that retires once per cycle on every x86-64 core
   // BLAScope targets, so iterations per second is the clock (turbo included).
@@ -83,7 +83,7 @@ double measure_clock_ghz() {
   // a few milliseconds (the recorder runs it after every recorded program).
   constexpr std::uint64_t kIterations = 1'000'000;
   double best = 0;
-  for (int round = 0; round < 5; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     std::uint64_t n = kIterations;
     const auto start = std::chrono::steady_clock::now();
     asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
@@ -96,16 +96,18 @@ double measure_clock_ghz() {
 #endif
 }
 
+double cached_clock_ghz(const std::string& cache_file, const std::string& boot_id) {
+  if (boot_id.empty() || cache_file.empty()) return 0;
+  std::ifstream in(cache_file);
+  std::string boot;
+  double ghz = 0;
+  // A clock from another boot may be another machine's (a VM moved): it is not kept.
+  return in >> boot >> ghz && boot == boot_id && ghz > 0 && ghz < 100 ? ghz : 0;
+}
+
 double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, const std::string& boot_id) {
   if (boot_id.empty() || cache_file.empty()) return measured_ghz;
-  double fastest = measured_ghz;
-  {
-    std::ifstream in(cache_file);
-    std::string boot;
-    double ghz = 0;
-    // A clock from another boot may be another machine's (a VM moved): it is not kept.
-    if (in >> boot >> ghz && boot == boot_id && ghz > 0 && ghz < 100) fastest = std::max(fastest, ghz);
-  }
+  const double fastest = std::max(measured_ghz, cached_clock_ghz(cache_file, boot_id));
   if (fastest > measured_ghz || measured_ghz <= 0) return fastest;
   std::error_code ignored;
   std::filesystem::create_directories(std::filesystem::path(cache_file).parent_path(), ignored);
@@ -122,13 +124,15 @@ double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, con
   return measured_ghz;
 }
 
-double fastest_clock_this_boot_ghz(double measured_ghz) {
+double fastest_clock_this_boot_ghz() {
   std::string boot_id;
   std::ifstream("/proc/sys/kernel/random/boot_id") >> boot_id;
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
   const std::string dir = xdg && *xdg == '/' ? xdg : home && *home == '/' ? std::string(home) + "/.cache" : "";
-  return dir.empty() ? measured_ghz : fastest_clock_ghz(measured_ghz, dir + "/blasscope/clock", boot_id);
+  if (dir.empty()) return measure_clock_ghz();
+  const std::string cache = dir + "/blasscope/clock";
+  return fastest_clock_ghz(measure_clock_ghz(cached_clock_ghz(cache, boot_id) > 0 ? 1 : 5), cache, boot_id);
 }
 
 int corename_simd_level(const std::string& corename) {
@@ -162,7 +166,7 @@ CpuEnvironment probe_cpu_environment() {
   env.logical_cpus = std::max(1u, std::thread::hardware_concurrency());
   env.simd = simd_features();
   env.nominal_ghz = nominal_clock_ghz(env.cpu_model);
-  env.measured_ghz = fastest_clock_this_boot_ghz(measure_clock_ghz());
+  env.measured_ghz = fastest_clock_this_boot_ghz();
   const double clock = env.measured_ghz > 0 ? env.measured_ghz : env.nominal_ghz;
   const int level = cpu_simd_level(env.simd);
   // Two FMA units per core: FP64 lanes x 2 (multiply + add) x 2 units.

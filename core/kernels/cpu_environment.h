@@ -31,8 +31,9 @@ struct CpuEnvironment {
 
 CpuEnvironment probe_cpu_environment();
 
-// Cycles per second of one core, timed on a loop of one-cycle iterations (about 2 ms).
-double measure_clock_ghz();
+// Cycles per second of one core, timed on a loop of one-cycle iterations: the best of
+// `rounds` of about 0.3 ms each.
+double measure_clock_ghz(int rounds = 5);
 
 // The fastest of `measured_ghz` and the clocks measured before it since `boot_id` booted, as
 // kept in `cache_file` (which it updates; a file that cannot be read or written is ignored).
@@ -40,8 +41,12 @@ double measure_clock_ghz();
 // halved it in one run of three here), which made the estimated peak of two runs of one
 // program differ by 1.8x.
 double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, const std::string& boot_id);
-// The same with the user's cache ($XDG_CACHE_HOME or ~/.cache, blasscope/clock) and this boot.
-double fastest_clock_this_boot_ghz(double measured_ghz);
+// The clock `cache_file` holds for `boot_id`, or 0.
+double cached_clock_ghz(const std::string& cache_file, const std::string& boot_id);
+// The same with the user's cache ($XDG_CACHE_HOME or ~/.cache, blasscope/clock) and this boot,
+// measured here: five rounds the first time, then one (the recorder probes before every
+// program it records, and the cache keeps the fastest anyway).
+double fastest_clock_this_boot_ghz();
 
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
 int corename_simd_level(const std::string& corename);

@@ -36,6 +36,8 @@ TEST_F(ClockCache, TheFastestClockOfThisBootIsKept) {
   const double measured = 3.6943738261937261;
   EXPECT_EQ(fastest_clock_ghz(measured, file(), "boot-c"), measured);
   EXPECT_EQ(fastest_clock_ghz(1.0, file(), "boot-c"), measured);
+  EXPECT_EQ(cached_clock_ghz(file(), "boot-c"), measured);
+  EXPECT_EQ(cached_clock_ghz(file(), "boot-d"), 0) << "nothing known of this boot: measured in full";
 }
 
 TEST_F(ClockCache, AFileThatCannotBeReadOrWrittenIsIgnored) {
