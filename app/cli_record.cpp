@@ -51,10 +51,20 @@ void forward_termination() {
   ::sigaction(SIGHUP, &stop, nullptr);
 }
 
+// A plain decimal number: strtod alone also takes "", " 5", "+3", "0x10" and "inf".
 bool parse_number(const std::string& text, double& out) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(),
+                                   [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; })) {
+    return false;
+  }
   char* end = nullptr;
   out = std::strtod(text.c_str(), &end);
   return end && *end == '\0' && out >= 0 && out < 1e9;
+}
+
+// A count: digits only.
+bool parse_count(const std::string& text, double& out) {
+  return text.find('.') == std::string::npos && parse_number(text, out);
 }
 
 // Why a session could not be written as `output` (its folder, "" for the working directory):
@@ -103,7 +113,7 @@ int run_record(const std::vector<std::string>& args) {
       }
     } else if (a == "--max-calls" && has_value) {
       double n = 0;
-      if (!parse_number(args[++i], n)) {
+      if (!parse_count(args[++i], n)) {
         std::cerr << "error: record: --max-calls wants a count, not '" << args[i] << "'\n" << kRecordUsage;
         return kExitUsage;
       }
@@ -113,7 +123,7 @@ int run_record(const std::vector<std::string>& args) {
       double n = 0;
       if (value == "all") {
         options.nested_limit = record::kAllNested;
-      } else if (parse_number(value, n) && n == std::floor(n) && n < record::kAllNested) {
+      } else if (parse_count(value, n)) {
         options.nested_limit = static_cast<std::uint32_t>(n);
       } else {
         std::cerr << "error: record: --nested-calls wants a count or 'all', not '" << value << "'\n" << kRecordUsage;

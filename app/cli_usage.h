@@ -59,9 +59,10 @@ commands:
       --check-values      also scan GEMM operands and results for NaN/Inf
       --max-calls N       keep at most N calls one by one (totals stay exact; default 1000000)
       --nested-calls N|all
-                          list the first N calls made inside each call (LAPACK's own GEMVs and
-                          GEMMs; default 64) one by one; later ones are counted in the totals and
-                          in their caller's "unlisted", unless they fail or run 100 us or more
+                          list the first N calls made inside each top-level call (LAPACK's own
+                          GEMVs and GEMMs; default 64) one by one; later ones are counted in the
+                          totals and in their caller's "unlisted", unless they fail, read or make
+                          NaN/Inf, or run 100 us or more
       --quiet             no summary on stderr
   report SESSION [--format md|html|json] [--output FILE]
                           a readable report of a saved run (--session) or a recording:

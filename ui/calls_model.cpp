@@ -144,8 +144,15 @@ void CallsModel::sort(int column, Qt::SortOrder order) {
 
 void CallsModel::sortRows() {
   if (m_sortColumn < 0 || m_sortColumn >= ColumnCount) {
-    // The finished calls in the order they finished, then the running ones (a rebuild makes them so).
-    if (!std::is_sorted(m_rows.begin(), m_rows.end())) std::sort(m_rows.begin(), m_rows.end());
+    // In the order the calls started, a caller above the calls it made (the session has them in
+    // the order they finished). Most sessions are in that order already: no sort, a look.
+    const auto started_before = [this](std::uint32_t a, std::uint32_t b) {
+      const std::uint64_t x = at(a).start_ns, y = at(b).start_ns;
+      return x != y ? x < y : a < b;
+    };
+    if (!std::is_sorted(m_rows.begin(), m_rows.end(), started_before)) {
+      std::sort(m_rows.begin(), m_rows.end(), started_before);
+    }
     return;
   }
   // One number a row: sizes by their product, the problem by how bad it is, a running call's time

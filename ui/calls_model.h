@@ -31,7 +31,7 @@ class CallsModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
   // By a column's values (a million rows sort in a fraction of a second); column -1: the order
-  // the calls finished in, as recorded.
+  // the calls started in.
   void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
  private:

@@ -9,10 +9,12 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <map>
 
 #include "call_timeline.h"
 #include "calls_model.h"
 #include "record/routine_names.h"
+#include "text/format.h"
 
 namespace blasscope::ui {
 namespace {
@@ -22,6 +24,11 @@ QStandardItem* number_item(double value, const QString& text) {
   item->setData(value, Qt::UserRole);  // sorted by value, not by text
   item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
   return item;
+}
+
+// "61.76 ms", "29.3 ns": the unit that fits, as the CLI's tables have it.
+QString duration(double seconds) {
+  return QString::fromStdString(core::format_duration(seconds));
 }
 
 QTableView* table(QAbstractItemModel* model) {
@@ -46,6 +53,7 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   auto* content = new QWidget;
   auto* layout = new QVBoxLayout(content);
   m_summary = new QLabel;
+  m_summary->setObjectName(QStringLiteral("summary"));
   m_summary->setWordWrap(true);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(m_summary);
@@ -80,7 +88,7 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   m_calls = new CallsModel(this);
   m_callsTable = table(m_calls);
   m_callsTable->setObjectName(QStringLiteral("calls"));
-  // Unsorted at first: the calls in the order they finished (a call after those it made).
+  // Unsorted at first: the calls in the order they started (a caller above the calls it made).
   m_callsTable->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   m_callsTable->horizontalHeader()->setSortIndicatorClearable(true);  // a third click: back to that order
   m_callsTable->setSortingEnabled(true);
@@ -171,6 +179,10 @@ void ProfileView::setDocument(const RunDocument* doc) {
   double self_total = 0;
   for (const auto& t : r->routines) self_total += t.self_seconds;
   const std::vector<record::RoutineTotal> routines = record::with_unfinished(*r);
+  std::map<std::pair<record::Routine, record::Precision>, std::uint64_t> listedCalls;  // finished ones, as Calls
+  if (r->calls_unlisted) {
+    for (const record::CallRecord& c : r->calls) ++listedCalls[{c.routine, c.precision}];
+  }
   for (const auto& t : routines) {
     const QString name = QString::fromStdString(record::routine_name(t.routine, t.precision));
     auto* routine = new QStandardItem(name);
@@ -187,21 +199,28 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const bool timed = t.calls > 0;  // a routine whose only call never returned has no times
     const auto timed_text = [timed](const QString& text) { return timed ? text : QStringLiteral("–"); };
     QList<QStandardItem*> row{
-        routine,
-        new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
-        number_item(static_cast<double>(t.calls), QString::number(t.calls)),
-        failures,
-        number_item(t.seconds, timed_text(QStringLiteral("%1 ms").arg(t.seconds * 1e3, 0, 'f', 3))),
-        number_item(t.self_seconds, timed_text(QStringLiteral("%1 ms").arg(t.self_seconds * 1e3, 0, 'f', 3))),
+        routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
+        number_item(static_cast<double>(t.calls), QString::number(t.calls)), failures,
+        number_item(t.seconds, timed_text(duration(t.seconds))),
+        number_item(t.self_seconds, timed_text(duration(t.self_seconds))),
         number_item(share, timed_text(QStringLiteral("%1%").arg(share, 0, 'f', 1))),
-        number_item(mean, timed_text(QStringLiteral("%1 µs").arg(mean * 1e6, 0, 'f', 1))),
+        // A routine that only sized workspaces did no work to average.
+        number_item(mean, t.calls > t.queries ? timed_text(duration(mean)) : QStringLiteral("–")),
         number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
         number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–"))};
+    QStringList callsTip;
     if (t.queries) {
-      row[2]->setToolTip(tr("%1 of them workspace queries (LWORK = -1), which only size LAPACK's workspace: left "
-                            "out of Mean")
-                             .arg(t.queries));
+      callsTip << tr("%1 of them workspace queries (LWORK = -1), which only size LAPACK's workspace: left "
+                     "out of Mean")
+                      .arg(t.queries);
     }
+    const std::uint64_t listed = listedCalls[{t.routine, t.precision}];
+    if (r->calls_unlisted && listed < t.calls) {
+      callsTip << tr("%1 of them listed in the calls below; the others were made inside other calls and are "
+                     "counted here only")
+                      .arg(listed);
+    }
+    if (!callsTip.isEmpty()) row[2]->setToolTip(callsTip.join(QStringLiteral("\n")));
     if (unfinished) {
       auto* count = number_item(static_cast<double>(t.unfinished), QString::number(t.unfinished));
       if (t.unfinished) {

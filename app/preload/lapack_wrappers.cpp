@@ -490,10 +490,11 @@ BLASSCOPE_LAPACK_CZ(
     {.m = 0, .n = 0, .nrhs = 1, .a = 2, .lda = 3, .b = 5, .ldb = 6, .info = 7, .output = Out::B, .out = 5})
 // ?GETRF(M, N, A, LDA, IPIV, INFO)
 BLASSCOPE_LAPACK_SDCZ(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
-// ?GETRS(TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO): A holds LU factors already checked
+// ?GETRS(TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO): A holds GETRF's factors, scanned too:
+// factors GETRF made NaN (torch.linalg.inv of a NaN matrix) or a program changed are its input.
 BLASSCOPE_LAPACK_SDCZ(
     getrs, 10, Getrs,
-    {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
+    {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .a = 3, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
 // ?POTRF(UPLO, N, A, LDA, INFO)
 BLASSCOPE_LAPACK_SDCZ(
     potrf, 6, Potrf,

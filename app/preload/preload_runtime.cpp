@@ -377,8 +377,10 @@ CallScope::~CallScope() {
     if (one_by_one) {
       m_parent->m_child_listed = true;  // the call it was made in is in the session too
     } else {
-      const std::uint64_t unlisted = std::uint64_t{m_parent->m_unlisted} + 1 + m_unlisted;
-      m_parent->m_unlisted = static_cast<std::uint32_t>(std::min<std::uint64_t>(unlisted, UINT32_MAX));
+      // Counted in the caller's record itself: published, it says so even if the caller never
+      // returns (a hang stopped by --timeout, a crash).
+      const std::uint64_t unlisted = std::uint64_t{m_parent->call.unlisted} + 1 + call.unlisted;
+      m_parent->call.unlisted = static_cast<std::uint32_t>(std::min<std::uint64_t>(unlisted, UINT32_MAX));
     }
   }
   const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
@@ -420,7 +422,6 @@ CallScope::~CallScope() {
     }
   }
   if (one_by_one) {
-    call.unlisted = m_unlisted;
     append_finished(call);
   }
 }

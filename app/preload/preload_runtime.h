@@ -82,7 +82,6 @@ class CallScope {
   std::uint64_t m_index = 0;         // 1 for the first call made inside m_top, 2 for the next...
   std::uint64_t m_inside_count = 0;  // of a top-level call: calls made inside it so far
   std::uint64_t m_children_ns = 0;
-  std::uint32_t m_unlisted = 0;  // calls made inside this one, counted but not listed
   bool m_child_failed = false;
   bool m_child_listed = false;  // a call made inside this one was listed: so is this one
 

@@ -286,8 +286,10 @@ Recording record_program(const RecordOptions& options) {
     // A call that returned after the stop request (a program that finishes its call on SIGTERM)
     // did not hang: only what still runs at the end stays.
     const std::vector<CallRecord> still = buffer.running();
-    std::erase_if(out.running, [&still](const CallRecord& c) {
-      return std::none_of(still.begin(), still.end(), [&c](const CallRecord& s) { return s.id == c.id; });
+    std::erase_if(out.running, [&still](CallRecord& c) {
+      const auto now = std::find_if(still.begin(), still.end(), [&c](const CallRecord& s) { return s.id == c.id; });
+      if (now != still.end()) c.unlisted = now->unlisted;  // it went on counting until it was killed
+      return now == still.end();
     });
   } else {
     out.running = buffer.running();
@@ -304,6 +306,7 @@ Recording record_program(const RecordOptions& options) {
   calls.drain(true);
   out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
   out.calls_unlisted = calls.unlisted();
+  for (const CallRecord& c : out.running) out.calls_unlisted += c.unlisted;  // made inside a call that never returned
   collect_processes(buffer.header(), out);
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
@@ -416,12 +419,15 @@ std::vector<RoutineTotal> with_unfinished(const Recording& r) {
 std::string unlisted_note(const Recording& r) {
   if (r.calls_unlisted == 0) return "";
   // An unfinished session does not say its limit.
-  const std::string first =
-      r.nested_limit == kAllNested ? "the first ones" : "the first " + std::to_string(r.nested_limit);
+  const std::string listed = r.nested_limit == kAllNested ? "the first ones made inside it"
+                             : r.nested_limit == 0        ? "none of those made inside it"
+                                                   : "the first " + std::to_string(r.nested_limit) + " made inside it";
   return std::to_string(r.calls_unlisted) +
-         " calls made inside other calls (LAPACK's own) are counted in the totals but not listed one by one: " + first +
-         " inside each call are, and every one that failed or ran 100 us or more (record with --nested-calls all "
-         "to list them all)";
+         " calls made inside other calls (LAPACK's own) are counted in the totals but not listed one by one: each "
+         "top-level call lists " +
+         listed +
+         ", and every one that failed, read or made NaN/Inf, or ran 100 us or more, with its callers (record with "
+         "--nested-calls all to list them all)";
 }
 
 std::vector<Recording> child_recordings(const Recording& r) {
@@ -457,11 +463,13 @@ std::vector<Recording> child_recordings(const Recording& r) {
     const auto exact = r.process_routines.find(p.pid);
     child.routines = exact != r.process_routines.end() ? exact->second : totals_of(child.calls);
     child.nested_limit = r.nested_limit;
-    for (const CallRecord& c : child.calls) child.calls_unlisted += c.unlisted;
     for (const CallRecord& c : r.running) {
       if (c.pid != p.pid) continue;
       child.running.push_back(c);
       first = std::min(first, c.start_ns), last = std::max(last, c.start_ns);
+    }
+    for (const auto* calls : {&child.calls, &child.running}) {
+      for (const CallRecord& c : *calls) child.calls_unlisted += c.unlisted;
     }
     child.start_ns = first == UINT64_MAX ? r.start_ns : std::max(first, r.start_ns);
     child.wall_seconds = static_cast<double>(last > child.start_ns ? last - child.start_ns : 0) * 1e-9;

@@ -78,7 +78,11 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
       writer.finish(child);
       std::string command;  // the whole command line, as the processes list has it
       for (const std::string& arg : child.command) command += (command.empty() ? "" : " ") + arg;
-      r.children.push_back({child.pid, command, writer.path()});
+      // Absolute: `report` and the GUI open it from wherever they run (--output ../out/x.json
+      // made "../out/x-HOST-PID.json", a path only from the recorder's folder).
+      std::error_code error;
+      const std::filesystem::path absolute = std::filesystem::absolute(writer.path(), error);
+      r.children.push_back({child.pid, command, error ? writer.path() : absolute.lexically_normal().string()});
     } catch (const std::runtime_error& error) {
       saved.child_errors.push_back("the session of child " + std::to_string(child.pid) +
                                    " was not saved: " + error.what());

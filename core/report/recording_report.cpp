@@ -81,7 +81,7 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
          std::to_string(t.calls), timed ? format_duration(t.seconds) : "-",
          timed ? format_duration(t.self_seconds) : "-",
          self_total > 0 && timed ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
-         timed ? format_duration(mean) : "-",
+         timed && t.calls > t.queries ? format_duration(mean) : "-",  // only queries: no work to average
          t.gflop > 0 && record::working_seconds(t) > 0 ? format_number(t.gflop / record::working_seconds(t)) : "-",
          share_of_peak(r, t), std::to_string(t.failures)});
     if (!r.running.empty()) rows.back().push_back(std::to_string(t.unfinished));

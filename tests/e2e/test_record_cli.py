@@ -329,6 +329,7 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(len(report["children"]), 1)
         child = report["children"][0]
         self.assertIn(f"-{child['pid']}.json", child["session"])
+        self.assertTrue(os.path.isabs(child["session"]), child["session"])  # readable from any folder
         rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
         child_report = json.loads(rep.stdout)
         self.assertEqual(calls_of(child_report, "dgemm"), 4)
@@ -380,7 +381,8 @@ class RecordNestedCalls(unittest.TestCase):
         self.assertEqual(report["calls_not_kept"], 0)
         self.assertEqual(sum(r["calls"] for r in report["routines"]), report["calls_total"])
         self.assertEqual(len(report["calls"]) + report["calls_unlisted"], report["calls_total"])
-        self.assertEqual(sum(c.get("unlisted", 0) for c in report["calls"]), report["calls_unlisted"])
+        self.assertEqual(sum(c.get("unlisted", 0) for c in report["calls"] + report["running"]),
+                         report["calls_unlisted"])
 
     def test_calls_past_the_limit_are_counted_in_the_totals_and_in_their_caller(self):
         proc, report = record(PYTHON, write("svds.py", self.SVDS))
@@ -408,6 +410,17 @@ class RecordNestedCalls(unittest.TestCase):
         self.assertIn("not listed one by one", proc.err)
         md = subprocess.run([CLI, "report", report_path(report), "--format", "md"], capture_output=True, timeout=60)
         self.assertIn(f"{report['calls_unlisted']} calls made inside other calls", md.stdout.decode())
+
+    def test_calls_made_inside_a_call_stopped_by_the_timeout_are_counted(self):
+        script = write("svd_stopped.py", """
+            import numpy as np
+            np.linalg.svd(np.random.rand(2500, 2500))
+        """)
+        proc, report = record(PYTHON, script, options=["--timeout", "0.7"])
+        self.assertEqual(proc.returncode, 124, proc.err)
+        self.assertEqual([c["routine"] for c in report["running"]][:1], ["dgesdd"])
+        self.assertGreater(report["running"][0].get("unlisted", 0), 0)
+        self.check_totals_add_up(report)  # the finished calls made inside it, listed or counted
 
     def test_nested_calls_all_lists_every_call(self):
         proc, report = record(PYTHON, write("svds_all.py", self.SVDS), options=["--nested-calls", "all"])
@@ -672,6 +685,23 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn(f"after call {getrf['id']} DGETRF", d["title"])
         self.assertIn("found the matrix singular", d["title"])
         self.assertNotIn("overflow", " ".join(d["evidence"]))
+
+    def test_a_solve_with_nan_in_its_lu_factors_reads_them(self):
+        # Factors the program changed (or that GETRF made NaN: torch.linalg.inv of a NaN matrix)
+        # are GETRS's input: its NaN result is no overflow of finite inputs.
+        script = write("nan_lu.py", """
+            import numpy as np, scipy.linalg as sl
+            lu, piv = sl.lu_factor(np.random.rand(8, 8) + 8 * np.eye(8))
+            lu[5, 5] = np.nan
+            x = sl.lu_solve((lu, piv), np.ones(8), check_finite=False)
+            print("nan" if np.isnan(x).any() else "finite", flush=True)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.out.strip(), "nan", proc.err)
+        getrs = next(c for c in report["calls"] if c["routine"] == "dgetrs")
+        self.assertEqual(getrs.get("input_nan"), 1)
+        self.assertIn("non-finite-input", ids(report))
+        self.assertNotIn("overflow", " ".join(e for d in report["diagnoses"] for e in d["evidence"]))
 
     def test_failing_factorisations_are_captured_and_replay_their_info(self):
         # NumPy's cholesky, solve and eigh as users hit them: a matrix that is not positive
@@ -1725,7 +1755,10 @@ class RecordBadInput(unittest.TestCase):
         for args in (["record"], ["record", "--timeout", "soon", "--", "true"], ["record", "--timeout", "1e9", "--", "true"],
                      ["record", "--bogus", "--", "true"], ["record", "--nested-calls", "-1", "--", "true"],
                      ["record", "--nested-calls", "1.5", "--", "true"], ["record", "--nested-calls", "many", "--", "true"],
-                     ["record", "--nested-calls"]):
+                     ["record", "--nested-calls"], ["record", "--nested-calls", "", "--", "true"],
+                     ["record", "--nested-calls", "1e3", "--", "true"], ["record", "--nested-calls", "0x10", "--", "true"],
+                     ["record", "--nested-calls", " 5", "--", "true"], ["record", "--max-calls", "", "--", "true"],
+                     ["record", "--max-calls", "+3", "--", "true"], ["record", "--timeout", "inf", "--", "true"]):
             proc = subprocess.run([CLI, *args], capture_output=True, timeout=60, cwd=WORK)
             self.assertEqual(proc.returncode, 2, args)
             self.assertIn("usage", proc.stderr.decode())

@@ -520,12 +520,39 @@ class UiTests : public QObject {
     QCOMPARE(routines->model()->index(0, 2).data().toString(), QStringLiteral("2"));
     QVERIFY(routines->model()->index(0, 2).data(Qt::ToolTipRole).toString().contains(QStringLiteral("workspace")));
     QCOMPARE(routines->model()->headerData(7, Qt::Horizontal).toString(), QStringLiteral("Mean"));
-    QCOMPARE(routines->model()->index(0, 7).data().toString(), QStringLiteral("10000.0 µs"));  // 10 ms over 1 call
+    QCOMPARE(routines->model()->index(0, 7).data().toString(), QStringLiteral("10 ms"));  // 10 ms over 1 call
     QCOMPARE(calls->model()->index(0, ui::CallsModel::Problem).data().toString(), QStringLiteral("workspace query"));
     QCOMPARE(calls->model()->index(1, ui::CallsModel::Problem).data().toString(), QString());
   }
 
-  void theCallsSortByAColumnAndBackToTheOrderTheyFinished() {
+  void callsMadeInsideOtherCallsAndNotListedAreSaid() {
+    ui::MainWindow window;
+    auto* profile = openProfile(window, QStringLiteral("unlisted.json"),
+                                R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+      "command": ["python3", "svd.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 2002,
+      "nested_limit": 1, "calls_unlisted": 2000,
+      "routines": [{"routine": "dgesdd", "calls": 1, "seconds": 0.01, "self_seconds": 0.005},
+                   {"routine": "dgemv", "calls": 2001, "seconds": 0.005, "self_seconds": 0.005}],
+      "calls": [{"id": 2, "parent": 1, "pid": 42, "thread": 42, "routine": "dgemv", "m": 9, "n": 9, "start": 0.002,
+                 "seconds": 0.000001},
+                {"id": 1, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0, "start": 0.001,
+                 "seconds": 0.01, "unlisted": 2000}]})");
+    QVERIFY(profile && profile->isShowingContent());
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    const QModelIndex driver = calls->model()->index(0, ui::CallsModel::Routine);  // it started first
+    QCOMPARE(driver.data().toString(), QStringLiteral("dgesdd (+2000 unlisted inside)"));
+    QVERIFY(driver.data(Qt::ToolTipRole).toString().contains(QStringLiteral("--nested-calls all")));
+    auto* routines = profile->findChild<QTableView*>(QStringLiteral("routines"));
+    const QModelIndexList gemv =
+        routines->model()->match(routines->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("dgemv"));
+    QCOMPARE(gemv.size(), 1);
+    QVERIFY(gemv[0].siblingAtColumn(2).data(Qt::ToolTipRole).toString().startsWith(QStringLiteral("1 of them listed")));
+    auto* summary = profile->findChild<QLabel*>(QStringLiteral("summary"));
+    QVERIFY(summary);
+    QVERIFY(summary->text().contains(QStringLiteral("2000 calls made inside other calls")));
+  }
+
+  void theCallsSortByAColumnAndBackToTheOrderTheyStarted() {
     ui::MainWindow window;
     auto* profile = openProfile(window, QStringLiteral("sorting.json"),
                                 R"({"format": "blasscope-session", "version": 1, "kind": "recording",
@@ -545,9 +572,9 @@ class UiTests : public QObject {
         out << calls->model()->index(row, 0).data().toULongLong();
       return out;
     };
-    QCOMPARE(ids(), (QList<qulonglong>{2, 3, 1}));  // as they finished
-    calls->sortByColumn(ui::CallsModel::Start, Qt::AscendingOrder);
-    QCOMPARE(ids(), (QList<qulonglong>{1, 2, 3}));
+    QCOMPARE(ids(), (QList<qulonglong>{1, 2, 3}));  // as they started (the session has them as they finished)
+    calls->sortByColumn(ui::CallsModel::Start, Qt::DescendingOrder);
+    QCOMPARE(ids(), (QList<qulonglong>{3, 2, 1}));
     calls->sortByColumn(ui::CallsModel::Time, Qt::DescendingOrder);
     QCOMPARE(ids(), (QList<qulonglong>{1, 3, 2}));
     calls->selectRow(1);  // call 3: the selection follows it
@@ -557,7 +584,7 @@ class UiTests : public QObject {
     calls->sortByColumn(ui::CallsModel::Routine, Qt::DescendingOrder);
     QCOMPARE(calls->model()->index(0, 0).data().toULongLong(), 1ULL);  // dgesdd after dgemm
     calls->sortByColumn(-1, Qt::AscendingOrder);
-    QCOMPARE(ids(), (QList<qulonglong>{2, 3, 1}));
+    QCOMPARE(ids(), (QList<qulonglong>{1, 2, 3}));
   }
 
   void aRecordingOpensInTheProfileView() {
