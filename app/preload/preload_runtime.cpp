@@ -31,9 +31,23 @@ record::SharedHeader* g_shared = nullptr;
 pthread_key_t g_slot_key;  // its destructor gives a thread's active slot back
 std::uint32_t g_pid = 0;
 thread_local std::uint32_t t_tid = 0;
-thread_local CallScope* t_innermost = nullptr;
+// The calls running on this thread, outermost first: t_levels[0, t_depth). Each level holds
+// what the calls made inside its call add up.
+struct RunningLevel {
+  std::uintptr_t frame;  // the scope's address: a scope deeper in the stack than a new one is dead
+  CallScope* scope;
+  std::uint64_t id;
+  std::uint64_t children_ns;
+  std::uint32_t unlisted;  // calls made inside it, counted but not listed
+  bool child_failed;
+  bool child_listed;  // a call made inside it was listed: so is it
+};
+constexpr std::uint32_t kTrackedLevels = 32;  // BLAS inside LAPACK inside LAPACK is 3 or 4
+thread_local RunningLevel t_levels[kTrackedLevels];
+thread_local std::uint32_t t_depth = 0;
+thread_local std::uint64_t t_inside_count = 0;  // calls made inside the running top-level call so far
 thread_local record::ActiveSlot* t_slot = nullptr;
-thread_local bool t_no_slot = false;  // the table was full when this thread looked
+thread_local bool t_no_slot = false;  // the table was full when this thread looked, or it is ending
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
 thread_local std::uint64_t t_write_limit_seen = 0;  // the recorder's write limit, as last loaded
@@ -72,6 +86,10 @@ void release_slot(void* slot) {
   auto* s = static_cast<record::ActiveSlot*>(slot);
   s->depth.store(0);
   s->owner_tid.store(0, std::memory_order_release);
+  // Runs on the ending thread: a BLAS call from a later thread-exit destructor must not write
+  // the slot another thread may have claimed by then.
+  t_slot = nullptr;
+  t_no_slot = true;
 }
 
 void after_fork_in_child() {
@@ -79,7 +97,7 @@ void after_fork_in_child() {
   t_tid = 0;
   t_slot = nullptr;
   t_no_slot = false;
-  t_innermost = nullptr;
+  t_depth = 0;
   t_next_id = t_id_end = 0;  // the parent's block of ids stays the parent's
   t_write_limit_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
@@ -297,28 +315,23 @@ CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) 
     t_id_end = t_next_id + kIdBlock;
   }
   call.id = m_id = t_next_id++;
-  // The parent's id as a plain value: a parent left by a longjmp that the check above missed
-  // is a dead frame, where `call` (a reference) could point anywhere.
-  call.parent = m_parent ? m_parent->m_id : 0;
+  t_levels[m_level].id = m_id;
+  call.parent = m_level ? t_levels[m_level - 1].id : 0;
 }
 
 // Decides where this call is written: the next entry of the thread's slot, or m_local when
 // the thread has no slot or the calls are nested deeper than a slot publishes.
 CallRecord& CallScope::place_call() {
   if (!g_shared) return *::new (&m_local) CallRecord{};
-  m_active = true;
+  const auto frame = reinterpret_cast<std::uintptr_t>(this);
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
-  // that longjmp'ed or threw past them, as R's does): they are gone, not parents.
-  while (t_innermost && reinterpret_cast<std::uintptr_t>(t_innermost) < reinterpret_cast<std::uintptr_t>(this)) {
-    t_innermost = t_innermost->m_parent;
-  }
-  m_parent = t_innermost;
-  t_innermost = this;
-  if (m_parent) {
-    m_level = m_parent->m_level + 1;
-    m_top = m_parent->m_top;
-    m_index = ++m_top->m_inside_count;
-  }
+  // that longjmp'ed past them): they are gone, not callers.
+  while (t_depth > 0 && t_levels[t_depth - 1].frame < frame) --t_depth;
+  if (t_depth == kTrackedLevels) return *::new (&m_local) CallRecord{};  // not recorded
+  m_active = true;
+  m_level = t_depth++;
+  t_levels[m_level] = RunningLevel{frame, this, 0, 0, 0, false, false};
+  m_index = m_level ? ++t_inside_count : (t_inside_count = 0);
   record::ActiveSlot* slot = my_slot();
   if (!slot || m_level >= record::kSlotDepth) return *::new (&m_local) CallRecord{};
   m_slot = slot;
@@ -347,7 +360,9 @@ void CallScope::restart_clock() {
 }
 
 bool CallScope::listed() const {
-  if (!m_parent || m_index <= g_nested_limit || m_child_listed || record::needed_one_by_one(call)) return true;
+  if (m_level == 0 || m_index <= g_nested_limit || t_levels[m_level].child_listed || record::needed_one_by_one(call)) {
+    return true;
+  }
   // Set by the recorder once it has timed the TSC against the monotonic clock (0 until then).
   const std::uint64_t long_call = g_shared->long_call_ticks.load(std::memory_order_relaxed);
   return long_call && call.duration_ns >= long_call;
@@ -355,6 +370,10 @@ bool CallScope::listed() const {
 
 bool CallScope::failed() const {
   return record::call_failed(call);
+}
+
+bool CallScope::failed_here_or_inside() const {
+  return failed() || (m_active && t_levels[m_level].child_failed);
 }
 
 void CallScope::stop_clock() {
@@ -365,26 +384,30 @@ void CallScope::stop_clock() {
 CallScope::~CallScope() {
   if (!m_active) return;
   if (!m_ended) stop_clock();
-  t_innermost = m_parent;
+  const RunningLevel& mine = t_levels[m_level];
+  t_depth = m_level;               // this call has returned (and any deeper ones a longjmp left with it)
   if (m_slot && m_pid == g_pid) {  // a child forked inside this call leaves the parent's slot alone
     close_version(*m_slot);        // in case begin() never ran
     m_slot->depth.store(m_level, std::memory_order_release);  // no longer running
   }
+  call.unlisted = mine.unlisted;
   const bool one_by_one = listed();
-  if (m_parent) {
-    m_parent->m_children_ns += call.duration_ns;
-    if (failed_here_or_inside()) m_parent->m_child_failed = true;
+  if (m_level > 0) {
+    RunningLevel& up = t_levels[m_level - 1];
+    up.children_ns += call.duration_ns;
+    if (failed_here_or_inside()) up.child_failed = true;
     if (one_by_one) {
-      m_parent->m_child_listed = true;  // the call it was made in is in the session too
+      up.child_listed = true;  // the call it was made in is in the session too
     } else {
-      // Counted in the caller's record itself: published, it says so even if the caller never
-      // returns (a hang stopped by --timeout, a crash).
-      const std::uint64_t unlisted = std::uint64_t{m_parent->call.unlisted} + 1 + call.unlisted;
-      m_parent->call.unlisted = static_cast<std::uint32_t>(std::min<std::uint64_t>(unlisted, UINT32_MAX));
+      up.unlisted = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(std::uint64_t{up.unlisted} + 1 + call.unlisted, UINT32_MAX));
+      // Published, the caller's record says so while it runs: a hang stopped by --timeout or a
+      // crash still accounts for the calls made inside it.
+      if (t_slot && m_level - 1 < record::kSlotDepth) t_slot->stack[m_level - 1].unlisted = up.unlisted;
     }
   }
   const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
-  const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, m_children_ns);
+  const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, mine.children_ns);
   // A call that failed did not do the work its sizes say (POTRF stops at the first minor that
   // is not positive definite): it adds no FLOPs.
   const std::uint64_t flops = call.xerbla_parameter || call.info != 0 ? 0 : record::flops_of(call);
@@ -427,7 +450,17 @@ CallScope::~CallScope() {
 }
 
 CallScope* CallScope::innermost() {
-  return t_innermost;
+  return t_depth ? t_levels[t_depth - 1].scope : nullptr;
+}
+
+std::uint32_t CallScope::forget_running() {
+  const std::uint32_t depth = t_depth;
+  t_depth = 0;
+  return depth;
+}
+
+void CallScope::resume_running(std::uint32_t depth) {
+  t_depth = depth;
 }
 
 std::uint8_t alignment_code(const void* p) {

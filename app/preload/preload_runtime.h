@@ -67,7 +67,7 @@ std::uint64_t now_ns();
 class CallScope {
   // Declared before `call`, which place_call() initialises from them.
   // The call when it is not published in a slot. A variant member, so that it is not zeroed on
-  // every call (120 bytes) when the slot's entry is used: place_call() constructs it when not.
+  // every call (128 bytes) when the slot's entry is used: place_call() constructs it when not.
   union {
     CallRecord m_local;
   };
@@ -76,14 +76,11 @@ class CallScope {
   std::uint32_t m_pid = 0;               // the process that published it in m_slot
   std::uint64_t m_id = 0;                // call.id, kept where a nested call can read it safely
   bool m_active = false;
-  bool m_ended = false;  // the clock stopped (end())
-  CallScope* m_parent = nullptr;
-  CallScope* m_top = this;           // the top-level call this one was made inside (itself for one)
-  std::uint64_t m_index = 0;         // 1 for the first call made inside m_top, 2 for the next...
-  std::uint64_t m_inside_count = 0;  // of a top-level call: calls made inside it so far
-  std::uint64_t m_children_ns = 0;
-  bool m_child_failed = false;
-  bool m_child_listed = false;  // a call made inside this one was listed: so is this one
+  bool m_ended = false;       // the clock stopped (end())
+  std::uint64_t m_index = 0;  // 1 for the first call made inside its top-level call, 2 for the next...
+  // What the calls made inside this one add up (their time, failures, ...) is kept per nesting
+  // level in thread-local storage, never in the caller's frame: a caller left by a longjmp is a
+  // dead frame, by then the program's own stack.
 
  public:
   CallScope(Routine routine, Precision precision);
@@ -105,11 +102,16 @@ class CallScope {
   }
   // The innermost call running on this thread (for xerbla), or nullptr.
   static CallScope* innermost();
+  // Around code that may leave the running calls' frames without their destructors (a real
+  // xerbla that longjmps, as R's does): they are forgotten first, so that no later call takes a
+  // dead frame for its caller, and resumed if it returns.
+  static std::uint32_t forget_running();
+  static void resume_running(std::uint32_t depth);
   // A failure that counts for the totals (INFO != 0, xerbla, non-finite output, a LAPACK call
   // that read NaN/Inf).
   bool failed() const;
   // This call or one it made failed (a DLASCL inside a DGELSD).
-  bool failed_here_or_inside() const { return failed() || m_child_failed; }
+  bool failed_here_or_inside() const;
 
  private:
   CallRecord& place_call();

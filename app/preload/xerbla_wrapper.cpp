@@ -9,5 +9,10 @@ BLASSCOPE_EXPORT void xerbla_(const char* routine, const int* parameter, std::si
   if (auto* call = blasscope::preload::CallScope::innermost(); call && routine && parameter) {
     blasscope::preload::set_xerbla(call->call, routine, length ? length : 6, *parameter);
   }
+  // R's xerbla longjmps back to R: the calls running here would be left without their
+  // destructors, and a later call deeper in the stack would take their dead frames (live frames
+  // of the program by then) for its callers and write into them.
+  const std::uint32_t running = blasscope::preload::CallScope::forget_running();
   BLASSCOPE_REAL(Real, "xerbla_")(routine, parameter, length);
+  blasscope::preload::CallScope::resume_running(running);
 }

@@ -96,7 +96,7 @@ void collect_totals(const SharedBuffer& buffer, const ClockMap& clock, Recording
     for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
       for (std::uint32_t p = 0; p < kPrecisionCount; ++p) all[r][p].add(totals[r][p]);
     }
-    if (pid != 0) out.process_routines[pid] = routine_totals(totals, clock);
+    out.process_routines[pid] = routine_totals(totals, clock);  // 0: threads that found no free slot
   }
   out.routines = routine_totals(all, clock);
   out.calls_total = 0;
@@ -144,6 +144,7 @@ Recording record_program(const RecordOptions& options) {
   }
   SharedBuffer buffer(options.check_values);
   buffer.set_nested_limit(options.nested_limit);
+  buffer.publish_long_call(kLongNestedCallNs);  // at once with the monotonic clock; the TSC's rate takes 20 ms
   out.nested_limit = options.nested_limit;
   std::string capture_dir;
   out.capture_mode = "none";
@@ -480,6 +481,15 @@ std::vector<Recording> child_recordings(const Recording& r) {
     }
     child.calls_total = 0;
     for (const RoutineTotal& t : child.routines) child.calls_total += t.calls;
+    const auto no_slot = r.process_routines.find(0);
+    if (exact != r.process_routines.end() && no_slot != r.process_routines.end() && !no_slot->second.empty()) {
+      child.problem =
+          "calls of threads that found no free slot in the recording's table (over 256 threads at once) are in "
+          "the program's session's totals, not in this process's";
+    } else if (exact == r.process_routines.end() && child.calls_unlisted) {
+      child.problem = "its totals are summed from the calls listed one by one: the " +
+                      std::to_string(child.calls_unlisted) + " calls made inside them that were not are left out";
+    }
     if (r.calls_not_kept && exact == r.process_routines.end()) {
       child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +
                       " calls of the whole recording were not kept";

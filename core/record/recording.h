@@ -81,8 +81,9 @@ struct Recording {
   std::uint64_t start_ns = 0;          // CLOCK_MONOTONIC when the program started (calls' start_ns count from it)
   std::vector<ProcessInfo> processes;  // the program and every child that loaded the library
   std::vector<RoutineTotal> routines;
-  // Each process's exact totals, by pid, where the recorder kept them (not in session files:
-  // each child's session holds its own as `routines`).
+  // Each process's exact totals, by pid (0: threads that found no free slot, no process's),
+  // where the recorder kept them (not in session files: each child's session holds its own as
+  // `routines`).
   std::map<std::uint32_t, std::vector<RoutineTotal>> process_routines;
   std::vector<CallRecord> calls;     // finished calls, in the order they finished (capped; see on_calls)
   std::vector<CallRecord> running;   // calls still running when the program ended or was stopped

@@ -115,8 +115,12 @@ void SharedBuffer::set_nested_limit(std::uint32_t limit) {
 
 bool SharedBuffer::publish_long_call(std::uint64_t ns) {
   if (m_header->long_call_ticks.load() != 0) return true;
+  // The TSC's rate from two samples 20 ms apart or more: a sample the recorder (at a lower
+  // priority) was preempted in is off by microseconds, a fraction of a percent of that.
+  const bool tsc = m_header->clock.load() != CallClock::MonotonicNs;
+  if (tsc && monotonic_ns() - m_ns0 < 20000000) return false;
   const ClockMap map = clock_map();
-  if (map.identity && m_header->clock.load() != CallClock::MonotonicNs) return false;  // too soon to tell
+  if (map.identity && tsc) return false;
   const double ticks = static_cast<double>(ns) / map.ns_per_tick;
   m_header->long_call_ticks.store(std::max<std::uint64_t>(1, static_cast<std::uint64_t>(ticks)));
   return true;

@@ -1448,6 +1448,59 @@ class RecordC(unittest.TestCase):
         self.assertNotIn("A transposed", text)
         self.assertIn("M, which must not be negative", text)
 
+    def test_an_xerbla_that_longjmps_leaves_later_calls_whole(self):
+        # R's xerbla longjmps back to R (in libR.so, a library, as here); a program may define its
+        # own in the executable, which comes before the preload library. Either way the calls left
+        # running are gone, and a later call deeper in the stack must not take them for callers.
+        lib_src = write("fake_r.c", """
+            #include <setjmp.h>
+            #include <stddef.h>
+            jmp_buf r_toplevel;
+            void xerbla_(const char* name, const int* info, size_t len) { longjmp(r_toplevel, 1); }
+        """)
+        lib = os.path.join(WORK, "libfake_r.so")
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", lib, lib_src], check=True)
+        main = """
+            #include <setjmp.h>
+            #include <stdio.h>
+            #include <string.h>
+            #include <stddef.h>
+            extern jmp_buf r_toplevel;
+            extern void dgesv_(int*, int*, double*, int*, int*, double*, int*, int*);
+            extern void dgemm_(const char*, const char*, int*, int*, int*, double*, double*, int*, double*, int*,
+                               double*, double*, int*);
+            __attribute__((noinline)) void bad(void) {
+              int n = -1, nrhs = 1, lda = 1, ldb = 1, info = 0, ipiv[1]; double a[1], b[1];
+              dgesv_(&n, &nrhs, a, &lda, ipiv, b, &ldb, &info);
+            }
+            __attribute__((noinline)) void deep(void) {
+              volatile unsigned char pad[16384];
+              memset((void*)pad, 0x41, sizeof pad);
+              int n = 2; double one = 1, zero = 0, a[4] = {1, 2, 3, 4}, c[4];
+              dgemm_("N", "N", &n, &n, &n, &one, a, &n, a, &n, &zero, c, &n);
+              printf("dgemm %g %d\\n", c[0], pad[100]);
+            }
+            int main(void) {
+              if (!setjmp(r_toplevel)) bad();
+              deep();
+              return 0;
+            }
+        """
+        in_library = build_c("longjmp_lib", main, f"-L{WORK}", "-lfake_r", f"-Wl,-rpath,{WORK}", "-llapack", "-lblas")
+        in_program = build_c("longjmp_exe", main.replace("extern jmp_buf r_toplevel;", "jmp_buf r_toplevel;\n"
+                             "void xerbla_(const char* n, const int* i, size_t l) { longjmp(r_toplevel, 1); }"),
+                             "-llapack", "-lblas")
+        for exe in (in_library, in_program):
+            proc, report = record(exe)
+            self.assertEqual(proc.returncode, 0, proc.err)
+            self.assertIn("dgemm 7 65", proc.out)
+            self.assertEqual(calls_of(report, "dgemm"), 1)
+        # (With the program's own xerbla BLAScope never hears of the longjmp: the DGEMM is taken
+        # for a call made inside the DGESV, but nothing of the program's is written into.)
+        proc, report = record(in_library)
+        gemm = next(c for c in report["calls"] if c["routine"] == "dgemm")
+        self.assertNotIn("parent", gemm)  # a top-level call: the DGESV it came after is gone
+
     def test_a_program_that_dies_inside_a_call_is_named(self):
         exe = build_c("segv", """
             #include <cblas.h>
