@@ -31,6 +31,12 @@ int dispatch(const std::vector<std::string>& args) {
     return 0;
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
+  // COMMAND --help: that command's options. (record reads its own: what follows -- is the
+  // recorded program's.)
+  if (command != "record" && !rest.empty() && (rest.front() == "--help" || rest.front() == "-h")) {
+    std::cout << command_usage(command);
+    return kExitOk;
+  }
   if (command == "inspect") return run_inspect(rest);
   if (command == "run") return run_run(rest);
   if (command == "scenarios") return run_scenarios(rest);

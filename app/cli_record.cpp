@@ -150,7 +150,7 @@ int run_record(const std::vector<std::string>& args) {
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << kRecordUsage;
+      std::cout << command_usage("record");
       return kExitOk;
     } else if (!has_value && (a == "--output" || a == "--timeout" || a == "--max-calls" || a == "--nested-calls" ||
                               a == "--capture" || a == "--capture-limit")) {

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <cctype>
+#include <string>
+#include <string_view>
+
 namespace blasscope::app {
 
 inline constexpr int kExitOk = 0;
@@ -82,5 +86,24 @@ exit status:
      checkpoint or a pickle is named, not read); stderr says why
   record exits with the recorded program's own status (127: the command was not found)
 )";
+
+// One command's part of kCliUsage (`blasscope-cli record --help`), or all of it for a command
+// it does not list.
+inline std::string command_usage(std::string_view command) {
+  const std::string_view usage = kCliUsage;
+  std::size_t start = usage.find("\n  " + std::string(command) + ' ');
+  if (start == std::string_view::npos) start = usage.find("\n  " + std::string(command) + '\n');
+  if (start == std::string_view::npos) return std::string(usage);
+  std::size_t end = start + 1;
+  // Up to the next command (a line with two spaces and a name) or the end of the list.
+  while ((end = usage.find('\n', end)) != std::string_view::npos && end + 3 < usage.size()) {
+    const bool next_command =
+        usage.substr(end + 1, 2) == "  " && std::islower(static_cast<unsigned char>(usage[end + 3]));
+    if (next_command || usage[end + 1] != ' ') break;
+    ++end;
+  }
+  std::string text = "usage: blasscope-cli " + std::string(usage.substr(start + 3, end - start - 3)) + '\n';
+  return text;
+}
 
 }  // namespace blasscope::app

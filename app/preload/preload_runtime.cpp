@@ -11,6 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -319,6 +323,26 @@ CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) 
   call.parent = m_level ? t_levels[m_level - 1].id : 0;
 }
 
+// A record as CallRecord{} makes it, in eight 16-byte stores: the compiler's `rep stos` took
+// half of place_call's time (its start-up costs more than 128 bytes of stores).
+namespace {
+CallRecord& cleared(CallRecord& record) {
+#if defined(__SSE2__)
+  static_assert(sizeof(CallRecord) == 128 && std::is_trivially_copyable_v<CallRecord>);
+  auto* bytes = reinterpret_cast<unsigned char*>(&record);
+  const __m128i zero = _mm_setzero_si128();
+  for (int i = 0; i < 8; ++i) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(bytes + 16 * i), zero);
+    asm("" : "+r"(bytes));  // opaque: GCC turned the stores back into a memset, and that into `rep stos`
+  }
+  record.precision = Precision::D;  // CallRecord's one default that is not zero
+#else
+  record = CallRecord{};
+#endif
+  return record;
+}
+}  // namespace
+
 // Decides where this call is written: the next entry of the thread's slot, or m_local when
 // the thread has no slot or the calls are nested deeper than a slot publishes.
 CallRecord& CallScope::place_call() {
@@ -333,7 +357,7 @@ CallRecord& CallScope::place_call() {
   t_levels[m_level] = RunningLevel{frame, this, 0, 0, 0, false, false};
   m_index = m_level ? ++t_inside_count : (t_inside_count = 0);
   record::ActiveSlot* slot = my_slot();
-  if (!slot || m_level >= record::kSlotDepth) return *::new (&m_local) CallRecord{};
+  if (!slot || m_level >= record::kSlotDepth) return cleared(*::new (&m_local) CallRecord);
   m_slot = slot;
   m_pid = g_pid;
   // One writer per slot (its thread): the version is odd while the entry is rewritten, so
@@ -341,9 +365,7 @@ CallRecord& CallScope::place_call() {
   slot->depth.store(m_level, std::memory_order_relaxed);
   slot->version.store(slot->version.load(std::memory_order_relaxed) | 1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);
-  CallRecord& entry = slot->stack[m_level];
-  entry = CallRecord{};
-  return entry;
+  return cleared(slot->stack[m_level]);
 }
 
 void CallScope::begin() {

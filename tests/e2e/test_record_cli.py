@@ -1816,6 +1816,21 @@ class RecordBadInput(unittest.TestCase):
             self.assertEqual(proc.returncode, 2, args)
             self.assertIn("usage", proc.stderr.decode())
 
+    def test_each_command_has_its_own_help(self):
+        for command, option in (("record", "--nested-calls"), ("report", "--format"), ("run", "--device"),
+                                ("scenarios", "--json")):
+            proc = subprocess.run([CLI, command, "--help"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(proc.returncode, 0, (command, proc.stderr))
+            self.assertTrue(proc.stdout.startswith(f"usage: blasscope-cli {command}"), proc.stdout)
+            self.assertIn(option, proc.stdout)
+            self.assertNotIn("\n  inspect FILE", proc.stdout)  # that command's part only
+        # After --, --help is the recorded program's.
+        proc = subprocess.run([CLI, "record", "--output", os.path.join(WORK, "help.json"), "--", PYTHON, "--help"],
+                              capture_output=True, text=True, timeout=60, cwd=WORK)
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn("usage: ", proc.stdout)
+        self.assertNotIn("blasscope-cli", proc.stdout)
+
     def test_a_damaged_recording_is_refused_with_a_reason(self):
         header = '{"format": "blasscope-session", "version": 1, "kind": "recording", '
         cases = {
