@@ -94,6 +94,18 @@ def recording_buffer_of(pid):
     return None
 
 
+# SciPy's lstsq of a matrix holding a NaN: DGELSD's DLASCL refuses CFROM = NaN (parameter 4).
+LSTSQ_OF_A_NAN = """
+    import numpy as np, scipy.linalg
+    a = np.random.rand(30, 9); b = np.random.rand(30)
+    a[2, 3] = np.nan
+    try:
+        scipy.linalg.lstsq(a, b, check_finite=False)
+    except ValueError as e:
+        print("ValueError:", e)
+"""
+
+
 def has_module(name):
     return subprocess.run([PYTHON, "-c", f"import {name}"], capture_output=True).returncode == 0
 
@@ -434,15 +446,7 @@ class RecordNestedCalls(unittest.TestCase):
 
     @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
     def test_with_none_listed_a_failing_call_inside_is_still_listed_with_its_callers(self):
-        script = write("lstsq_nan_nested.py", """
-            import numpy as np, scipy.linalg
-            a = np.random.rand(30, 9); b = np.random.rand(30)
-            a[2, 3] = np.nan
-            try:
-                scipy.linalg.lstsq(a, b, check_finite=False)
-            except ValueError as e:
-                print("ValueError:", e)
-        """)
+        script = write("lstsq_nan_nested.py", LSTSQ_OF_A_NAN)
         proc, report = record(PYTHON, script, options=["--nested-calls", "0"])
         self.assertIn("DLASCL parameter number 4", proc.out)
         self.assertEqual(report["nested_limit"], 0)
@@ -637,15 +641,7 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("made no BLAS or LAPACK call through a shared library", report["problem"])
 
     def test_lstsq_of_a_nan_matrix_reports_dlascl_inside_dgelsd(self):
-        script = write("lstsq.py", """
-            import numpy as np, scipy.linalg
-            a = np.random.rand(30, 9); b = np.random.rand(30)
-            a[2, 3] = np.nan
-            try:
-                scipy.linalg.lstsq(a, b, check_finite=False)
-            except ValueError as e:
-                print("ValueError:", e)
-        """)
+        script = write("lstsq.py", LSTSQ_OF_A_NAN)
         proc, report = record(PYTHON, script)
         self.assertIn("On entry to DLASCL parameter number 4 had an illegal value", proc.out)
         lascl = [c for c in report["calls"] if c["routine"] == "dlascl" and c.get("xerbla")]
