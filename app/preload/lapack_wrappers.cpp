@@ -586,6 +586,34 @@ BLASSCOPE_LAPACK_SDCZ(trtrs, 13, Trtrs,
                        .output = Out::B,
                        .out = 7,
                        .triangle = true})
+// ?SYSV(UPLO, N, NRHS, A, LDA, IPIV, B, LDB, WORK, LWORK, INFO): SciPy's solve(assume_a='sym');
+// CSYSV and ZSYSV (complex symmetric) take the same arguments.
+BLASSCOPE_LAPACK_SDCZ(sysv, 12, Sysv,
+                      {.ch = 0,
+                       .m = 1,
+                       .n = 1,
+                       .nrhs = 2,
+                       .a = 3,
+                       .lda = 4,
+                       .b = 6,
+                       .ldb = 7,
+                       .info = 10,
+                       .lwork = 9,
+                       .output = Out::B,
+                       .out = 6,
+                       .triangle = true})
+// ?SYTRF(UPLO, N, A, LDA, IPIV, WORK, LWORK, INFO): scipy.linalg.ldl
+BLASSCOPE_LAPACK_SDCZ(
+    sytrf, 9, Sytrf,
+    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2, .triangle = true})
+// ?GEES(JOBVS, SORT, SELECT, N, A, LDA, SDIM, WR, WI, VS, LDVS, WORK, LWORK, BWORK, INFO): the Schur
+// form (scipy.linalg.schur); the complex ones have W for WR and WI, and RWORK after LWORK.
+BLASSCOPE_LAPACK_SD(
+    gees, 17, Gees,
+    {.ch = 0, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 14, .lwork = 12, .output = Out::Eigen, .out = 7})
+BLASSCOPE_LAPACK_CZ(
+    gees, 17, Gees,
+    {.ch = 0, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 14, .lwork = 11, .output = Out::ComplexEigen, .out = 7})
 // ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
 // DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
 BLASSCOPE_LAPACK_SDCZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})

@@ -50,6 +50,9 @@ const std::vector<ArgumentList>& argument_lists() {
       {"POTRS", {"UPLO", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
       {"GETRI", {"N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
       {"TRTRS", {"UPLO", "TRANS", "DIAG", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
+      {"SYSV", {"UPLO", "N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "WORK", "LWORK", "INFO"}},
+      {"SYTRF", {"UPLO", "N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
+      {"GEES", {"JOBVS", "SORT", "SELECT", "N", "A", "LDA", "SDIM"}},  // then WR, WI (real) or W (complex)
   };
   return kLists;
 }
@@ -127,6 +130,25 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
           "the matrix is singular and no solution was computed.",
           "Check where the triangular factor came from (a QR or Cholesky factor of a rank-deficient matrix has a "
           "zero on its diagonal); solve in the least-squares sense (scipy.linalg.lstsq) instead."};
+    case Routine::Sysv:
+    case Routine::Sytrf:
+      return PositiveInfo{
+          "D(" + i + "," + i + ") is exactly zero: the matrix is singular",
+          "SYTRF factors a symmetric matrix as L D L^T (Bunch-Kaufman) and SYSV solves with it: INFO = i > 0 means "
+          "the block diagonal D has an exact zero at (i,i). SYTRF's factorisation is complete all the same; "
+          "SYSV computed no solution, since solving would divide by that zero. SciPy's solve(assume_a='sym') "
+          "reports it as LinAlgError \"Matrix is singular.\"",
+          "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)); solve in the "
+          "least-squares sense (scipy.linalg.lstsq) or use the pseudo-inverse (numpy.linalg.pinvh)."};
+    case Routine::Gees:
+      return PositiveInfo{
+          "the Schur form was not computed in full",
+          "GEES returns INFO = i with 1 <= i <= N when the QR algorithm failed to compute all the eigenvalues (only "
+          "those after the i-th converged), N+1 when the eigenvalues selected for sorting could not be reordered "
+          "(too close to separate), and N+2 when rounding changed a sorted complex pair so that SELECT no longer "
+          "holds for it.",
+          "Check the input for NaN/Inf first (numpy.isfinite(a).all()); rescale a badly scaled matrix, or call "
+          "scipy.linalg.schur without sort to get the unsorted form."};
     case Routine::Geev:
       return PositiveInfo{
           "the QR algorithm did not compute all eigenvalues",

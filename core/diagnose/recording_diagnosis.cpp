@@ -38,6 +38,9 @@ bool square_only(Routine r) {
     case Routine::Getrs:
     case Routine::Getri:
     case Routine::Trtrs:
+    case Routine::Sysv:
+    case Routine::Sytrf:
+    case Routine::Gees:
     case Routine::Syev:
     case Routine::Syevd:
     case Routine::Syevr:

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 15;
+inline constexpr std::uint32_t kLayoutVersion = 16;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -55,6 +55,9 @@ enum class Routine : std::uint8_t {
   Potrs,
   Getri,
   Trtrs,  // more eigen, QR, solves and the inverse (recorded; no workload replays them)
+  Sysv,
+  Sytrf,
+  Gees,  // symmetric indefinite solve and factorisation, Schur (recorded, not replayed)
   Lascl,
   // cuBLAS and the CUDA runtime (precision S; `info` is the cublasStatus_t / cudaError_t)
   CublasCreate,
@@ -136,7 +139,10 @@ inline bool has_replay_op(Routine r) {
     case Routine::Orgqr:
     case Routine::Potrs:
     case Routine::Getri:
-    case Routine::Trtrs: return false;
+    case Routine::Trtrs:
+    case Routine::Sysv:
+    case Routine::Sytrf:
+    case Routine::Gees: return false;
     default: return r < Routine::CublasCreate;
   }
 }

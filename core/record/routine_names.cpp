@@ -32,6 +32,9 @@ std::string routine_name(Routine routine, Precision precision) {
     case Routine::Potrs: base = "potrs"; break;
     case Routine::Getri: base = "getri"; break;
     case Routine::Trtrs: base = "trtrs"; break;
+    case Routine::Sysv: base = "sysv"; break;
+    case Routine::Sytrf: base = "sytrf"; break;
+    case Routine::Gees: base = "gees"; break;
     case Routine::Lascl: base = "lascl"; break;
     case Routine::CublasCreate: return "cublasCreate_v2";
     case Routine::CublasSgemm: return "cublasSgemm_v2";

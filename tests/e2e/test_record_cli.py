@@ -682,6 +682,41 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("found the matrix singular", d["title"])
         self.assertNotIn("overflow", " ".join(d["evidence"]))
 
+    def test_symmetric_solves_ldl_and_schur_are_recorded_with_their_failures(self):
+        script = write("sym_schur.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(0)
+            a = rng.random((50, 50)); a = a + a.T
+            x = sl.solve(a, np.ones(50), assume_a='sym')          # DSYSV
+            try:
+                sl.solve(np.zeros((4, 4)), np.ones(4), assume_a='sym')
+            except sl.LinAlgError as e:
+                print("singular:", e)
+            sl.ldl(a)                                              # DSYTRF
+            sl.schur(rng.random((200, 200)))                       # DGEES: thousands of calls inside
+            m = rng.random((30, 30)); m[3, 4] = np.nan
+            try:
+                sl.schur(m, check_finite=False)
+            except sl.LinAlgError as e:
+                print("schur:", e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("singular: Matrix is singular.", proc.out)
+        for routine in ("dsysv", "dsytrf", "dgees"):
+            self.assertTrue(any(c["routine"] == routine and "parent" not in c for c in report["calls"]), routine)
+        # The Schur form's own calls are made inside DGEES now, not top-level calls of the program.
+        gees = [c for c in report["calls"] if c["routine"] == "dgees" and not c.get("workspace_query")]
+        self.assertGreater(gees[0].get("unlisted", 0), 1000)
+        # (SciPy's DSYCON, not recorded, makes top-level DGEMVs of its own: the 50 x 50 system's.)
+        self.assertEqual([c["routine"] for c in report["calls"] if "parent" not in c and 200 in (c.get("m"), c.get("n"))],
+                         ["dgees"] * len([c for c in report["calls"] if c["routine"] == "dgees" and c.get("m") == 200]))
+        singular = next(d for d in report["diagnoses"] if d["id"] == "lapack-failed" and "DSYSV" in d["title"])
+        self.assertIn("D(4,4) is exactly zero", singular["title"])
+        nan = next(c for c in report["calls"] if c["routine"] == "dgees" and c.get("input_nan"))
+        self.assertEqual((nan["m"], nan["input_nan"]), (30, 1))
+        self.assertIn(nan["id"], [d["call"] for d in report["diagnoses"] if d["id"] == "non-finite-input"])
+
     def test_a_solve_with_nan_in_its_lu_factors_reads_them(self):
         # Factors the program changed (or that GETRF made NaN: torch.linalg.inv of a NaN matrix)
         # are GETRS's input: its NaN result is no overflow of finite inputs.
