@@ -38,8 +38,7 @@ thread_local std::uint32_t t_tid = 0;
 // The calls running on this thread, outermost first: t_levels[0, t_depth). Each level holds
 // what the calls made inside its call add up.
 struct RunningLevel {
-  std::uintptr_t frame;  // the scope's address: a scope deeper in the stack than a new one is dead
-  CallScope* scope;
+  CallScope* scope;  // its address too: a scope deeper in the stack than a new one is dead
   std::uint64_t id;
   std::uint64_t children_ns;
   std::uint32_t unlisted;  // calls made inside it, counted but not listed
@@ -318,8 +317,7 @@ CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) 
     t_next_id = g_shared->next_call_id.fetch_add(kIdBlock, std::memory_order_relaxed) + 1;
     t_id_end = t_next_id + kIdBlock;
   }
-  call.id = m_id = t_next_id++;
-  t_levels[m_level].id = m_id;
+  call.id = t_levels[m_level].id = t_next_id++;
   call.parent = m_level ? t_levels[m_level - 1].id : 0;
 }
 
@@ -347,14 +345,14 @@ CallRecord& cleared(CallRecord& record) {
 // the thread has no slot or the calls are nested deeper than a slot publishes.
 CallRecord& CallScope::place_call() {
   if (!g_shared) return *::new (&m_local) CallRecord{};
-  const auto frame = reinterpret_cast<std::uintptr_t>(this);
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
   // that longjmp'ed past them): they are gone, not callers.
-  while (t_depth > 0 && t_levels[t_depth - 1].frame < frame) --t_depth;
+  const auto frame = reinterpret_cast<std::uintptr_t>(this);
+  while (t_depth > 0 && reinterpret_cast<std::uintptr_t>(t_levels[t_depth - 1].scope) < frame) --t_depth;
   if (t_depth == kTrackedLevels) return *::new (&m_local) CallRecord{};  // not recorded
   m_active = true;
   m_level = t_depth++;
-  t_levels[m_level] = RunningLevel{frame, this, 0, 0, 0, false, false};
+  t_levels[m_level] = RunningLevel{this, 0, 0, 0, false, false};
   m_index = m_level ? ++t_inside_count : (t_inside_count = 0);
   record::ActiveSlot* slot = my_slot();
   if (!slot || m_level >= record::kSlotDepth) return cleared(*::new (&m_local) CallRecord);

@@ -74,7 +74,6 @@ class CallScope {
   record::ActiveSlot* m_slot = nullptr;  // where `call` is published, if it is
   std::uint32_t m_level = 0;             // nesting depth on this thread, 0 for a top-level call
   std::uint32_t m_pid = 0;               // the process that published it in m_slot
-  std::uint64_t m_id = 0;                // call.id, kept where a nested call can read it safely
   bool m_active = false;
   bool m_ended = false;       // the clock stopped (end())
   std::uint64_t m_index = 0;  // 1 for the first call made inside its top-level call, 2 for the next...

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "record/process_list.h"
+#include "record/recording.h"
 #include "record/shared_buffer.h"
 
 namespace blasscope::record {
@@ -305,6 +306,45 @@ TEST(ProcessList, OneEntryAProcessTheWholeCommandLineAndWhenItWasSeen) {
   EXPECT_EQ(processes[0].last_seen_ns, 5000u);
   EXPECT_EQ(processes[1].first_seen_ns, 1000u);
   EXPECT_EQ(processes[1].last_seen_ns, 0u);
+}
+
+// A program (pid 10) with one child (pid 11) that made a DGESDD with 2,000 calls inside it
+// not listed, and the child's exact totals as the recorder kept them when `exact`.
+Recording program_with_a_child(bool exact) {
+  Recording r;
+  r.pid = 10;
+  r.processes = {ProcessInfo{}, ProcessInfo{}};
+  r.processes[0].pid = 10;
+  r.processes[1].pid = 11;
+  CallRecord svd;
+  svd.id = 1, svd.pid = 11, svd.routine = Routine::Gesdd, svd.unlisted = 2000;
+  r.calls = {svd};
+  if (exact) {
+    RoutineTotal gesdd, gemv;
+    gesdd.routine = Routine::Gesdd, gesdd.calls = 1;
+    gemv.routine = Routine::Gemv, gemv.calls = 2000;
+    r.process_routines[11] = {gesdd, gemv};
+  }
+  return r;
+}
+
+TEST(ChildRecordings, AChildHasTheTotalsKeptForItsProcessOrSaysWhatItsSumLeavesOut) {
+  Recording r = program_with_a_child(true);
+  std::vector<Recording> children = child_recordings(r);
+  ASSERT_EQ(children.size(), 1u);
+  EXPECT_EQ(children[0].calls_total, 2001u);
+  EXPECT_EQ(children[0].calls_unlisted, 2000u);
+  EXPECT_EQ(children[0].problem, "");
+
+  RoutineTotal no_slot;  // a thread past the table's slots made a call: no process's
+  no_slot.routine = Routine::Gemm, no_slot.calls = 1;
+  r.process_routines[0] = {no_slot};
+  children = child_recordings(r);
+  EXPECT_NE(children[0].problem.find("no free slot"), std::string::npos) << children[0].problem;
+
+  children = child_recordings(program_with_a_child(false));  // an older recording's child
+  EXPECT_EQ(children[0].calls_total, 1u);
+  EXPECT_NE(children[0].problem.find("2000 calls made inside them"), std::string::npos) << children[0].problem;
 }
 
 }  // namespace

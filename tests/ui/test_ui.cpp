@@ -510,7 +510,8 @@ class UiTests : public QObject {
     auto* profile = openProfile(window, QStringLiteral("queries.json"),
                                 R"({"format": "blasscope-session", "version": 1, "kind": "recording",
       "command": ["python3", "svd.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 2,
-      "routines": [{"routine": "dgesdd", "calls": 2, "workspace_queries": 1, "seconds": 0.01, "self_seconds": 0.01}],
+      "routines": [{"routine": "dgesdd", "calls": 2, "workspace_queries": 1, "seconds": 0.01, "self_seconds": 0.01},
+                   {"routine": "dgeqrf", "calls": 1, "workspace_queries": 1, "seconds": 0.000001}],
       "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0,
                  "workspace_query": true, "seconds": 0.000001},
                 {"id": 2, "pid": 42, "thread": 42, "routine": "dgesdd", "m": 9, "n": 9, "info": 0, "seconds": 0.009999}]})");
@@ -521,6 +522,8 @@ class UiTests : public QObject {
     QVERIFY(routines->model()->index(0, 2).data(Qt::ToolTipRole).toString().contains(QStringLiteral("workspace")));
     QCOMPARE(routines->model()->headerData(7, Qt::Horizontal).toString(), QStringLiteral("Mean"));
     QCOMPARE(routines->model()->index(0, 7).data().toString(), QStringLiteral("10 ms"));  // 10 ms over 1 call
+    QCOMPARE(routines->model()->index(1, 0).data().toString(), QStringLiteral("dgeqrf"));
+    QCOMPARE(routines->model()->index(1, 7).data().toString(), QStringLiteral("–"));  // only sized its workspace
     QCOMPARE(calls->model()->index(0, ui::CallsModel::Problem).data().toString(), QStringLiteral("workspace query"));
     QCOMPARE(calls->model()->index(1, ui::CallsModel::Problem).data().toString(), QString());
   }
