@@ -143,28 +143,33 @@ struct BlasArgs {
   int ch = -1, m = -1, n = -1, k = -1, alpha = -1, a = -1, lda = -1, b = -1, ldb = -1, beta = -1, ldc = -1;
 };
 
-template <typename Real, int N>
-void fortran_blas(Forward15 real, Routine routine, Precision p, const BlasArgs& d, const Word (&w)[N]) {
+// The layout is a template argument: each wrapper's argument positions fold into plain loads
+// (a table read at run time cost a nested DGEMV of an SVD a fifth of its recording).
+template <typename Real, int N, BlasArgs D>
+void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[N]) {
   CallScope scope(routine, p);
-  Word a[15] = {};
-  for (int i = 0; i < N; ++i) a[i] = w[i];
   if (scope.recording()) {
     CallRecord& c = scope.call;
-    auto at = [&a](int i) { return i >= 0 ? deref(reinterpret_cast<const void*>(a[i])) : 0; };
-    if (d.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*reinterpret_cast<const char*>(a[d.ch]));
-    c.m = at(d.m);
-    c.n = at(d.n);
-    c.k = at(d.k);
-    c.lda = at(d.lda);
-    c.ldb = at(d.ldb);
-    c.ldc = at(d.ldc);
-    if (d.alpha >= 0) c.alpha = real_part<Real>(reinterpret_cast<const void*>(a[d.alpha]));
-    if (d.beta >= 0) c.beta = real_part<Real>(reinterpret_cast<const void*>(a[d.beta]));
-    if (d.a >= 0) c.align_a = alignment_code(reinterpret_cast<const void*>(a[d.a]));
-    if (d.b >= 0) c.align_b = alignment_code(reinterpret_cast<const void*>(a[d.b]));
+    const auto pointer = [&w](int i) { return reinterpret_cast<const void*>(w[i]); };
+    if constexpr (D.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*static_cast<const char*>(pointer(D.ch)));
+    if constexpr (D.m >= 0) c.m = deref(pointer(D.m));
+    if constexpr (D.n >= 0) c.n = deref(pointer(D.n));
+    if constexpr (D.k >= 0) c.k = deref(pointer(D.k));
+    if constexpr (D.lda >= 0) c.lda = deref(pointer(D.lda));
+    if constexpr (D.ldb >= 0) c.ldb = deref(pointer(D.ldb));
+    if constexpr (D.ldc >= 0) c.ldc = deref(pointer(D.ldc));
+    if constexpr (D.alpha >= 0) c.alpha = real_part<Real>(pointer(D.alpha));
+    if constexpr (D.beta >= 0) c.beta = real_part<Real>(pointer(D.beta));
+    if constexpr (D.a >= 0) c.align_a = alignment_code(pointer(D.a));
+    if constexpr (D.b >= 0) c.align_b = alignment_code(pointer(D.b));
     scope.begin();
   }
-  real(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14]);
+  if constexpr (N == 12) {
+    real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], 0, 0, 0);
+  } else {
+    static_assert(N == 15);
+    real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
+  }
 }
 
 // CBLAS GEMM: s/d take alpha and beta by value, c/z by address.
@@ -222,12 +227,11 @@ BLASSCOPE_F77_GEMM(dgemm_, double, D)
 BLASSCOPE_F77_GEMM(cgemm_, float, C)
 BLASSCOPE_F77_GEMM(zgemm_, double, Z)
 
-#define BLASSCOPE_F77_BLAS(fname, N, Real, routine, precision, ...)                                \
-  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                   \
-    static const BlasArgs args = __VA_ARGS__;                                                      \
-    const Word w[N] = {BLASSCOPE_P_##N};                                                           \
-    blasscope::preload::fortran_blas<Real, N>(BLASSCOPE_REAL(Forward15, #fname), Routine::routine, \
-                                              Precision::precision, args, w);                      \
+#define BLASSCOPE_F77_BLAS(fname, N, Real, routine, precision, ...)                                             \
+  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                                \
+    const Word w[N] = {BLASSCOPE_P_##N};                                                                        \
+    blasscope::preload::fortran_blas<Real, N, BlasArgs __VA_ARGS__>(BLASSCOPE_REAL(Forward15, #fname),          \
+                                                                    Routine::routine, Precision::precision, w); \
   }
 #define BLASSCOPE_F77_BLAS_ALL(base, N, routine, ...)                \
   BLASSCOPE_F77_BLAS(s##base##_, N, float, routine, S, __VA_ARGS__)  \

@@ -25,6 +25,7 @@
 #include <new>
 #include <type_traits>
 
+#include "nonfinite_scan.h"
 #include "record/call_flops.h"
 #include "symbol_binding.h"
 
@@ -379,7 +380,9 @@ void CallScope::restart_clock() {
   if (m_active) call.start_ns = record::read_call_clock(g_clock);
 }
 
-bool CallScope::listed() const {
+// Inline: the destructor is the per-call path, and a call out of it costs a nested call (an
+// SVD makes thousands) a tenth of its recording.
+inline bool CallScope::listed() const {
   if (m_level == 0 || m_index <= g_nested_limit || t_levels[m_level].child_listed || record::needed_one_by_one(call)) {
     return true;
   }
@@ -403,7 +406,7 @@ void CallScope::stop_clock() {
 
 CallScope::~CallScope() {
   if (!m_active) return;
-  if (!m_ended) stop_clock();
+  if (!m_ended) call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
   const RunningLevel& mine = t_levels[m_level];
   t_depth = m_level;               // this call has returned (and any deeper ones a longjmp left with it)
   if (m_slot && m_pid == g_pid) {  // a child forked inside this call leaves the parent's slot alone
@@ -415,7 +418,7 @@ CallScope::~CallScope() {
   if (m_level > 0) {
     RunningLevel& up = t_levels[m_level - 1];
     up.children_ns += call.duration_ns;
-    if (failed_here_or_inside()) up.child_failed = true;
+    if (record::call_failed(call) || mine.child_failed) up.child_failed = true;
     if (one_by_one) {
       up.child_listed = true;  // the call it was made in is in the session too
     } else {
@@ -492,22 +495,13 @@ template <typename Real>
 void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int64_t ld, int reals, std::uint32_t& nan,
                      std::uint32_t& inf) {
   if (!data || m <= 0 || n <= 0 || ld < m) return;
-  // Read as bits, never as numbers: arithmetic on an Inf (Inf - Inf) would raise the CPU's
-  // "invalid" flag in the program's own thread, which NumPy checks after a LAPACK call
-  // (np.seterr(invalid='raise') turned a recorded det of an Inf matrix into an exception).
-  using Bits = std::conditional_t<sizeof(Real) == 8, std::uint64_t, std::uint32_t>;
-  constexpr Bits kExponent = static_cast<Bits>(sizeof(Real) == 8 ? 0x7ff0000000000000u : 0x7f800000u);
-  constexpr Bits kMagnitude = static_cast<Bits>(~Bits{0} >> 1);
   const Real* base = static_cast<const Real*>(data);
   std::uint64_t nans = 0, infs = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    const Real* column = base + j * ld * reals;
-    for (std::int64_t i = 0; i < m * reals; ++i) {
-      Bits v;
-      std::memcpy(&v, column + i, sizeof v);  // a plain load, without breaking aliasing rules
-      v &= kMagnitude;
-      nans += v > kExponent;  // all exponent bits set: Inf with a zero mantissa, NaN otherwise
-      infs += v == kExponent;
+  if (ld == m) {
+    count_nonfinite_run(base, static_cast<std::size_t>(m * n * reals), nans, infs);  // one run, no gaps
+  } else {
+    for (std::int64_t j = 0; j < n; ++j) {
+      count_nonfinite_run(base + j * ld * reals, static_cast<std::size_t>(m * reals), nans, infs);
     }
   }
   nan = static_cast<std::uint32_t>(std::min<std::uint64_t>(nan + nans, UINT32_MAX));

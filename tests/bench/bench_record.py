@@ -5,7 +5,7 @@ a user timing `blasscope-cli record -- PROGRAM` against `PROGRAM` sees. The per-
 interposer is measured on a C program making a million 1x1 GEMMs, less what recording the same
 program making one costs (starting the recorder and attaching to it, paid once per process).
 
-usage: bench_record.py CLI [REPEATS]
+usage: bench_record.py CLI [REPEATS]   (pairs per program, default 11)
 """
 import json
 import os
@@ -71,13 +71,16 @@ def compare(cli, work, name, command, repeats, options=()):
         with open(session) as f:
             program.append(json.load(f)["wall_seconds"])
         os.unlink(session)
-    paired = statistics.median(t / p for t, p in zip(total, plain))
+    pairs = [t / p for t, p in zip(total, plain)]
+    paired = statistics.median(pairs)
+    # The middle half of the pairs: how far one series can be trusted on this VM.
+    quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [paired] * 3
     paired_program = statistics.median(r / p for r, p in zip(program, plain))
     # The fastest of each: the VM's swings (the same program ran in 1.1 to 1.9 s within minutes)
     # only ever slow a run down, so the fastest are the least disturbed.
     fastest = min(total) / min(plain)
     return (statistics.median(plain), statistics.median(program), statistics.median(total), paired, paired_program,
-            fastest)
+            fastest, (quartiles[0], quartiles[2]))
 
 
 def main():
@@ -85,7 +88,7 @@ def main():
         print(__doc__)
         return 2
     cli = os.path.abspath(sys.argv[1])
-    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 11
     with tempfile.TemporaryDirectory() as work:
         for name, text in (("large", LARGE), ("small", SMALL)):
             path = os.path.join(work, name + ".py")
@@ -103,13 +106,15 @@ def main():
                 ("400 384x384 GEMMs, 100 SVDs", 1.03, [PYTHON, "large.py"], ()),
                 ("the same, --nested-calls all", None, [PYTHON, "large.py"], ("--nested-calls", "all")),
                 ("100,000 8x8 matmuls", 1.30, [PYTHON, "small.py"], ())):
-            p, r, t, paired, paired_program, fastest = compare(cli, work, name.split()[0], command, repeats, options)
-            verdict = f"(goal <= {goal:.2f}) {'MET' if fastest <= goal else 'NOT MET'}" if goal else "(no goal)"
-            print(f"  {name:30s} plain {p:6.3f} s  recorded {t:6.3f} s  fastest over fastest {fastest:.3f} {verdict}, "
-                  f"median of the pairs {paired:.3f}; the program alone under record {r:6.3f} s ({paired_program:.3f})")
+            p, r, t, paired, paired_program, fastest, (low, high) = compare(cli, work, name.split()[0], command, repeats,
+                                                                             options)
+            verdict = f"(goal <= {goal:.2f}) {'MET' if paired <= goal else 'NOT MET'}" if goal else "(no goal)"
+            print(f"  {name:30s} plain {p:6.3f} s  recorded {t:6.3f} s  median of the pairs {paired:.3f} {verdict} "
+                  f"(middle half {low:.3f}-{high:.3f}), fastest over fastest {fastest:.3f}; "
+                  f"the program alone under record {r:6.3f} s ({paired_program:.3f})")
         tiny = os.path.join(work, "tiny")
-        p, r, t, _, _, _ = compare(cli, work, "tiny", [tiny, "1000000"], repeats)
-        p1, r1, t1, _, _, _ = compare(cli, work, "once", [tiny, "1"], repeats)
+        p, r, t, *_ = compare(cli, work, "tiny", [tiny, "1000000"], repeats)
+        p1, r1, t1, *_ = compare(cli, work, "once", [tiny, "1"], repeats)
         per_call = ((r - r1) - (p - p1)) / (1e6 - 1) * 1e9
         per_call_total = ((t - t1) - (p - p1)) / (1e6 - 1) * 1e9
         print(f"  {'1,000,000 1x1 cblas_dgemm (C)':30s} plain {p:6.3f} s  recorded {r:6.3f} s  "
