@@ -29,6 +29,7 @@ struct LapackArgs {
   int out_count = -1;  // the word that says how many output values were computed (SYEVR's M); else N
   bool scan_inputs = true;
   bool triangle = false;  // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
+  bool square_b = false;  // B is N x N (SYGVD's, GGES's), its UPLO triangle alone where `triangle` is set
   // A holds K reflectors below the diagonal of its first K columns (ORGQR), the rest is output;
   // TAU (the word `tau`) their K scales.
   bool reflectors = false;
@@ -71,6 +72,13 @@ void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
   }
   if (d.tau >= 0) {
     count_nonfinite<Real>(reinterpret_cast<const void*>(w[d.tau]), c.k, 1, c.k, reals, c.input_nan, c.input_inf);
+  }
+  const auto* b = reinterpret_cast<const Real*>(d.b >= 0 ? w[d.b] : 0);
+  if (b && d.square_b && d.triangle) {
+    count_triangle<Real>(b, c.n, c.ldb, reals, c.side_uplo == 'U' || c.side_uplo == 'u', true, c.input_nan,
+                         c.input_inf);
+  } else if (b && d.square_b) {
+    count_nonfinite<Real>(b, c.n, c.n, c.ldb, reals, c.input_nan, c.input_inf);
   }
   if (d.b >= 0 && d.nrhs >= 0) {
     // GELS with TRANS 'T' (or 'C') solves A^T X = B: B holds N rows, the rest is room for X.
@@ -614,6 +622,108 @@ BLASSCOPE_LAPACK_SD(
 BLASSCOPE_LAPACK_CZ(
     gees, 17, Gees,
     {.ch = 0, .m = 3, .n = 3, .a = 4, .lda = 5, .info = 14, .lwork = 11, .output = Out::ComplexEigen, .out = 7})
+// ?SYGVD(ITYPE, JOBZ, UPLO, N, A, LDA, B, LDB, W, WORK, LWORK, IWORK, LIWORK, INFO): the
+// generalized symmetric-definite eigenproblem (scipy.linalg.eigh(a, b)); ?HEGVD adds RWORK,
+// LRWORK before IWORK. B is factored by POTRF inside: INFO = N + i is its leading minor i.
+BLASSCOPE_LAPACK_SD(sygvd, 16, Sygvd,
+                    {.ch = 2,
+                     .m = 3,
+                     .n = 3,
+                     .a = 4,
+                     .lda = 5,
+                     .b = 6,
+                     .ldb = 7,
+                     .info = 13,
+                     .lwork = 10,
+                     .lwork2 = 12,
+                     .output = Out::Eigen,
+                     .out = 8,
+                     .triangle = true,
+                     .square_b = true})
+constexpr LapackArgs kHegvdArgs{.ch = 2,
+                                .m = 3,
+                                .n = 3,
+                                .a = 4,
+                                .lda = 5,
+                                .b = 6,
+                                .ldb = 7,
+                                .info = 15,
+                                .lwork = 10,
+                                .lwork2 = 12,
+                                .lwork3 = 14,
+                                .output = Out::Eigen,
+                                .out = 8,
+                                .triangle = true,
+                                .square_b = true};
+BLASSCOPE_LAPACK_CZ(hegvd, 18, Sygvd, kHegvdArgs)
+// ?SYGV(ITYPE, JOBZ, UPLO, N, A, LDA, B, LDB, W, WORK, LWORK, INFO): eigh(a, b, driver='gv');
+// ?HEGV adds RWORK before INFO.
+BLASSCOPE_LAPACK_SD(sygv, 14, Sygv,
+                    {.ch = 2,
+                     .m = 3,
+                     .n = 3,
+                     .a = 4,
+                     .lda = 5,
+                     .b = 6,
+                     .ldb = 7,
+                     .info = 11,
+                     .lwork = 10,
+                     .output = Out::Eigen,
+                     .out = 8,
+                     .triangle = true,
+                     .square_b = true})
+constexpr LapackArgs kHegvArgs{.ch = 2,
+                               .m = 3,
+                               .n = 3,
+                               .a = 4,
+                               .lda = 5,
+                               .b = 6,
+                               .ldb = 7,
+                               .info = 12,
+                               .lwork = 10,
+                               .output = Out::Eigen,
+                               .out = 8,
+                               .triangle = true,
+                               .square_b = true};
+BLASSCOPE_LAPACK_CZ(hegv, 15, Sygv, kHegvArgs)
+// ?GGES(JOBVSL, JOBVSR, SORT, SELCTG, N, A, LDA, B, LDB, SDIM, ALPHAR, ALPHAI, BETA, VSL, LDVSL,
+// VSR, LDVSR, WORK, LWORK, BWORK, INFO): the generalized Schur form (scipy.linalg.qz); the
+// complex ones have ALPHA for ALPHAR and ALPHAI, and RWORK after LWORK.
+BLASSCOPE_LAPACK_SD(gges, 24, Gges,
+                    {.ch = 0,
+                     .m = 4,
+                     .n = 4,
+                     .a = 5,
+                     .lda = 6,
+                     .b = 7,
+                     .ldb = 8,
+                     .info = 20,
+                     .lwork = 18,
+                     .output = Out::Eigen,
+                     .out = 10,
+                     .square_b = true})
+BLASSCOPE_LAPACK_CZ(gges, 24, Gges,
+                    {.ch = 0,
+                     .m = 4,
+                     .n = 4,
+                     .a = 5,
+                     .lda = 6,
+                     .b = 7,
+                     .ldb = 8,
+                     .info = 20,
+                     .lwork = 17,
+                     .output = Out::ComplexEigen,
+                     .out = 10,
+                     .square_b = true})
+// ?GEHRD(N, ILO, IHI, A, LDA, TAU, WORK, LWORK, INFO): the Hessenberg form (scipy.linalg.hessenberg)
+BLASSCOPE_LAPACK_SDCZ(gehrd, 9, Gehrd,
+                      {.m = 0, .n = 0, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::A, .out = 3})
+// ?GEQP3(M, N, A, LDA, JPVT, TAU, WORK, LWORK, [RWORK,] INFO): QR with column pivoting
+// (scipy.linalg.qr(a, pivoting=True))
+BLASSCOPE_LAPACK_SD(geqp3, 9, Geqp3,
+                    {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 8, .lwork = 7, .output = Out::A, .out = 2})
+BLASSCOPE_LAPACK_CZ(geqp3, 10, Geqp3,
+                    {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 9, .lwork = 7, .output = Out::A, .out = 2})
 // ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
 // DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
 BLASSCOPE_LAPACK_SDCZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})

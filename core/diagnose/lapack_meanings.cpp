@@ -53,6 +53,15 @@ const std::vector<ArgumentList>& argument_lists() {
       {"SYSV", {"UPLO", "N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "WORK", "LWORK", "INFO"}},
       {"SYTRF", {"UPLO", "N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
       {"GEES", {"JOBVS", "SORT", "SELECT", "N", "A", "LDA", "SDIM"}},  // then WR, WI (real) or W (complex)
+      {"SYGVD",
+       {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "IWORK", "LIWORK", "INFO"}},
+      {"HEGVD", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK"}},
+      {"SYGV", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "INFO"}},
+      {"HEGV", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK"}},
+      // then ALPHAR, ALPHAI, BETA (real) or ALPHA, BETA (complex)
+      {"GGES", {"JOBVSL", "JOBVSR", "SORT", "SELCTG", "N", "A", "LDA", "B", "LDB", "SDIM"}},
+      {"GEHRD", {"N", "ILO", "IHI", "A", "LDA", "TAU", "WORK", "LWORK", "INFO"}},
+      {"GEQP3", {"M", "N", "A", "LDA", "JPVT", "TAU", "WORK", "LWORK"}},  // then INFO (real) or RWORK, INFO
   };
   return kLists;
 }
@@ -85,7 +94,7 @@ std::string xerbla_parameter_list(std::string_view routine) {
   return text.str();
 }
 
-std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
+std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, std::int64_t n) {
   if (info <= 0) return std::nullopt;
   const std::string i = std::to_string(info);
   constexpr std::string_view kSvdFix =
@@ -149,6 +158,38 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info) {
           "holds for it.",
           "Check the input for NaN/Inf first (numpy.isfinite(a).all()); rescale a badly scaled matrix, or call "
           "scipy.linalg.schur without sort to get the unsorted form."};
+    case Routine::Sygvd:
+    case Routine::Sygv:
+      if (n > 0 && info > n) {
+        const std::string minor = std::to_string(info - n);
+        return PositiveInfo{
+            "the leading minor of order " + minor + " of B is not positive definite",
+            "SYGV and SYGVD solve A x = lambda B x for a symmetric (Hermitian) A and a positive definite B: they "
+            "factor B by Cholesky first (POTRF). INFO = N + i means the leading minor of order i of B is not "
+            "positive definite, so B could not be factored and no eigenvalues or eigenvectors were computed. "
+            "SciPy's eigh(a, b) reports it as LinAlgError \"The leading minor of order i of B is not positive "
+            "definite.\"",
+            "Check that B is symmetric positive definite: numpy.linalg.eigvalsh(b).min() must be > 0. A mass or "
+            "covariance matrix that is only semi-definite needs a small multiple of the identity added "
+            "(b + eps * numpy.eye(n)); were A and B passed in the right order (eigh(a, b), B the definite one)?"};
+      }
+      return PositiveInfo{
+          "the eigenvalue algorithm did not converge",
+          "SYGV and SYGVD reduce A x = lambda B x to a standard symmetric problem and solve it with SYEV (SYEVD): "
+          "INFO = i <= N means that iteration failed (i off-diagonal elements of an intermediate tridiagonal form "
+          "did not converge to zero; with eigenvectors, SYGVD failed on a submatrix). With finite input this is "
+          "rare.",
+          "Check A and B for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, b, driver='gv') or "
+          "'gvd') or rescale B, whose conditioning enters the reduced problem."};
+    case Routine::Gges:
+      return PositiveInfo{
+          "the generalized Schur form was not computed in full",
+          "GGES returns INFO = i with 1 <= i <= N when the QZ iteration failed ((A,B) are not in Schur form; only "
+          "the eigenvalues after the i-th are correct), N+1 when another part of the QZ algorithm (HGEQZ) failed, "
+          "N+2 when rounding changed sorted complex eigenvalues so that SELCTG no longer holds for them, and N+3 "
+          "when the reordering (TGSEN) failed.",
+          "Check A and B for NaN/Inf first (numpy.isfinite(a).all()); rescale badly scaled matrices, or call "
+          "scipy.linalg.qz without sort to get the unsorted form."};
     case Routine::Geev:
       return PositiveInfo{
           "the QR algorithm did not compute all eigenvalues",

@@ -17,10 +17,11 @@ std::string xerbla_parameter_name(std::string_view routine, int parameter);
 // The argument list of that routine ("TYPE, KL, KU, CFROM, ..."); "" when unknown.
 std::string xerbla_parameter_list(std::string_view routine);
 
-// What INFO > 0 from `routine` means: one line for the title, then the cause and the fix.
+// What INFO > 0 from `routine` means: one line for the title, then the cause and the fix. `n`
+// is the call's N, for routines whose INFO above N means something else (SYGVD's N + i).
 struct PositiveInfo {
   std::string summary, cause, fix;
 };
-std::optional<PositiveInfo> positive_info_meaning(record::Routine routine, int info);
+std::optional<PositiveInfo> positive_info_meaning(record::Routine routine, int info, std::int64_t n = 0);
 
 }  // namespace blasscope::core

@@ -41,6 +41,10 @@ bool square_only(Routine r) {
     case Routine::Sysv:
     case Routine::Sytrf:
     case Routine::Gees:
+    case Routine::Sygvd:
+    case Routine::Sygv:
+    case Routine::Gges:
+    case Routine::Gehrd:
     case Routine::Syev:
     case Routine::Syevd:
     case Routine::Syevr:
@@ -399,6 +403,14 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       infinite_scale.emplace(outermost(c)->id, &c);
     }
   }
+  // XERBLA reports made inside a driver by the routines it called, by driver. Where the driver
+  // holds a report of its own too (DGEEV of a NaN: DGEBAL's, then DHSEQR's, each overwriting the
+  // last, while its DGEHRD holds its own), the driver's is what the program saw (SciPy raises it):
+  // the diagnosis names that one and lists the others as evidence.
+  std::unordered_map<std::uint64_t, std::vector<const CallRecord*>> inner_reports;
+  for (const CallRecord& c : r.calls) {
+    if (c.xerbla_parameter != 0 && c.parent && !is_lascl_cfrom(c)) inner_reports[outermost(c)->id].push_back(&c);
+  }
   // The last DGETRF of each shape in each process that found a zero pivot: a DGETRS of that
   // shape after it most likely solves with its factor (DGETRS divides by U's diagonal and
   // checks nothing). A factorisation of the same shape that succeeded replaces it.
@@ -449,17 +461,27 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                       "for instance): a matrix whose norm is zero is all zeros and needs no "
                                       "scaling."}
                            : Specific{"not a number", "", ""});
+    } else if (c.xerbla_parameter != 0 && &c != outermost(c) && outermost(c)->xerbla_parameter != 0 &&
+               !is_lascl_cfrom(*outermost(c))) {
+      // Inside a driver with a report of its own: the driver's diagnosis lists this one.
     } else if (c.xerbla_parameter != 0) {
       const CallRecord& top = *outermost(c);
       const bool gemm_page = is_gemm_xerbla(c) && &top == &c;
       // Refused inside LAPACK, on input holding NaN/Inf: the value was computed from them.
       const bool from_values = refused_inside(c, top) && top.input_nan + top.input_inf > 0;
+      std::vector<std::string> evidence = argument_evidence(c, top);
+      if (&top == &c && inner_reports.count(c.id)) {
+        for (const CallRecord* inner : inner_reports[c.id]) {
+          evidence.push_back("before it, " + label(*inner) + " inside it: on entry to " + xerbla_routine(*inner) +
+                             " parameter number " + std::to_string(inner->xerbla_parameter) + " had an illegal value");
+        }
+      }
       out.add("illegal-argument", Severity::Error, top,
               label(top) + ": on entry to " + xerbla_routine(c) + " parameter number " +
                   std::to_string(c.xerbla_parameter) + " had an illegal value" +
                   (&top != &c ? " (in " + call_name(c) + ", called inside it)" : std::string()) +
                   (from_values ? ", computed from a NaN/Inf input" : ""),
-              argument_evidence(c, top),
+              std::move(evidence),
               // CBLAS's row-major swap makes GEMM's 8 and 10 different arguments in each layout.
               {xerbla_routine(c) + " " + std::to_string(c.xerbla_parameter) +
                    ((c.flags & record::kRowMajor) ? " row-major" : ""),
@@ -478,7 +500,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     } else if (lapack && c.info > 0 && c.parent && outermost(c)->info != 0) {
       // Failed inside a driver that failed too (GELS's DTRTRS): the driver's diagnosis says it.
     } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
-      const auto meaning = positive_info_meaning(c.routine, c.info);
+      const auto meaning = positive_info_meaning(c.routine, c.info, c.n);
       const auto scaled = infinite_scale.find(c.id);
       if (scaled != infinite_scale.end() && c.input_nan + c.input_inf > 0) {
         // The failure is the Inf's: LAPACK scaled the matrix by CTO/Inf = 0 before it failed.

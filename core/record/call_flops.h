@@ -31,7 +31,9 @@ inline std::uint64_t flops_of(const CallRecord& c) {
     case Routine::Getri: f = 4 * n * n * n / 3; break;
     case Routine::Sytrf: f = n * n * n / 3; break;
     case Routine::Sysv: f = n * n * n / 3 + 2 * n * n * k; break;
-    case Routine::Geqrf: f = m >= n ? 2 * n * n * (m - n / 3) : 2 * m * m * (n - m / 3); break;
+    case Routine::Geqrf:
+    case Routine::Geqp3: f = m >= n ? 2 * n * n * (m - n / 3) : 2 * m * m * (n - m / 3); break;
+    case Routine::Gehrd: f = 10 * n * n * n / 3; break;
     case Routine::Orgqr: f = 4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3; break;
     default: break;  // iterative or data-dependent: left out of GFLOP/s
   }

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 16;
+inline constexpr std::uint32_t kLayoutVersion = 17;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -58,6 +58,11 @@ enum class Routine : std::uint8_t {
   Sysv,
   Sytrf,
   Gees,  // symmetric indefinite solve and factorisation, Schur (recorded, not replayed)
+  Sygvd,
+  Sygv,
+  Gges,
+  Gehrd,
+  Geqp3,  // generalized eigen and Schur, Hessenberg, pivoted QR (recorded, not replayed)
   Lascl,
   // cuBLAS and the CUDA runtime (precision S; `info` is the cublasStatus_t / cudaError_t)
   CublasCreate,
@@ -142,7 +147,12 @@ inline bool has_replay_op(Routine r) {
     case Routine::Trtrs:
     case Routine::Sysv:
     case Routine::Sytrf:
-    case Routine::Gees: return false;
+    case Routine::Gees:
+    case Routine::Sygvd:
+    case Routine::Sygv:
+    case Routine::Gges:
+    case Routine::Gehrd:
+    case Routine::Geqp3: return false;
     default: return r < Routine::CublasCreate;
   }
 }

@@ -35,6 +35,11 @@ std::string routine_name(Routine routine, Precision precision) {
     case Routine::Sysv: base = "sysv"; break;
     case Routine::Sytrf: base = "sytrf"; break;
     case Routine::Gees: base = "gees"; break;
+    case Routine::Sygvd: base = complex ? "hegvd" : "sygvd"; break;
+    case Routine::Sygv: base = complex ? "hegv" : "sygv"; break;
+    case Routine::Gges: base = "gges"; break;
+    case Routine::Gehrd: base = "gehrd"; break;
+    case Routine::Geqp3: base = "geqp3"; break;
     case Routine::Lascl: base = "lascl"; break;
     case Routine::CublasCreate: return "cublasCreate_v2";
     case Routine::CublasSgemm: return "cublasSgemm_v2";

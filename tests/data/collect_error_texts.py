@@ -86,6 +86,11 @@ CASES = {
         "lapack-failed",
         "import numpy as np, scipy.linalg\nscipy.linalg.cholesky(-np.eye(3))\n",
     ),
+    "scipy-eigh-b-not-spd": (
+        "scipy.linalg.eigh(a, b), B a 3x3 matrix that is not positive definite",
+        "lapack-failed",
+        "import numpy as np, scipy.linalg\nscipy.linalg.eigh(np.eye(3), -np.eye(3))\n",
+    ),
     "numpy-inv-singular": (
         "numpy.linalg.inv(a), a 3x3 matrix of zeros",
         "lapack-failed",

@@ -721,6 +721,52 @@ class RecordSciPy(unittest.TestCase):
         self.assertEqual((nan["m"], nan["input_nan"]), (30, 1))
         self.assertIn(nan["id"], [d["call"] for d in report["diagnoses"] if d["id"] == "non-finite-input"])
 
+    def test_generalized_eigen_hessenberg_pivoted_qr_and_qz_are_recorded(self):
+        script = write("generalized.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(0)
+            a = rng.standard_normal((6, 6)); a = a + a.T
+            b = np.eye(6); b[3, 3] = -1.0                          # not positive definite from order 4
+            for driver in ("gvd", "gv"):                           # DSYGVD, DSYGV
+                try:
+                    sl.eigh(a, b, driver=driver)
+                except sl.LinAlgError as e:
+                    print(driver + ":", e)
+            sl.eigh(a.astype(np.complex128), np.eye(6))            # ZHEGVD
+            big = rng.standard_normal((200, 200))
+            sl.hessenberg(big)                                     # DGEHRD: its GEMVs inside it
+            sl.qr(big, pivoting=True)                              # DGEQP3
+            sl.qz(big, rng.standard_normal((200, 200)))            # DGGES
+            c = rng.standard_normal((20, 20)); c[2, 5] = np.inf
+            try:
+                sl.qz(c, np.eye(20), check_finite=False)
+            except (sl.LinAlgError, ValueError) as e:
+                print("qz:", e)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("gvd: The leading minor of order 4 of B is not positive definite", proc.out)
+        self.assertIn("gv: The leading minor of order 4 of B is not positive definite", proc.out)
+        for routine in ("dsygvd", "dsygv", "zhegvd", "dgehrd", "dgeqp3", "dgges"):
+            self.assertTrue(any(c["routine"] == routine and "parent" not in c for c in report["calls"]), routine)
+        # B's Cholesky is made inside the driver, which says what its INFO = N + 4 means.
+        for routine in ("DSYGVD", "DSYGV"):
+            d = next(d for d in report["diagnoses"] if d["id"] == "lapack-failed" and routine + " " in d["title"])
+            self.assertIn("returned INFO = 10: the leading minor of order 4 of B is not positive definite", d["title"])
+        potrf = [c for c in report["calls"] if c["routine"] == "dpotrf"]
+        self.assertEqual([c["info"] for c in potrf], [4, 4])
+        self.assertTrue(all(c.get("parent") for c in potrf))
+        # The 200 x 200 reductions' BLAS calls are theirs, not top-level calls of the program.
+        top = [c for c in report["calls"] if "parent" not in c and 200 in (c.get("m"), c.get("n"))]
+        self.assertEqual({c["routine"] for c in top}, {"dgehrd", "dgeqp3", "dorgqr", "dgges"})  # qr forms Q
+        gehrd = next(c for c in top if c["routine"] == "dgehrd" and not c.get("workspace_query"))
+        self.assertGreater(gehrd.get("unlisted", 0) + len([c for c in report["calls"] if c.get("parent") == gehrd["id"]]),
+                           100)
+        # An Inf in A is read by DGGES: its input is flagged.
+        inf = next(c for c in report["calls"] if c["routine"] == "dgges" and c.get("input_inf"))
+        self.assertEqual((inf["n"], inf["input_inf"]), (20, 1))
+        self.assertIn(inf["id"], [d["call"] for d in report["diagnoses"] if d["id"] == "non-finite-input"])
+
     def test_a_solve_with_nan_in_its_lu_factors_reads_them(self):
         # Factors the program changed (or that GETRF made NaN: torch.linalg.inv of a NaN matrix)
         # are GETRS's input: its NaN result is no overflow of finite inputs.
@@ -1346,6 +1392,9 @@ class RecordC(unittest.TestCase):
         d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
         self.assertIn("on entry to DHSEQR parameter number 4", d["title"])
         self.assertIn("computed from a NaN/Inf input", d["title"])
+        # DGEHRD (recorded, inside DGEEV) reported before DHSEQR did: listed, not the title.
+        self.assertTrue(any("inside it: on entry to DGEHRD parameter number 2" in e for e in d["evidence"]),
+                        d["evidence"])
         self.assertIn("?GEBAL, refuses a NaN matrix as its parameter 3", d["cause"])
         self.assertIn("isfinite", d["fix"])
         # What SciPy raises for it is that last report.
