@@ -222,18 +222,24 @@ void ProfileView::setDocument(const RunDocument* doc) {
     }
     if (!callsTip.isEmpty()) row[2]->setToolTip(callsTip.join(QStringLiteral("\n")));
     if (unfinished) {
-      auto* count = number_item(static_cast<double>(t.unfinished), QString::number(t.unfinished));
+      // With how long they had run: a hang's time is in no other column.
+      auto* count = number_item(
+          t.unfinished_seconds,
+          t.unfinished ? tr("%1 (ran %2)").arg(t.unfinished).arg(duration(t.unfinished_seconds)) : QStringLiteral("0"));
       if (t.unfinished) {
         count->setForeground(QColor(0xc6, 0x28, 0x28));
-        count->setToolTip(
-            tr("%n call(s) of %1 had not returned when the program ended", nullptr, static_cast<int>(t.unfinished))
-                .arg(name));
+        count->setToolTip(tr("%n call(s) of %1 had not returned when the program ended, after running %2 in all "
+                             "(not in Total, Self or Mean, which count finished calls)",
+                             nullptr, static_cast<int>(t.unfinished))
+                              .arg(name, duration(t.unfinished_seconds)));
       }
       row.insert(4, count);
     }
     m_routines->appendRow(row);
   }
-  m_routinesTable->sortByColumn(unfinished ? 6 : 5, Qt::DescendingOrder);  // by self time
+  // By self time; where a call never returned, by how long those had run: the hang (or the
+  // crash) is the finding, and its time is in no other column.
+  m_routinesTable->sortByColumn(unfinished ? 4 : 5, Qt::DescendingOrder);
   m_routinesTable->resizeColumnsToContents();
 
   const QSignalBlocker block(m_routineFilter);

@@ -595,7 +595,6 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
           "a user's Ctrl-C or kill, a job scheduler or a closed terminal), not a fault.",
       "Nothing to fix in BLAS/LAPACK: find who sent the signal (a scheduler's time limit, a parent process). A "
       "call named as running was simply the one in progress."};
-  const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
   // The longest finished call of each routine (exact, from the totals: the calls kept one by one
   // may be a few). A call stopped after not much longer is the one in progress (a loop of GEMMs
   // stopped by --timeout), not a hang. An older session without it has the mean.
@@ -611,7 +610,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     for (const CallRecord& o : r.running) {
       if (o.pid == c.pid && o.tid == c.tid) inner = &o;
     }
-    const double ran = std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
+    const double ran = record::running_seconds(r, c);
     const std::string how = r.timed_out ? "stopped by --timeout"
                             : r.stopped ? "stopped on request (" + r.problem.substr(0, r.problem.find(';')) + ")"
                                         : "killed by " + r.signal;

@@ -413,8 +413,14 @@ std::vector<RoutineTotal> with_unfinished(const Recording& r) {
       it->routine = c.routine, it->precision = c.precision;
     }
     ++it->unfinished;
+    it->unfinished_seconds += running_seconds(r, c);
   }
   return out;
+}
+
+double running_seconds(const Recording& r, const CallRecord& c) {
+  const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
+  return std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
 }
 
 std::string unlisted_note(const Recording& r) {

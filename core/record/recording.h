@@ -35,6 +35,7 @@ struct RoutineTotal {
   // Calls that had not returned when the program ended (a hang, a crash): in no other field,
   // which count finished calls only. Set by with_unfinished().
   std::uint64_t unfinished = 0;
+  double unfinished_seconds = 0;  // how long they had run when the program ended (where a hang's time went)
   // Workspace queries (LWORK = -1), which only size LAPACK's workspace: counted in `calls` (the
   // program made them) but not in the mean, which would halve a driver's (NumPy queries first).
   std::uint64_t queries = 0;
@@ -114,6 +115,9 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls);
 // The recording's totals with each routine's unfinished calls counted in, and a row (no finished
 // call) for a routine that only has unfinished ones: a program that hung in its first DGELSD.
 std::vector<RoutineTotal> with_unfinished(const Recording& recording);
+
+// How long a call in `running` had run when the program ended or was stopped.
+double running_seconds(const Recording& recording, const CallRecord& call);
 
 // What the calls list leaves out of the calls made inside other calls (RecordOptions::
 // nested_limit), in a sentence, or "" when it lists them all.

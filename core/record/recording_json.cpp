@@ -98,6 +98,7 @@ json routines_to_json(std::span<const RoutineTotal> totals) {
                         {"failures", t.failures},
                         {"gflop", t.gflop}});
     if (t.unfinished) routines.back()["unfinished"] = t.unfinished;
+    if (t.unfinished_seconds > 0) routines.back()["unfinished_seconds"] = t.unfinished_seconds;
     if (t.queries) routines.back()["workspace_queries"] = t.queries;
     if (t.query_seconds > 0) routines.back()["workspace_query_seconds"] = t.query_seconds;
     if (t.longest_seconds > 0) routines.back()["longest_seconds"] = t.longest_seconds;

@@ -84,7 +84,11 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
          timed && t.calls > t.queries ? format_duration(mean) : "-",  // only queries: no work to average
          t.gflop > 0 && record::working_seconds(t) > 0 ? format_number(t.gflop / record::working_seconds(t)) : "-",
          share_of_peak(r, t), std::to_string(t.failures)});
-    if (!r.running.empty()) rows.back().push_back(std::to_string(t.unfinished));
+    // With how long they had run: a hang's time is in no other column.
+    if (!r.running.empty()) {
+      rows.back().push_back(
+          t.unfinished ? std::to_string(t.unfinished) + " (ran " + format_duration(t.unfinished_seconds) + ")" : "0");
+    }
   }
   return rows;
 }

@@ -912,6 +912,10 @@ class RecordSciPy(unittest.TestCase):
         gelsd = next(t for t in report["routines"] if t["routine"] == "dgelsd")
         self.assertEqual(gelsd.get("unfinished"), 1, "the hung call is counted apart from the finished ones")
         self.assertNotIn("unfinished", next(t for t in report["routines"] if t["routine"] == "dlascl"))
+        # Where the time went: the hung call had run for most of the 4 s, said apart from TOTAL.
+        self.assertGreater(gelsd["unfinished_seconds"], 3.0)
+        self.assertLess(gelsd["seconds"], 0.1)
+        self.assertRegex(proc.err, r"dgelsd .* 1 \(ran [34]\.[0-9]+ s\)\n")
         # Captured before it ran, so the call that never returned can be replayed (with a timeout).
         capture = next(c for c in report["captures"] if c["call"] == hang["call"])
         check = subprocess.run([PYTHON, "-c", "import numpy as np, sys; a = np.load(sys.argv[1]); "
@@ -1603,7 +1607,7 @@ class RecordC(unittest.TestCase):
         self.assertIn("program-crashed", ids(report))
         self.assertIn("recorded 0 BLAS/LAPACK calls (and 1 that had not returned)", proc.err)
         # Its only GEMM never returned: the routines table has a row for it all the same.
-        self.assertRegex(proc.err, r"FAILURES +UNFINISHED\n +dgemm +float64 +0 +- +- +- +- +- +- +0 +1\n")
+        self.assertRegex(proc.err, r"FAILURES +UNFINISHED\n +dgemm +float64 +0 +- +- +- +- +- +- +0 +1 \(ran [0-9.]+ [a-z]*s\)\n")
         self.assertEqual([(t["routine"], t["calls"], t.get("unfinished")) for t in report["routines"]],
                          [("dgemm", 0, 1)])
 
