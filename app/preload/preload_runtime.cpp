@@ -66,8 +66,23 @@ std::uint32_t thread_id() {
   return t_tid;
 }
 
+// This process's entry in the shared table: the latest with its pid (an exec'd image attaches
+// again under the same pid), or nullptr.
+record::ProcessEntry* my_process_entry() {
+  if (!g_shared) return nullptr;
+  for (std::uint32_t i = std::min(g_shared->process_count.load(), record::kMaxProcesses); i-- > 0;) {
+    if (g_shared->processes[i].pid.load() == g_pid) return &g_shared->processes[i];
+  }
+  return nullptr;
+}
+
 void register_process(bool blas_found) {
   g_pid = static_cast<std::uint32_t>(::getpid());
+  // Attaching again under the same pid: the image before this one exec'd this program.
+  if (record::ProcessEntry* before = my_process_entry()) {
+    auto running = record::ProcessEnd::None;
+    before->end.compare_exchange_strong(running, record::ProcessEnd::Execed);
+  }
   const std::uint32_t index = g_shared->process_count.fetch_add(1);
   if (index >= record::kMaxProcesses) return;
   record::ProcessEntry& entry = g_shared->processes[index];
@@ -128,15 +143,17 @@ bool names_blas(const char* path) {
 // At exit, a process that called no recorded routine says whether it had BLAS/LAPACK loaded:
 // then it called only routines BLAScope does not record, which the recorder tells apart from
 // a program that never loaded one (or links one statically).
+// Its exit handlers running also say that it ended by itself (a C main that returned, where
+// exit() is called inside libc, out of the preload's reach): see ProcessEnd.
 __attribute__((destructor)) void note_loaded_blas() {
-  if (!g_shared || g_blas_found) return;
+  if (!g_shared) return;
+  note_process_end(record::ProcessEnd::Returned, 0);
+  if (g_blas_found) return;
   const bool loaded =
       ::dl_iterate_phdr([](dl_phdr_info* info, std::size_t, void*) { return names_blas(info->dlpi_name) ? 1 : 0; },
                         nullptr) != 0;
   if (!loaded) return;
-  for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
-    if (g_shared->processes[i].pid.load() == g_pid) g_shared->processes[i].blas_found.fetch_or(2);
-  }
+  if (record::ProcessEntry* entry = my_process_entry()) entry->blas_found.fetch_or(2);
 }
 
 __attribute__((constructor)) void attach() {
@@ -263,9 +280,16 @@ std::uint64_t now_ns() {
 void mark_blas_found() {
   if (!g_shared) return;
   g_blas_found = true;
-  for (std::uint32_t i = 0; i < std::min(g_shared->process_count.load(), record::kMaxProcesses); ++i) {
-    if (g_shared->processes[i].pid.load() == g_pid) g_shared->processes[i].blas_found.store(1);
-  }
+  if (record::ProcessEntry* entry = my_process_entry()) entry->blas_found.fetch_or(1);
+}
+
+void note_process_end(record::ProcessEnd end, int status) {
+  // A vfork child runs in its parent's memory with its parent's g_pid: not the parent's end.
+  if (!g_shared || static_cast<std::uint32_t>(::syscall(SYS_getpid)) != g_pid) return;
+  record::ProcessEntry* entry = my_process_entry();
+  if (!entry || entry->end.load() != record::ProcessEnd::None) return;  // the first word is the end
+  entry->exit_status.store(status);
+  entry->end.store(end);  // after the status: the recorder reads the status of an end it sees
 }
 
 namespace {

@@ -61,6 +61,10 @@ void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at);
 
 std::uint64_t now_ns();
 
+// Writes how this process ended into its entry (the first end said counts): exit() and
+// _exit() are interposed for it, since a child's status is not the recorder's to wait for.
+void note_process_end(record::ProcessEnd end, int status);
+
 // One recorded call: fill `call` between construction and begin(). Calls made inside it (a
 // LAPACK driver's GEMMs, its DLASCL, xerbla) see it as their parent. `call` is written in
 // place in the thread's slot of the shared file, where the recorder sees it while it runs.

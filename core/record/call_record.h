@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 17;
+inline constexpr std::uint32_t kLayoutVersion = 18;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -227,11 +227,21 @@ struct alignas(64) RingEntry {
 };
 static_assert(sizeof(RingEntry) == 128);
 
+// How a process's image ended, as the preload saw it (a child is not the recorder's to wait for).
+enum class ProcessEnd : std::uint32_t {
+  None,      // still running, or gone without exiting: a signal (a crash, the OOM killer, a kill)
+  Exited,    // it called exit(), _exit() or _Exit(): exit_status holds the status
+  Returned,  // its exit handlers ran without one of those (a C main that returned): status unknown
+  Execed,    // it exec'd another program, which attached again under the same pid
+};
+
 struct ProcessEntry {
   std::atomic<std::uint32_t> pid, parent_pid;
   // Bit 0: a BLAS/LAPACK symbol was resolved in it; bit 1: it ended with a BLAS/LAPACK library
   // loaded (whether or not it called a routine BLAScope records).
   std::atomic<std::uint32_t> blas_found;
+  std::atomic<ProcessEnd> end;  // written before exit_status is read: see ProcessEnd
+  std::atomic<std::int32_t> exit_status;
   char command[116];
 };
 

@@ -71,8 +71,12 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       }
       info.first_seen_ns = now_ns;
     }
+    // The end before the status: the preload writes the status first.
+    info.end = e.end.load();
+    info.exit_status = info.end == ProcessEnd::Exited ? e.exit_status.load() : -1;
     // Alive (a zombie not yet reaped counts as alive: a little longer, never shorter).
-    if (::kill(static_cast<pid_t>(info.pid), 0) == 0 || errno == EPERM) info.last_seen_ns = now_ns;
+    info.alive = ::kill(static_cast<pid_t>(info.pid), 0) == 0 || errno == EPERM;
+    if (info.alive) info.last_seen_ns = now_ns;
   }
 }
 

@@ -423,6 +423,27 @@ double running_seconds(const Recording& r, const CallRecord& c) {
   return std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
 }
 
+std::string end_name(const ProcessInfo& p) {
+  switch (p.end) {
+    case ProcessEnd::Exited: return "exit";
+    case ProcessEnd::Returned: return "returned";
+    case ProcessEnd::Execed: return "exec";
+    case ProcessEnd::None: break;
+  }
+  return p.alive ? "running" : "signal";
+}
+
+std::string end_text(const ProcessInfo& p) {
+  switch (p.end) {
+    case ProcessEnd::Exited: return "exit status " + std::to_string(p.exit_status);
+    case ProcessEnd::Returned: return "returned from main (its status is not seen)";
+    case ProcessEnd::Execed: return "exec'd another program";
+    case ProcessEnd::None: break;
+  }
+  return p.alive ? "still running when the program ended"
+                 : "ended by a signal without exiting (a crash, the OOM killer or a kill; which one is not seen)";
+}
+
 std::string unlisted_note(const Recording& r) {
   if (r.calls_unlisted == 0) return "";
   // An unfinished session does not say its limit.
@@ -447,7 +468,8 @@ std::vector<Recording> child_recordings(const Recording& r) {
     child.capture_mode = r.capture_mode;
     child.pid = p.pid;
     child.parent_pid = p.parent_pid;
-    child.exit_status = -1;  // not waited for by the recorder: unknown
+    // Not waited for by the recorder: known where the preload saw it call exit() or _exit().
+    child.exit_status = p.end == ProcessEnd::Exited ? p.exit_status : -1;
     // How long it ran, as far as the recorder saw it alive and its calls show (to the 0.2 to
     // 20 ms between two looks): not the whole recording's time.
     std::uint64_t first = p.first_seen_ns ? p.first_seen_ns : UINT64_MAX, last = p.last_seen_ns;

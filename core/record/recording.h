@@ -23,7 +23,18 @@ struct ProcessInfo {
   // when the recorder first and last saw it alive (CLOCK_MONOTONIC ns; 0 for never).
   std::string registered;
   std::uint64_t first_seen_ns = 0, last_seen_ns = 0;
+  // How it ended, as its preload said (exit status where it called exit() or _exit()), and
+  // whether it was still alive when last looked at (an end of None once gone is a signal's).
+  ProcessEnd end = ProcessEnd::None;
+  int exit_status = -1;
+  bool alive = true;
 };
+
+// How a process ended, in a word for sessions and reports: "exit", "returned", "exec",
+// "signal" (gone without exiting) or "running" (still alive at the end of the recording).
+std::string end_name(const ProcessInfo& process);
+// The same in words, for a child process: "exit status 1", "ended by a signal (...)".
+std::string end_text(const ProcessInfo& process);
 
 // Exact totals of one routine in one precision, over every call the program made.
 struct RoutineTotal {

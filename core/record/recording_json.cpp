@@ -75,6 +75,22 @@ T field(const json& j, const char* key, T fallback) {
   }
 }
 
+// A process's "ended" and "exit_status" (end_name's words); a session without them (older, or
+// hand-written) leaves the end unknown: running, as far as the file says.
+void read_end(const json& p, ProcessInfo& process) {
+  const std::string ended = field<std::string>(p, "ended", "running");
+  static const std::pair<const char*, ProcessEnd> kEnds[] = {
+      {"exit", ProcessEnd::Exited}, {"returned", ProcessEnd::Returned}, {"exec", ProcessEnd::Execed}};
+  for (const auto& [word, end] : kEnds) {
+    if (ended == word) process.end = end;
+  }
+  if (ended != "running" && ended != "signal" && process.end == ProcessEnd::None) {
+    throw std::invalid_argument("unknown process end \"" + ended + "\"");
+  }
+  process.alive = ended == "running";
+  if (process.end == ProcessEnd::Exited) process.exit_status = field<int>(p, "exit_status", -1);
+}
+
 }  // namespace
 
 json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
@@ -109,8 +125,12 @@ json routines_to_json(std::span<const RoutineTotal> totals) {
 json to_json(const Recording& r, bool with_calls) {
   json processes = json::array();
   for (const auto& p : r.processes) {
-    processes.push_back(
-        {{"pid", p.pid}, {"parent_pid", p.parent_pid}, {"command", p.command}, {"blas_found", p.blas_found}});
+    processes.push_back({{"pid", p.pid},
+                         {"parent_pid", p.parent_pid},
+                         {"command", p.command},
+                         {"blas_found", p.blas_found},
+                         {"ended", end_name(p)}});
+    if (p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
   }
   const json routines = routines_to_json(r.routines);
   json calls = json::array();
@@ -818,6 +838,7 @@ Recording recording_from_json(const json& s) {
     process.parent_pid = field<std::uint32_t>(p, "parent_pid", 0);
     process.command = field<std::string>(p, "command", "");
     process.blas_found = field<bool>(p, "blas_found", false);
+    read_end(p, process);
   }
   for (const json& t : field<json>(s, "routines", json::array())) {
     if (!t.is_object()) throw std::invalid_argument("a routine total must be an object");

@@ -94,10 +94,13 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
 }
 
 std::string status_line(const record::Recording& r) {
-  // A child process is not the recorder's to wait for: its status is not known.
-  std::string text = r.exit_status < 0
-                         ? std::string(r.parent_pid ? "exit status unknown (a child process)" : "exit status unknown")
-                         : "exit status " + std::to_string(r.exit_status);
+  // A child process is not the recorder's to wait for: how it ended is what its preload said.
+  const auto self = std::find_if(r.processes.begin(), r.processes.end(),
+                                 [&r](const record::ProcessInfo& p) { return p.pid == r.pid; });
+  std::string text = r.exit_status >= 0          ? "exit status " + std::to_string(r.exit_status)
+                     : !r.parent_pid             ? "exit status unknown"
+                     : self != r.processes.end() ? record::end_text(*self) + " (a child process)"
+                                                 : "exit status unknown (a child process)";
   if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
   if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
   return text;
@@ -188,7 +191,10 @@ std::string captures_text(const record::Recording& r) {
     std::size_t cut = std::min(c.command.size(), kShown - 1);
     while (cut > 0 && cut < c.command.size() && (static_cast<unsigned char>(c.command[cut]) & 0xC0) == 0x80) --cut;
     const std::string command = c.command.size() > kShown ? c.command.substr(0, cut) + "…" : c.command;
-    out << "child: pid " << c.pid << " (" << one_line(command) << ") -> " << c.session << '\n';
+    const auto process = std::find_if(r.processes.begin(), r.processes.end(),
+                                      [&c](const record::ProcessInfo& p) { return p.pid == c.pid; });
+    const std::string ended = process != r.processes.end() ? ", " + record::end_text(*process) : "";
+    out << "child: pid " << c.pid << " (" << one_line(command) << ")" << ended << " -> " << c.session << '\n';
   }
   if (r.processes.size() > r.children.size() + 1) {
     const std::size_t others = r.processes.size() - r.children.size() - 1;

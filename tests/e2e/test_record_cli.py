@@ -349,6 +349,53 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual({c["pid"] for c in child_report["calls"]}, {child["pid"]})
 
 
+    def test_how_each_child_ended_is_said(self):
+        # A worker that raises (multiprocessing exits it with 1), one that calls os._exit(3), one
+        # killed by a signal outside any call, and a C program that returns from main.
+        exe = build_c("returns", """
+            #include <cblas.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, c[4];
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+              return 5;
+            }
+        """, "-lopenblas")
+        script = write("ends.py", f"""
+            import multiprocessing as mp, os, signal, subprocess
+            import numpy as np
+            def raises():
+                np.ones((8, 8)) @ np.ones((8, 8))
+                raise RuntimeError("worker failed")
+            def exits():
+                np.ones((8, 8)) @ np.ones((8, 8))
+                os._exit(3)
+            def killed():
+                np.ones((8, 8)) @ np.ones((8, 8))
+                os.kill(os.getpid(), signal.SIGKILL)
+            if __name__ == "__main__":
+                mp.set_start_method("fork")
+                for target in (raises, exits, killed):
+                    p = mp.Process(target=target); p.start(); p.join()
+                    print(target.__name__, p.exitcode, flush=True)
+                print("C", subprocess.run(["{exe}"]).returncode)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(proc.out.split(), ["raises", "1", "exits", "3", "killed", "-9", "C", "5"])
+        ended = sorted((p["ended"], p.get("exit_status", -1)) for p in report["processes"] if p["pid"] != report["pid"])
+        self.assertEqual(ended, [("exit", 1), ("exit", 3), ("returned", -1), ("signal", -1)], report["processes"])
+        c_program = next(p for p in report["processes"] if p["command"].endswith("returns"))
+        self.assertEqual(c_program["ended"], "returned")  # its main returned: libc called exit(), not seen
+        # Each child's session and the summary say it too.
+        by_status = {}
+        for child in report["children"]:
+            rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
+            by_status[json.loads(rep.stdout)["exit_status"]] = child
+        self.assertEqual(sorted(k for k in by_status if k >= 0), [1, 3])  # -1: not known
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*\), exit status 3 -> ")
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*\), ended by a signal without exiting")
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), returned from main")
+
     def test_a_child_sessions_command_flops_and_time_are_its_own(self):
         # A child started with a long command line (a spawn-style worker), whose arguments hold
         # spaces: its session has its own argv whole, its GEMMs' FLOPs and the time it ran.
