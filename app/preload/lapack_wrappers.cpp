@@ -21,14 +21,16 @@ struct LapackArgs {
   int info = -1;
   int lwork = -1;   // LWORK: -1 there is a workspace query, which does no work
   int lwork2 = -1;  // LIWORK (or LRWORK): -1 there is a query too
-  int lwork3 = -1;  // HEEVR's LIWORK, beside its LRWORK
+  int lwork3 = -1;  // HEEVR's and HEGVD's LIWORK, beside their LRWORK
   int diag = -1;    // DIAG (TRTRS): 'U' leaves the diagonal unread
   // Eigen: N real values (HEEV's W too); ComplexEigen: N values of the call's precision (CGEEV's W).
   enum class Output { None, Singular, Eigen, ComplexEigen, B, A } output = Output::None;
   int out = -1;        // the output array's word
   int out_count = -1;  // the word that says how many output values were computed (SYEVR's M); else N
   bool scan_inputs = true;
-  bool triangle = false;  // only the UPLO triangle of A is read (POTRF, SYEV, SYEVD): only it is scanned
+  // Only the UPLO triangle of A is read (POTRF, SYEV, SYEVD), and of B where square_b is set
+  // (SYGVD): only it is scanned.
+  bool triangle = false;
   bool square_b = false;  // B is N x N (SYGVD's, GGES's), its UPLO triangle alone where `triangle` is set
   // A holds K reflectors below the diagonal of its first K columns (ORGQR), the rest is output;
   // TAU (the word `tau`) their K scales.

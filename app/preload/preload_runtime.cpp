@@ -404,8 +404,8 @@ void CallScope::restart_clock() {
   if (m_active) call.start_ns = record::read_call_clock(g_clock);
 }
 
-// Inline: the destructor is the per-call path, and a call out of it costs a nested call (an
-// SVD makes thousands) a tenth of its recording.
+// Inline: a call out of the destructor costs a nested call (an SVD makes thousands) a tenth
+// of its recording.
 inline bool CallScope::listed() const {
   if (m_level == 0 || m_index <= g_nested_limit || t_levels[m_level].child_listed || record::needed_one_by_one(call)) {
     return true;
@@ -423,14 +423,21 @@ bool CallScope::failed_here_or_inside() const {
   return failed() || (m_active && t_levels[m_level].child_failed);
 }
 
+namespace {
+// The clock since `start` (0 where the call never began: no start to count from).
+inline std::uint64_t elapsed_since(std::uint64_t start) {
+  return start ? record::read_call_clock(g_clock) - start : 0;
+}
+}  // namespace
+
 void CallScope::stop_clock() {
-  call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
+  call.duration_ns = elapsed_since(call.start_ns);
   m_ended = true;
 }
 
 CallScope::~CallScope() {
   if (!m_active) return;
-  if (!m_ended) call.duration_ns = call.start_ns ? record::read_call_clock(g_clock) - call.start_ns : 0;
+  if (!m_ended) call.duration_ns = elapsed_since(call.start_ns);  // stop_clock(), inline
   const RunningLevel& mine = t_levels[m_level];
   t_depth = m_level;               // this call has returned (and any deeper ones a longjmp left with it)
   if (m_slot && m_pid == g_pid) {  // a child forked inside this call leaves the parent's slot alone

@@ -120,7 +120,8 @@ class CallScope {
   CallRecord& place_call();
   void stop_clock();
   // Whether the finished call goes to the ring one by one (see SharedHeader::nested_limit).
-  bool listed() const;
+  // Inline, defined in the one file that calls it: the destructor is the per-call path.
+  inline bool listed() const;
 };
 
 // The pointer's alignment as CallRecord holds it: 1 + log2 of the largest power of two dividing

@@ -55,9 +55,11 @@ const std::vector<ArgumentList>& argument_lists() {
       {"GEES", {"JOBVS", "SORT", "SELECT", "N", "A", "LDA", "SDIM"}},  // then WR, WI (real) or W (complex)
       {"SYGVD",
        {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "IWORK", "LIWORK", "INFO"}},
-      {"HEGVD", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK"}},
+      {"HEGVD",
+       {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "RWORK", "LRWORK", "IWORK",
+        "LIWORK", "INFO"}},
       {"SYGV", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "INFO"}},
-      {"HEGV", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK"}},
+      {"HEGV", {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "RWORK", "INFO"}},
       // then ALPHAR, ALPHAI, BETA (real) or ALPHA, BETA (complex)
       {"GGES", {"JOBVSL", "JOBVSR", "SORT", "SELCTG", "N", "A", "LDA", "B", "LDB", "SDIM"}},
       {"GEHRD", {"N", "ILO", "IHI", "A", "LDA", "TAU", "WORK", "LWORK", "INFO"}},
@@ -94,7 +96,7 @@ std::string xerbla_parameter_list(std::string_view routine) {
   return text.str();
 }
 
-std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, std::int64_t n) {
+std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, const InfoContext& context) {
   if (info <= 0) return std::nullopt;
   const std::string i = std::to_string(info);
   constexpr std::string_view kSvdFix =
@@ -160,8 +162,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, std
           "scipy.linalg.schur without sort to get the unsorted form."};
     case Routine::Sygvd:
     case Routine::Sygv:
-      if (n > 0 && info > n) {
-        const std::string minor = std::to_string(info - n);
+      if (context.factor_of_b_failed && context.n > 0 && info > context.n) {
+        const std::string minor = std::to_string(info - context.n);
         return PositiveInfo{
             "the leading minor of order " + minor + " of B is not positive definite",
             "SYGV and SYGVD solve A x = lambda B x for a symmetric (Hermitian) A and a positive definite B: they "
@@ -175,10 +177,11 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, std
       }
       return PositiveInfo{
           "the eigenvalue algorithm did not converge",
-          "SYGV and SYGVD reduce A x = lambda B x to a standard symmetric problem and solve it with SYEV (SYEVD): "
-          "INFO = i <= N means that iteration failed (i off-diagonal elements of an intermediate tridiagonal form "
-          "did not converge to zero; with eigenvectors, SYGVD failed on a submatrix). With finite input this is "
-          "rare.",
+          "SYGV and SYGVD reduce A x = lambda B x to a standard symmetric problem and solve it with SYEV (SYEVD); "
+          "B's Cholesky factorisation succeeded, so a positive INFO is that solver's failure: for SYGV (and SYGVD "
+          "without eigenvectors) i <= N off-diagonal elements of an intermediate tridiagonal form did not "
+          "converge to zero; SYGVD with eigenvectors encodes the submatrix it failed on, a number above N that "
+          "SciPy reads as \"rows and columns i/(N+1) through mod(i, N+1)\". With finite input this is rare.",
           "Check A and B for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, b, driver='gv') or "
           "'gvd') or rescale B, whose conditioning enters the reduced problem."};
     case Routine::Gges:

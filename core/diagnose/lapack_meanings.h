@@ -17,11 +17,17 @@ std::string xerbla_parameter_name(std::string_view routine, int parameter);
 // The argument list of that routine ("TYPE, KL, KU, CFROM, ..."); "" when unknown.
 std::string xerbla_parameter_list(std::string_view routine);
 
-// What INFO > 0 from `routine` means: one line for the title, then the cause and the fix. `n`
-// is the call's N, for routines whose INFO above N means something else (SYGVD's N + i).
+// What INFO > 0 from `routine` means: one line for the title, then the cause and the fix.
 struct PositiveInfo {
   std::string summary, cause, fix;
 };
-std::optional<PositiveInfo> positive_info_meaning(record::Routine routine, int info, std::int64_t n = 0);
+// What else the INFO is read with: the call's N, and whether a POTRF made inside it failed
+// (SYGVD's INFO = N + i is B's leading minor i only then: its eigensolver's failures, with
+// eigenvectors, are numbers above N too).
+struct InfoContext {
+  std::int64_t n = 0;
+  bool factor_of_b_failed = false;
+};
+std::optional<PositiveInfo> positive_info_meaning(record::Routine routine, int info, const InfoContext& context);
 
 }  // namespace blasscope::core

@@ -121,6 +121,9 @@ std::string leading_dimension_bound(const CallRecord& c, const std::string& name
   if (name == "LDA" && (lapack || (c.routine == Routine::Gemv && !(c.flags & record::kCblas)))) {
     value = c.lda, need = c.m;
     what = square_only(c.routine) ? "N: A is N x N" : "M: A has M rows";
+  } else if (name == "LDB" &&
+             (c.routine == Routine::Sygvd || c.routine == Routine::Sygv || c.routine == Routine::Gges)) {
+    value = c.ldb, need = c.n, what = "N: B is N x N";
   } else if (name == "LDB" && (c.routine == Routine::Gesv || c.routine == Routine::Getrs ||
                                c.routine == Routine::Potrs || c.routine == Routine::Trtrs)) {
     value = c.ldb, need = c.n, what = "N: B has N rows";
@@ -405,8 +408,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   }
   // XERBLA reports made inside a driver by the routines it called, by driver. Where the driver
   // holds a report of its own too (DGEEV of a NaN: DGEBAL's, then DHSEQR's, each overwriting the
-  // last, while its DGEHRD holds its own), the driver's is what the program saw (SciPy raises it):
-  // the diagnosis names that one and lists the others as evidence.
+  // last, while its DGEHRD holds its own), the driver's is taken for what the program saw (SciPy
+  // raises DHSEQR's): the diagnosis names that one and lists the others as evidence.
   std::unordered_map<std::uint64_t, std::vector<const CallRecord*>> inner_reports;
   for (const CallRecord& c : r.calls) {
     if (c.xerbla_parameter != 0 && c.parent && !is_lascl_cfrom(c)) inner_reports[outermost(c)->id].push_back(&c);
@@ -462,8 +465,9 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                       "scaling."}
                            : Specific{"not a number", "", ""});
     } else if (c.xerbla_parameter != 0 && &c != outermost(c) && outermost(c)->xerbla_parameter != 0 &&
-               !is_lascl_cfrom(*outermost(c))) {
-      // Inside a driver with a report of its own: the driver's diagnosis lists this one.
+               !is_lascl_cfrom(*outermost(c)) && !running.count(outermost(c)->id)) {
+      // Inside a driver with a report of its own: the driver's diagnosis lists this one (a
+      // driver that never returned gets none of that kind: each report is diagnosed).
     } else if (c.xerbla_parameter != 0) {
       const CallRecord& top = *outermost(c);
       const bool gemm_page = is_gemm_xerbla(c) && &top == &c;
@@ -472,7 +476,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       std::vector<std::string> evidence = argument_evidence(c, top);
       if (&top == &c && inner_reports.count(c.id)) {
         for (const CallRecord* inner : inner_reports[c.id]) {
-          evidence.push_back("before it, " + label(*inner) + " inside it: on entry to " + xerbla_routine(*inner) +
+          // In which order is not recorded: the driver's own report is the last of its own.
+          evidence.push_back("also " + label(*inner) + ", inside it: on entry to " + xerbla_routine(*inner) +
                              " parameter number " + std::to_string(inner->xerbla_parameter) + " had an illegal value");
         }
       }
@@ -500,7 +505,13 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     } else if (lapack && c.info > 0 && c.parent && outermost(c)->info != 0) {
       // Failed inside a driver that failed too (GELS's DTRTRS): the driver's diagnosis says it.
     } else if (lapack && c.info > 0 && !out.has("dlascl-invalid-cfrom", c.id)) {
-      const auto meaning = positive_info_meaning(c.routine, c.info, c.n);
+      InfoContext context{c.n, false};
+      if (c.routine == Routine::Sygvd || c.routine == Routine::Sygv) {
+        context.factor_of_b_failed = std::any_of(r.calls.begin(), r.calls.end(), [&c](const CallRecord& inner) {
+          return inner.parent == c.id && inner.routine == Routine::Potrf && inner.info > 0;
+        });
+      }
+      const auto meaning = positive_info_meaning(c.routine, c.info, context);
       const auto scaled = infinite_scale.find(c.id);
       if (scaled != infinite_scale.end() && c.input_nan + c.input_inf > 0) {
         // The failure is the Inf's: LAPACK scaled the matrix by CTO/Inf = 0 before it failed.

@@ -234,7 +234,7 @@ void say_what_the_info_means(const RunResult& result, Diagnosis& d) {
   if (!r || !r->info || *r->info <= 0) return;
   const auto routine = record::parse_routine_name(r->kernel);
   if (!routine) return;
-  const auto meaning = positive_info_meaning(routine->first, *r->info);
+  const auto meaning = positive_info_meaning(routine->first, *r->info, {});  // no replayed op is a SYGVD
   if (!meaning) return;
   d.title = "op " + std::to_string(r->op) + " (" + std::string(name(r->op_kind)) + ", " + r->kernel +
             ") returned INFO = " + std::to_string(*r->info) + ": " + meaning->summary;

@@ -2,9 +2,9 @@
 
 #include <vector>
 
+#include "analysis/inspect_report.h"
 #include "diagnose/diagnosis.h"
 #include "results/run_result.h"
-#include "analysis/inspect_report.h"
 
 namespace blasscope::core {
 

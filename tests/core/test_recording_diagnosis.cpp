@@ -218,6 +218,65 @@ TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {
   EXPECT_NE(found[2].title.find("the SVD did not converge"), std::string::npos) << found[2].title;
 }
 
+// SYGVD's INFO above N is B's leading minor only where its POTRF failed: with eigenvectors,
+// its divide-and-conquer solver encodes the submatrix it failed on as a number above N too.
+TEST(RecordingDiagnosis, AGeneralizedEigenINFOAboveNIsBsMinorOnlyWhenItsCholeskyFailed) {
+  Recording r;
+  CallRecord minor = call(1, Routine::Sygvd, 6, 6), potrf = call(2, Routine::Potrf, 6, 6),
+             solver = call(3, Routine::Sygvd, 6, 6), gv = call(4, Routine::Sygv, 6, 6);
+  for (CallRecord* c : {&minor, &potrf, &solver, &gv}) c->flags = blasscope::record::kHasInfo;
+  minor.info = 10;  // N + 4
+  potrf.parent = 1, potrf.info = 4;
+  solver.info = 15;  // 2 * (N + 1) + 1: SYEVD's "rows and columns 2 through 1"
+  gv.info = 3;
+  std::vector<Diagnosis> found;  // one recording each: repeats of one routine's failure are folded
+  for (const auto& calls : {std::vector<CallRecord>{potrf, minor}, {solver}, {gv}}) {
+    r.calls = calls;
+    for (const Diagnosis& d : of(diagnose_recording(r), "lapack-failed")) found.push_back(d);
+  }
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_NE(found[0].title.find("DSYGVD (N=6, LDA=6): returned INFO = 10: the leading minor of order 4 of B is not "
+                                "positive definite"),
+            std::string::npos)
+      << found[0].title;
+  EXPECT_NE(found[1].title.find("returned INFO = 15: the eigenvalue algorithm did not converge"), std::string::npos)
+      << found[1].title;
+  EXPECT_NE(found[1].cause.find("B's Cholesky factorisation succeeded"), std::string::npos) << found[1].cause;
+  EXPECT_NE(found[2].title.find("DSYGV (N=6, LDA=6): returned INFO = 3: the eigenvalue algorithm"), std::string::npos)
+      << found[2].title;
+  // Read alone, without the call's context, an INFO above N is not taken for B's minor either.
+  const auto alone = positive_info_meaning(Routine::Sygvd, 10, {6, false});
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->summary, "the eigenvalue algorithm did not converge");
+}
+
+// A driver holding a report of its own (the last one its unrecorded routines made) is
+// diagnosed by it; a recorded routine's report inside it is listed. A driver that never
+// returned leaves each report its own diagnosis.
+TEST(RecordingDiagnosis, ADriversOwnXerblaReportIsItsDiagnosisWithTheInnerOnesListed) {
+  Recording r;
+  CallRecord geev = call(1, Routine::Geev, 5, 5), gehrd = call(2, Routine::Gehrd, 5, 5);
+  geev.flags = gehrd.flags = blasscope::record::kHasInfo;
+  gehrd.parent = 1;
+  xerbla(geev, "DHSEQR", 4);
+  xerbla(gehrd, "DGEHRD", 2);
+  r.calls = {gehrd, geev};
+  auto found = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("on entry to DHSEQR parameter number 4"), std::string::npos) << found[0].title;
+  EXPECT_TRUE(contains(found[0].evidence,
+                       "also call 2 DGEHRD (N=5, LDA=5), inside it: on entry to DGEHRD parameter "
+                       "number 2"));
+  r.calls = {gehrd};
+  r.running = {geev};
+  found = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("on entry to DGEHRD parameter number 2 had an illegal value (in DGEHRD, called "
+                                "inside it)"),
+            std::string::npos)
+      << found[0].title;
+}
+
 TEST(RecordingDiagnosis, AnErrorInsideADriverIsTheDriversWithTheInternalRoutinesArguments) {
   Recording r;
   CallRecord gesvd = call(10, Routine::Gesvd, 6, 4), lascl = call(11, Routine::Lascl, 4, 1);

@@ -789,6 +789,17 @@ class RecordSciPy(unittest.TestCase):
                 sl.qz(c, np.eye(20), check_finite=False)
             except (sl.LinAlgError, ValueError) as e:
                 print("qz:", e)
+            # The complex routines' arguments sit elsewhere (RWORK, LRWORK): sizes, INFO, queries.
+            h = (a + 1j * np.triu(a, 1) - 1j * np.tril(a, -1)).astype(np.complex64)
+            hb = np.eye(7, dtype=np.complex64); hb[4, 4] = -2
+            for driver in ("gvd", "gv"):                           # CHEGVD, CHEGV: minor 5 of B
+                try:
+                    sl.eigh(np.pad(h, ((0, 1), (0, 1))) + 0, hb, driver=driver)
+                except sl.LinAlgError as e:
+                    print("c" + driver + ":", e)
+            z = rng.standard_normal((9, 7)) + 1j * rng.standard_normal((9, 7))
+            sl.qr(z, pivoting=True)                                # ZGEQP3, 9 x 7
+            sl.qz(z[:7], z[2:], output="complex")                  # ZGGES, 7 x 7
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual(proc.returncode, 0, proc.err)
@@ -809,6 +820,17 @@ class RecordSciPy(unittest.TestCase):
         gehrd = next(c for c in top if c["routine"] == "dgehrd" and not c.get("workspace_query"))
         self.assertGreater(gehrd.get("unlisted", 0) + len([c for c in report["calls"] if c.get("parent") == gehrd["id"]]),
                            100)
+        self.assertIn("cgvd: The leading minor of order 5 of B is not positive definite", proc.out)
+        self.assertIn("cgv: The leading minor of order 5 of B is not positive definite", proc.out)
+        for routine in ("CHEGVD", "CHEGV"):
+            d = next(d for d in report["diagnoses"] if d["id"] == "lapack-failed" and routine + " " in d["title"])
+            self.assertIn(f"call {d['call']} {routine} (N=7, LDA=7, LDB=7): returned INFO = 12: the leading minor of "
+                          "order 5 of B", d["title"])
+        for routine, shape in (("zgeqp3", (9, 7, 9)), ("zgges", (7, 7, 7))):
+            done = [c for c in report["calls"] if c["routine"] == routine and not c.get("workspace_query")]
+            self.assertEqual([(c["m"], c["n"], c["lda"], c.get("info", 0)) for c in done], [shape + (0,)], routine)
+            self.assertEqual(len([c for c in report["calls"] if c["routine"] == routine and c.get("workspace_query")]),
+                             1, routine)
         # An Inf in A is read by DGGES: its input is flagged.
         inf = next(c for c in report["calls"] if c["routine"] == "dgges" and c.get("input_inf"))
         self.assertEqual((inf["n"], inf["input_inf"]), (20, 1))
@@ -1443,8 +1465,8 @@ class RecordC(unittest.TestCase):
         d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
         self.assertIn("on entry to DHSEQR parameter number 4", d["title"])
         self.assertIn("computed from a NaN/Inf input", d["title"])
-        # DGEHRD (recorded, inside DGEEV) reported before DHSEQR did: listed, not the title.
-        self.assertTrue(any("inside it: on entry to DGEHRD parameter number 2" in e for e in d["evidence"]),
+        # DGEHRD (recorded, inside DGEEV) reported too: listed, not the title.
+        self.assertTrue(any(", inside it: on entry to DGEHRD parameter number 2" in e for e in d["evidence"]),
                         d["evidence"])
         self.assertIn("?GEBAL, refuses a NaN matrix as its parameter 3", d["cause"])
         self.assertIn("isfinite", d["fix"])
