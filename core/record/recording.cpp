@@ -31,6 +31,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Ctrl-Cs the recorder received while the program ran (see record_program), and how long the
+// program has to end by itself after the first.
+std::atomic<int> g_interrupts{0};
+constexpr auto kInterruptGrace = std::chrono::seconds(2);
+
 std::string signal_text(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
@@ -166,11 +171,16 @@ Recording record_program(const RecordOptions& options) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  // Like time(1): Ctrl-C reaches the program (same process group); the recorder outlives it.
+  // Like time(1): Ctrl-C reaches the program (same process group); the recorder outlives it,
+  // counting it: a program that has not ended 2 s later (hung inside a LAPACK call, where
+  // Python cannot raise KeyboardInterrupt), or a second Ctrl-C, stops it as --timeout does.
   struct sigaction ignore {
-  }, old_int{}, old_quit{};
+  }, counted{}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
-  ::sigaction(SIGINT, &ignore, &old_int);
+  counted.sa_handler = [](int) { g_interrupts.fetch_add(1); };
+  sigemptyset(&counted.sa_mask);
+  g_interrupts.store(0);
+  ::sigaction(SIGINT, &counted, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -212,6 +222,7 @@ Recording record_program(const RecordOptions& options) {
   // and a recorder waking up on a core that an OpenBLAS thread needs stalls a whole GEMM.
   const ThreadNiceness background(10);
   int status = 0, received = 0;
+  Clock::time_point interrupted_at{};  // when the first Ctrl-C came
   bool stopping = false;
   auto stop_deadline = Clock::time_point::max();
   auto next_progress = started;
@@ -243,6 +254,10 @@ Recording record_program(const RecordOptions& options) {
     if (options.stop_signal && options.stop_signal->load() != 0) {
       stop_requested = true;
       received = options.stop_signal->load();
+    }
+    if (const int interrupts = g_interrupts.load(); interrupts > 0) {
+      if (interrupted_at == Clock::time_point{}) interrupted_at = now;
+      if (interrupts > 1 || now - interrupted_at >= kInterruptGrace) stop_requested = true, received = SIGINT;
     }
     const bool timed_out =
         options.timeout_seconds > 0 && now - started >= std::chrono::duration<double>(options.timeout_seconds);
@@ -340,9 +355,12 @@ Recording record_program(const RecordOptions& options) {
   }
   if (out.timed_out) out.exit_status = 124;
   if (out.stopped) {
-    out.problem = received ? "the recorder received " + signal_text(received) +
-                                 " and stopped the program; what it had recorded is kept"
-                           : "stopped on request while it ran";
+    out.problem = received == SIGINT
+                      ? "Ctrl-C (SIGINT) did not end the program (a call that never returns cannot raise "
+                        "KeyboardInterrupt): the recorder stopped it; what it had recorded is kept"
+                  : received ? "the recorder received " + signal_text(received) +
+                                   " and stopped the program; what it had recorded is kept"
+                             : "stopped on request while it ran";
   }
   bool blas_found = false, blas_loaded = false;
   for (const auto& p : out.processes)

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import struct
+import signal
 import subprocess
 import sys
 import tempfile
@@ -1057,6 +1058,48 @@ class RecordLifecycle(unittest.TestCase):
                 self.assertEqual(len(recorded["calls"]), 25)
                 self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
                 self.assertFalse(os.path.exists(buffer), "the recording buffer was left behind")
+
+    def test_ctrl_c_stops_a_program_hung_in_a_call_and_leaves_one_that_ends_by_itself(self):
+        # A terminal's Ctrl-C goes to the whole process group. Python raises KeyboardInterrupt only
+        # between bytecodes: inside a DGELSD that never returns it cannot, so the recorder stops
+        # the program 2 s later and writes the session; a program that ends on it is left alone.
+        hung = write("ctrl_c_hang.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.rand(30, 9); a[0, 0] = np.inf
+            print("working", flush=True)
+            scipy.linalg.lstsq(a, np.ones(30), check_finite=False)
+        """)
+        looping = write("ctrl_c_loop.py", """
+            import numpy as np
+            print("working", flush=True)
+            while True:
+                np.ones((4, 4)) @ np.ones((4, 4))
+        """)
+        for script, hangs in ((hung, True), (looping, False)):
+            with self.subTest(hangs=hangs):
+                session = os.path.join(WORK, f"ctrl-c-{hangs}.json")
+                proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=WORK,
+                                        start_new_session=True)
+                try:
+                    self.assertEqual(proc.stdout.readline().strip(), b"working")
+                    time.sleep(0.5)
+                    started = time.monotonic()
+                    os.killpg(proc.pid, signal.SIGINT)
+                    out, err = proc.communicate(timeout=30)
+                finally:
+                    kill_processes_running(script)
+                with open(session) as f:
+                    recorded = json.load(f)
+                if hangs:
+                    self.assertEqual(proc.returncode, 128 + 15, err.decode())  # stopped with SIGTERM
+                    self.assertLess(time.monotonic() - started, 10)
+                    self.assertIn("Ctrl-C (SIGINT) did not end the program", recorded["problem"])
+                    self.assertEqual([c["routine"] for c in recorded["running"]], ["dgelsd"])
+                else:
+                    self.assertEqual(proc.returncode, 128 + 2, err.decode())  # Python's own KeyboardInterrupt
+                    self.assertIn(b"KeyboardInterrupt", err)
+                    self.assertIsNone(recorded["problem"])
 
     def test_a_recorder_killed_outright_leaves_a_session_report_can_read(self):
         # SIGKILL (or the OOM killer) gives the recorder no chance to finish: the calls it had
