@@ -181,6 +181,12 @@ int run_run(const std::vector<std::string>& raw_args) {
                              "a saved session, not a workload: `blasscope-cli report " + args.workload +
                                  "` summarises it, and the GUI opens it");
     }
+    if (document.kind == core::DocumentKind::Recording || !document.workload) {
+      throw core::InputError(core::InputError::Kind::Malformed,
+                             "a recording, not a workload: `blasscope-cli report " + args.workload +
+                                 "` summarises it, the GUI opens it, and each failing call it captured has a "
+                                 "workload of its own (its `captures`, OUTPUT.captures/call-ID/workload.json)");
+    }
     workload = *document.workload;
     check_inputs(workload);
     if (!args.save_outputs.empty()) {

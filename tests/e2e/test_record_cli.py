@@ -348,6 +348,10 @@ class RecordNumPy(unittest.TestCase):
         child_report = json.loads(rep.stdout)
         self.assertEqual(calls_of(child_report, "dgemm"), 4)
         self.assertEqual({c["pid"] for c in child_report["calls"]}, {child["pid"]})
+        # A recording given to `run` is refused by name (it was read as an empty workload).
+        run = subprocess.run([CLI, "run", child["session"]], capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 3, run.stderr)
+        self.assertIn("a recording, not a workload: `blasscope-cli report", run.stderr)
 
 
     def test_how_each_child_ended_is_said(self):
