@@ -138,7 +138,15 @@ json to_json(const Recording& r, bool with_calls) {
     for (std::size_t i = 0; i < r.calls.size(); ++i) calls.push_back(call_to_json(r.calls[i], i, r.start_ns));
   }
   json running = json::array();
-  for (const auto& c : r.running) running.push_back(call_to_json(c, 0, r.start_ns));
+  for (const auto& c : r.running) {
+    // It never returned: no duration, no INFO (a call's 0 would read as "0 s, succeeded"), but
+    // how long it had run.
+    json call = call_to_json(c, 0, r.start_ns);
+    call.erase("seconds");
+    call.erase("info");
+    call["ran_seconds"] = running_seconds(r, c);
+    running.push_back(std::move(call));
+  }
   json children = json::array();
   for (const auto& c : r.children) {
     children.push_back({{"pid", c.pid}, {"command", c.command}, {"session", c.session}});

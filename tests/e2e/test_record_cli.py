@@ -983,6 +983,10 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("DGELSD", hang["title"])
         running = next(c for c in report["running"] if c["id"] == hang["call"])
         self.assertEqual(running["input_inf"], 1)
+        # It never returned: how long it had run, and no duration or INFO that would read as success.
+        self.assertGreater(running["ran_seconds"], 3.0)
+        self.assertNotIn("seconds", running)
+        self.assertNotIn("info", running)
         gelsd = next(t for t in report["routines"] if t["routine"] == "dgelsd")
         self.assertEqual(gelsd.get("unfinished"), 1, "the hung call is counted apart from the finished ones")
         self.assertNotIn("unfinished", next(t for t in report["routines"] if t["routine"] == "dlascl"))
