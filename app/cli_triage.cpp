@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <sstream>
 
 #include "cli_usage.h"
+#include "diagnose/lapack_meanings.h"
 #include "diagnose/triage.h"
 #include "io/input_error.h"
 #include "report/inspect_json.h"
@@ -86,6 +89,29 @@ void print_indented(std::ostream& out, const std::string& text) {
   for (std::string line; std::getline(lines, line);) out << (line.empty() ? "" : "     ") << line << '\n';
 }
 
+// "parameter 4 of DHSEQR is ILO" for a routine's XERBLA line, with where a LAPACK routine's bad
+// value usually comes from; "" when the line names no routine and parameter this knows.
+std::string named_argument(const core::TriageMatch& m) {
+  std::string routine, parameter;
+  for (const auto& [name, value] : m.values) {
+    if (name == "routine") routine = value;
+    if (name == "parameter") parameter = value;
+  }
+  if (routine.empty() || parameter.empty() || parameter.size() > 3 ||
+      !std::all_of(parameter.begin(), parameter.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return "";
+  }
+  const std::string argument = core::xerbla_parameter_name(routine, std::stoi(parameter));
+  if (argument.empty()) return "";
+  std::string text = "parameter " + parameter + " of " + routine + " is " + argument;
+  if (core::routine_base(routine) != "gemm" && core::routine_base(routine) != "gemv") {
+    text += " (where your code did not call " + routine +
+            " itself, LAPACK computed that value inside a routine you called, from NaN/Inf input for "
+            "SciPy's eig: `blasscope-cli record -- PROGRAM` names the call and its inputs)";
+  }
+  return text;
+}
+
 void print_text(const std::vector<core::TriageMatch>& matches, const std::string& source) {
   std::ostringstream out;
   out << matches.size() << (matches.size() == 1 ? " diagnosis matches " : " diagnoses match ") << source
@@ -95,6 +121,8 @@ void print_text(const std::vector<core::TriageMatch>& matches, const std::string
     out << '\n' << i + 1 << ". " << m.id << " (" << core::name(m.severity) << "): " << m.title << '\n';
     out << "   line " << m.line_number << ": " << m.line << '\n';
     if (!m.values.empty()) out << "   values: " << values_text(m) << '\n';
+    const std::string argument = named_argument(m);
+    if (!argument.empty()) out << "   " << argument << '\n';
     out << "   listed as: " << m.example << '\n';
     const core::Explanation* e = core::find_explanation(m.id);
     if (e && i < kExplained) {

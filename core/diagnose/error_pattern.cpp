@@ -94,13 +94,18 @@ bool is_unit(const std::string& w) {
 // precision letter ("dcopy"), so prose never reads as a routine name.
 const std::unordered_set<std::string>& routine_bases() {
   static const std::unordered_set<std::string> kBases = {
-      "gemm",  "gemv",  "ger",   "geru",  "gerc",  "syrk",  "syr2k",  "herk",  "her2k", "trsm",  "trmm",  "trsv",
-      "trmv",  "symm",  "symv",  "hemm",  "hemv",  "axpy",  "scal",   "copy",  "swap",  "dot",   "dotu",  "dotc",
-      "nrm2",  "asum",  "rot",   "rotg",  "gesdd", "gesvd", "gesvdx", "gejsv", "gelsd", "gelsy", "gelss", "gels",
-      "gesv",  "getrf", "getrs", "getri", "getf2", "potrf", "potrs",  "potri", "potf2", "syev",  "syevd", "syevr",
-      "syevx", "heev",  "heevd", "heevr", "heevx", "geev",  "geevx",  "geqrf", "geqp3", "gerqf", "orgqr", "ungqr",
-      "ormqr", "unmqr", "lascl", "lange", "lansy", "trtrs", "trtri",  "gebrd", "bdsqr", "bdsdc", "sytrf", "sytrs",
-      "hetrf", "posv",  "sysv",  "hesv",  "gbsv",  "gtsv",  "ggev",   "gges",  "sygv",  "hegv",  "larfg", "lartg"};
+      "gemm", "gemv", "ger", "geru", "gerc", "syrk", "syr2k", "herk", "her2k", "trsm", "trmm", "trsv", "trmv", "symm",
+      "symv", "hemm", "hemv", "axpy", "scal", "copy", "swap", "dot", "dotu", "dotc", "nrm2", "asum", "rot", "rotg",
+      "gesdd", "gesvd", "gesvdx", "gejsv", "gelsd", "gelsy", "gelss", "gels", "gesv", "getrf", "getrs", "getri",
+      "getf2", "potrf", "potrs", "potri", "potf2", "syev", "syevd", "syevr", "syevx", "heev", "heevd", "heevr", "heevx",
+      "geev", "geevx", "geqrf", "geqp3", "gerqf", "orgqr", "ungqr", "ormqr", "unmqr", "lascl", "lange", "lansy",
+      "trtrs", "trtri", "gebrd", "bdsqr", "bdsdc", "sytrf", "sytrs", "hetrf", "posv", "sysv", "hesv", "gbsv", "gtsv",
+      "ggev", "gges", "sygv", "hegv", "larfg", "lartg",
+      // what the recorded drivers call inside, and SciPy's other wrappers: their XERBLA lines
+      "sygvd", "hegvd", "sygvx", "hegvx", "gehrd", "gebal", "gebak", "hseqr", "orghr", "unghr", "tgsen", "trsen",
+      "gees", "geesx", "ggesx", "ggevx", "hgeqz", "gghrd", "tgevc", "trevc", "trsyl", "gecon", "pocon", "sycon",
+      "stedc", "steqr", "sterf", "stemr", "sytrd", "hetrd", "orgtr", "ungtr", "ormtr", "unmtr", "gelqf", "orglq",
+      "unglq", "gerqf", "orgrq", "laswp", "larfb", "larft", "lacpy", "laset", "gesvj", "pstrf", "sytrs", "hetrs"};
   return kBases;
 }
 

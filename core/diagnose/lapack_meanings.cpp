@@ -63,6 +63,9 @@ const std::vector<ArgumentList>& argument_lists() {
       // then ALPHAR, ALPHAI, BETA (real) or ALPHA, BETA (complex)
       {"GGES", {"JOBVSL", "JOBVSR", "SORT", "SELCTG", "N", "A", "LDA", "B", "LDB", "SDIM"}},
       {"GEHRD", {"N", "ILO", "IHI", "A", "LDA", "TAU", "WORK", "LWORK", "INFO"}},
+      // What GEEV calls before GEHRD and after it: where its NaN/Inf input is refused.
+      {"GEBAL", {"JOB", "N", "A", "LDA", "ILO", "IHI", "SCALE", "INFO"}},
+      {"HSEQR", {"JOB", "COMPZ", "N", "ILO", "IHI", "H", "LDH"}},         // then WR, WI (real) or W (complex)
       {"GEQP3", {"M", "N", "A", "LDA", "JPVT", "TAU", "WORK", "LWORK"}},  // then INFO (real) or RWORK, INFO
   };
   return kLists;

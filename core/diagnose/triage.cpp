@@ -290,16 +290,27 @@ bool looks_binary(std::string_view head) {
 std::string reproducing_scenario(const std::string& id, const std::string& line) {
   // Among the scenarios that show `id`, the one whose title and story share most words with
   // the line ("least squares" -> nan-lstsq), then the one that shows fewest other diagnoses.
+  // A line naming a routine is reproduced only by a scenario about that routine: DHSEQR's
+  // parameter 4 is not the row-major GEMM's leading dimension.
   const std::set<std::string> words = words_of(line);
+  std::set<std::string> routines;
+  for (const auto& word : words) {
+    if (std::string base = routine_base(word); !base.empty()) routines.insert(std::move(base));
+  }
   const Workload* best = nullptr;
   std::tuple<std::size_t, std::size_t, std::size_t> best_rank{};
   for (const auto& w : builtin_scenarios()) {
     const auto& expected = w.scenario->expected;
     const auto at = std::find(expected.begin(), expected.end(), id);
     if (at == expected.end()) continue;
+    std::string text = w.scenario->id + " " + w.scenario->title + " " + w.scenario->story;
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!routines.empty() && std::none_of(routines.begin(), routines.end(), [&text](const std::string& base) {
+          return text.find(base) != std::string::npos;
+        }))
+      continue;
     std::size_t shared = 0;
-    for (const auto& word : words_of(w.scenario->id + " " + w.scenario->title + " " + w.scenario->story))
-      shared += words.contains(word);
+    for (const auto& word : words_of(text)) shared += words.contains(word);
     const std::tuple<std::size_t, std::size_t, std::size_t> rank{shared, 100 - expected.size(),
                                                                  100 - static_cast<std::size_t>(at - expected.begin())};
     if (!best || rank > best_rank) best = &w, best_rank = rank;

@@ -73,7 +73,13 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
       {"ROUTINE", "DTYPE", "CALLS", "TOTAL", "SELF", "SHARE", "MEAN", "GFLOP/s", "OF PEAK", "FAILURES"}};
   if (!r.running.empty()) rows[0].push_back("UNFINISHED");
   const double self_total = total_self_seconds(r);
-  for (const auto& t : record::with_unfinished(r)) {
+  std::vector<record::RoutineTotal> totals = record::with_unfinished(r);
+  // By self time; routines with calls that never returned first, by how long those had run:
+  // the hang (or the crash) is the finding, and its time is in no other column.
+  std::stable_sort(totals.begin(), totals.end(), [](const record::RoutineTotal& a, const record::RoutineTotal& b) {
+    return a.unfinished_seconds > b.unfinished_seconds;
+  });
+  for (const auto& t : totals) {
     const double mean = record::mean_seconds(t);
     const bool timed = t.calls > 0;
     rows.push_back(
