@@ -627,96 +627,48 @@ BLASSCOPE_LAPACK_CZ(
 // ?SYGVD(ITYPE, JOBZ, UPLO, N, A, LDA, B, LDB, W, WORK, LWORK, IWORK, LIWORK, INFO): the
 // generalized symmetric-definite eigenproblem (scipy.linalg.eigh(a, b)); ?HEGVD adds RWORK,
 // LRWORK before IWORK. B is factored by POTRF inside: INFO = N + i is its leading minor i.
-BLASSCOPE_LAPACK_SD(sygvd, 16, Sygvd,
-                    {.ch = 2,
-                     .m = 3,
-                     .n = 3,
-                     .a = 4,
-                     .lda = 5,
-                     .b = 6,
-                     .ldb = 7,
-                     .info = 13,
-                     .lwork = 10,
-                     .lwork2 = 12,
-                     .output = Out::Eigen,
-                     .out = 8,
-                     .triangle = true,
-                     .square_b = true})
-constexpr LapackArgs kHegvdArgs{.ch = 2,
-                                .m = 3,
-                                .n = 3,
-                                .a = 4,
-                                .lda = 5,
-                                .b = 6,
-                                .ldb = 7,
-                                .info = 15,
-                                .lwork = 10,
-                                .lwork2 = 12,
-                                .lwork3 = 14,
-                                .output = Out::Eigen,
-                                .out = 8,
-                                .triangle = true,
-                                .square_b = true};
-BLASSCOPE_LAPACK_CZ(hegvd, 18, Sygvd, kHegvdArgs)
-// ?SYGV(ITYPE, JOBZ, UPLO, N, A, LDA, B, LDB, W, WORK, LWORK, INFO): eigh(a, b, driver='gv');
-// ?HEGV adds RWORK before INFO.
-BLASSCOPE_LAPACK_SD(sygv, 14, Sygv,
-                    {.ch = 2,
-                     .m = 3,
-                     .n = 3,
-                     .a = 4,
-                     .lda = 5,
-                     .b = 6,
-                     .ldb = 7,
-                     .info = 11,
-                     .lwork = 10,
-                     .output = Out::Eigen,
-                     .out = 8,
-                     .triangle = true,
-                     .square_b = true})
-constexpr LapackArgs kHegvArgs{.ch = 2,
-                               .m = 3,
-                               .n = 3,
-                               .a = 4,
-                               .lda = 5,
-                               .b = 6,
-                               .ldb = 7,
-                               .info = 12,
-                               .lwork = 10,
-                               .output = Out::Eigen,
-                               .out = 8,
-                               .triangle = true,
-                               .square_b = true};
-BLASSCOPE_LAPACK_CZ(hegv, 15, Sygv, kHegvArgs)
+// ?SYGV(ITYPE, JOBZ, UPLO, N, A, LDA, B, LDB, W, WORK, LWORK, INFO) is eigh(a, b, driver='gv');
+// ?HEGV adds RWORK before INFO. All four agree up to LWORK.
+constexpr LapackArgs generalized_eigen(int info, int lwork2 = -1, int lwork3 = -1) {
+  return {.ch = 2,
+          .m = 3,
+          .n = 3,
+          .a = 4,
+          .lda = 5,
+          .b = 6,
+          .ldb = 7,
+          .info = info,
+          .lwork = 10,
+          .lwork2 = lwork2,
+          .lwork3 = lwork3,
+          .output = Out::Eigen,
+          .out = 8,
+          .triangle = true,
+          .square_b = true};
+}
+BLASSCOPE_LAPACK_SD(sygvd, 16, Sygvd, generalized_eigen(13, 12))
+BLASSCOPE_LAPACK_CZ(hegvd, 18, Sygvd, generalized_eigen(15, 12, 14))
+BLASSCOPE_LAPACK_SD(sygv, 14, Sygv, generalized_eigen(11))
+BLASSCOPE_LAPACK_CZ(hegv, 15, Sygv, generalized_eigen(12))
 // ?GGES(JOBVSL, JOBVSR, SORT, SELCTG, N, A, LDA, B, LDB, SDIM, ALPHAR, ALPHAI, BETA, VSL, LDVSL,
 // VSR, LDVSR, WORK, LWORK, BWORK, INFO): the generalized Schur form (scipy.linalg.qz); the
 // complex ones have ALPHA for ALPHAR and ALPHAI, and RWORK after LWORK.
-BLASSCOPE_LAPACK_SD(gges, 24, Gges,
-                    {.ch = 0,
-                     .m = 4,
-                     .n = 4,
-                     .a = 5,
-                     .lda = 6,
-                     .b = 7,
-                     .ldb = 8,
-                     .info = 20,
-                     .lwork = 18,
-                     .output = Out::Eigen,
-                     .out = 10,
-                     .square_b = true})
-BLASSCOPE_LAPACK_CZ(gges, 24, Gges,
-                    {.ch = 0,
-                     .m = 4,
-                     .n = 4,
-                     .a = 5,
-                     .lda = 6,
-                     .b = 7,
-                     .ldb = 8,
-                     .info = 20,
-                     .lwork = 17,
-                     .output = Out::ComplexEigen,
-                     .out = 10,
-                     .square_b = true})
+constexpr LapackArgs generalized_schur(int lwork, Out output) {
+  return {.ch = 0,
+          .m = 4,
+          .n = 4,
+          .a = 5,
+          .lda = 6,
+          .b = 7,
+          .ldb = 8,
+          .info = 20,
+          .lwork = lwork,
+          .output = output,
+          .out = 10,
+          .square_b = true};
+}
+BLASSCOPE_LAPACK_SD(gges, 24, Gges, generalized_schur(18, Out::Eigen))
+BLASSCOPE_LAPACK_CZ(gges, 24, Gges, generalized_schur(17, Out::ComplexEigen))
 // ?GEHRD(N, ILO, IHI, A, LDA, TAU, WORK, LWORK, INFO): the Hessenberg form (scipy.linalg.hessenberg)
 BLASSCOPE_LAPACK_SDCZ(gehrd, 9, Gehrd,
                       {.m = 0, .n = 0, .a = 3, .lda = 4, .info = 8, .lwork = 7, .output = Out::A, .out = 3})
