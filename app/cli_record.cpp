@@ -185,6 +185,7 @@ int run_record(const std::vector<std::string>& args) {
   options.capture_dir = stem + ".captures";
   forward_termination();
   options.stop_signal = &g_stop_signal;
+  if (!quiet) options.notice = [](const std::string& line) { std::cerr << "blasscope: " << line << std::endl; };
   record::SessionOptions session;
   session.output = output;
   record::SavedRecording saved;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "cli_usage.h"
@@ -104,10 +105,19 @@ std::string named_argument(const core::TriageMatch& m) {
   const std::string argument = core::xerbla_parameter_name(routine, std::stoi(parameter));
   if (argument.empty()) return "";
   std::string text = "parameter " + parameter + " of " + routine + " is " + argument;
-  if (core::routine_base(routine) != "gemm" && core::routine_base(routine) != "gemv") {
-    text += " (where your code did not call " + routine +
-            " itself, LAPACK computed that value inside a routine you called, from NaN/Inf input for "
-            "SciPy's eig: `blasscope-cli record -- PROGRAM` names the call and its inputs)";
+  const std::string base = core::routine_base(routine);
+  // Row-major CBLAS calls the Fortran GEMM with A and B (and M and N) swapped.
+  static const std::map<std::string, std::string> kRowMajor = {{"M", "N"},     {"N", "M"}, {"A", "B"},
+                                                               {"LDA", "ldb"}, {"B", "A"}, {"LDB", "lda"}};
+  if (const auto swapped = kRowMajor.find(argument); base == "gemm" && swapped != kRowMajor.end()) {
+    text += " (your " + swapped->second + " if you called row-major CBLAS)";
+  }
+  // What ?GEEV (NumPy's and SciPy's eig) calls inside: with NaN/Inf in its input, these refuse
+  // values LAPACK computed from them (DGEBAL parameter 3, DGEHRD 2, DHSEQR 4).
+  if (base == "gebal" || base == "gehrd" || base == "hseqr") {
+    text += " (?GEEV, eig, calls " + routine +
+            " inside: there the value was computed from eig's input, and NaN/Inf in it does this; "
+            "`blasscope-cli record -- PROGRAM` names the call and its inputs)";
   }
   return text;
 }

@@ -80,8 +80,8 @@ void register_process(bool blas_found) {
   g_pid = static_cast<std::uint32_t>(::getpid());
   // Attaching again under the same pid: the image before this one exec'd this program.
   if (record::ProcessEntry* before = my_process_entry()) {
-    auto running = record::ProcessEnd::None;
-    before->end.compare_exchange_strong(running, record::ProcessEnd::Execed);
+    std::uint64_t running = record::pack_ending(record::ProcessEnd::None, 0);
+    before->ending.compare_exchange_strong(running, record::pack_ending(record::ProcessEnd::Execed, 0));
   }
   const std::uint32_t index = g_shared->process_count.fetch_add(1);
   if (index >= record::kMaxProcesses) return;
@@ -284,12 +284,26 @@ void mark_blas_found() {
 }
 
 void note_process_end(record::ProcessEnd end, int status) {
+  using record::ProcessEnd;
   // A vfork child runs in its parent's memory with its parent's g_pid: not the parent's end.
   if (!g_shared || static_cast<std::uint32_t>(::syscall(SYS_getpid)) != g_pid) return;
   record::ProcessEntry* entry = my_process_entry();
-  if (!entry || entry->end.load() != record::ProcessEnd::None) return;  // the first word is the end
-  entry->exit_status.store(status);
-  entry->end.store(end);  // after the status: the recorder reads the status of an end it sees
+  if (!entry) return;
+  // The first end said counts, but exit() is final only once its handlers have run: exit()
+  // again from a handler replaces its status (glibc ends with that one), _exit() from one ends
+  // it there, and the handlers' end (Returned, from the library destructors) confirms it.
+  for (std::uint64_t seen = entry->ending.load();;) {
+    const ProcessEnd now = record::end_of(seen);
+    std::uint64_t next = 0;
+    if (now == ProcessEnd::None || (now == ProcessEnd::Exiting && end != ProcessEnd::Returned)) {
+      next = record::pack_ending(end, status);
+    } else if (now == ProcessEnd::Exiting) {
+      next = record::pack_ending(ProcessEnd::Exited, record::status_of(seen));
+    } else {
+      return;
+    }
+    if (entry->ending.compare_exchange_weak(seen, next)) return;
+  }
 }
 
 namespace {

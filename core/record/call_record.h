@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 18;
+inline constexpr std::uint32_t kLayoutVersion = 19;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -230,18 +230,30 @@ static_assert(sizeof(RingEntry) == 128);
 // How a process's image ended, as the preload saw it (a child is not the recorder's to wait for).
 enum class ProcessEnd : std::uint32_t {
   None,      // still running, or gone without exiting: a signal (a crash, the OOM killer, a kill)
-  Exited,    // it called exit(), _exit() or _Exit(): exit_status holds the status
-  Returned,  // its exit handlers ran without one of those (a C main that returned): status unknown
+  Exiting,   // it called exit(): its exit handlers run (a crash in one of them leaves it so)
+  Exited,    // exit() whose handlers all ran, or _exit() or _Exit(): the status is its own
+  Returned,  // its exit handlers ran without exit() seen (a C main that returned): status unknown
   Execed,    // it exec'd another program, which attached again under the same pid
 };
+
+// ProcessEntry::ending: the end in its low 32 bits and the exit status (0-255) above, one word
+// so that two threads ending a process at once (exit() against _exit()) never mix theirs.
+inline std::uint64_t pack_ending(ProcessEnd end, int status) {
+  return static_cast<std::uint64_t>(end) | static_cast<std::uint64_t>(status & 0xff) << 32;
+}
+inline ProcessEnd end_of(std::uint64_t ending) {
+  return static_cast<ProcessEnd>(ending & 0xffffffffu);
+}
+inline int status_of(std::uint64_t ending) {
+  return static_cast<int>(ending >> 32);
+}
 
 struct ProcessEntry {
   std::atomic<std::uint32_t> pid, parent_pid;
   // Bit 0: a BLAS/LAPACK symbol was resolved in it; bit 1: it ended with a BLAS/LAPACK library
   // loaded (whether or not it called a routine BLAScope records).
   std::atomic<std::uint32_t> blas_found;
-  std::atomic<ProcessEnd> end;  // written before exit_status is read: see ProcessEnd
-  std::atomic<std::int32_t> exit_status;
+  std::atomic<std::uint64_t> ending;  // pack_ending()
   char command[116];
 };
 

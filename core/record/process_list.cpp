@@ -71,12 +71,14 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       }
       info.first_seen_ns = now_ns;
     }
-    // The end before the status: the preload writes the status first.
-    info.end = e.end.load();
-    info.exit_status = info.end == ProcessEnd::Exited ? e.exit_status.load() : -1;
-    // Alive (a zombie not yet reaped counts as alive: a little longer, never shorter).
+    // Alive (a zombie not yet reaped counts as alive: a little longer, never shorter), looked
+    // at before its end: one that ends between the two looks is alive with its end unwritten,
+    // never gone without one (a signal's).
     info.alive = ::kill(static_cast<pid_t>(info.pid), 0) == 0 || errno == EPERM;
     if (info.alive) info.last_seen_ns = now_ns;
+    const std::uint64_t ending = e.ending.load();
+    info.end = end_of(ending);
+    info.exit_status = info.end == ProcessEnd::Exited || info.end == ProcessEnd::Exiting ? status_of(ending) : -1;
   }
 }
 

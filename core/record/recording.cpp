@@ -18,6 +18,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "record/call_clock.h"
 #include "record/call_flops.h"
 #include "record/drained_calls.h"
 #include "record/process_list.h"
@@ -34,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 // Ctrl-Cs the recorder received while the program ran (see record_program), and how long the
 // program has to end by itself after the first.
 std::atomic<int> g_interrupts{0};
-constexpr auto kInterruptGrace = std::chrono::seconds(2);
+constexpr auto kInterruptGrace = std::chrono::seconds(10);
 
 std::string signal_text(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -172,22 +173,28 @@ Recording record_program(const RecordOptions& options) {
   argv.push_back(nullptr);
 
   // Like time(1): Ctrl-C reaches the program (same process group); the recorder outlives it,
-  // counting it: a program that has not ended 2 s later (hung inside a LAPACK call, where
-  // Python cannot raise KeyboardInterrupt), or a second Ctrl-C, stops it as --timeout does.
+  // counting it: a call that started before it and is still running 10 s later (hung inside
+  // LAPACK, where Python cannot raise KeyboardInterrupt), or a second Ctrl-C while a call runs,
+  // stops the program as --timeout does. A program that handles it and goes on (a REPL, a
+  // checkpoint saved on KeyboardInterrupt) is left alone. Where SIGINT came ignored (a
+  // background job), it stays so, for the program too.
   struct sigaction ignore {
   }, counted{}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   counted.sa_handler = [](int) { g_interrupts.fetch_add(1); };
+  counted.sa_flags = SA_RESTART;  // the grower's fallocate, a GUI's threads: no EINTR from it
   sigemptyset(&counted.sa_mask);
   g_interrupts.store(0);
-  ::sigaction(SIGINT, &counted, &old_int);
+  ::sigaction(SIGINT, nullptr, &old_int);
+  const bool interrupts_ignored = old_int.sa_handler == SIG_IGN;
+  if (!interrupts_ignored) ::sigaction(SIGINT, &counted, nullptr);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t defaults;
   sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
+  if (!interrupts_ignored) sigaddset(&defaults, SIGINT);
+  if (old_quit.sa_handler != SIG_IGN) sigaddset(&defaults, SIGQUIT);
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
@@ -223,6 +230,7 @@ Recording record_program(const RecordOptions& options) {
   const ThreadNiceness background(10);
   int status = 0, received = 0;
   Clock::time_point interrupted_at{};  // when the first Ctrl-C came
+  std::uint64_t interrupted_tick = 0;  // the same, on the calls' clock
   bool stopping = false;
   auto stop_deadline = Clock::time_point::max();
   auto next_progress = started;
@@ -255,9 +263,24 @@ Recording record_program(const RecordOptions& options) {
       stop_requested = true;
       received = options.stop_signal->load();
     }
-    if (const int interrupts = g_interrupts.load(); interrupts > 0) {
-      if (interrupted_at == Clock::time_point{}) interrupted_at = now;
-      if (interrupts > 1 || now - interrupted_at >= kInterruptGrace) stop_requested = true, received = SIGINT;
+    if (const int interrupts = g_interrupts.load(); interrupts > 0 && !stopping) {
+      const auto clock = buffer.header().clock.load();
+      if (interrupted_at == Clock::time_point{}) {
+        interrupted_at = now, interrupted_tick = read_call_clock(clock);
+        const std::vector<CallRecord> running = buffer.running();
+        if (!running.empty() && options.notice) {
+          options.notice("Ctrl-C: " + std::to_string(running.size()) +
+                         " recorded call(s) running; the program is stopped if one that started before it is "
+                         "still running in " +
+                         std::to_string(kInterruptGrace.count()) + " s (Ctrl-C again: now)");
+        }
+      }
+      const std::vector<CallRecord> running = buffer.running();
+      const bool stuck = std::any_of(running.begin(), running.end(),
+                                     [&](const CallRecord& c) { return c.start_ns && c.start_ns <= interrupted_tick; });
+      if ((interrupts > 1 && !running.empty()) || (stuck && now - interrupted_at >= kInterruptGrace)) {
+        stop_requested = true, received = SIGINT;
+      }
     }
     const bool timed_out =
         options.timeout_seconds > 0 && now - started >= std::chrono::duration<double>(options.timeout_seconds);
@@ -295,7 +318,11 @@ Recording record_program(const RecordOptions& options) {
       if (p.pid != out.pid) ::kill(static_cast<pid_t>(p.pid), SIGKILL);
     }
   }
-  ::sigaction(SIGINT, &old_int, nullptr);
+  // After a Ctrl-C the session is still to be written: another one must not lose it.
+  if (g_interrupts.load() == 0)
+    ::sigaction(SIGINT, &old_int, nullptr);
+  else
+    ::sigaction(SIGINT, &ignore, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
 
   if (stopping) {
@@ -356,8 +383,9 @@ Recording record_program(const RecordOptions& options) {
   if (out.timed_out) out.exit_status = 124;
   if (out.stopped) {
     out.problem = received == SIGINT
-                      ? "Ctrl-C (SIGINT) did not end the program (a call that never returns cannot raise "
-                        "KeyboardInterrupt): the recorder stopped it; what it had recorded is kept"
+                      ? "Ctrl-C (SIGINT) did not end the program while a recorded call ran (Python raises "
+                        "KeyboardInterrupt only once a call returns): the recorder stopped it; what it had recorded "
+                        "is kept"
                   : received ? "the recorder received " + signal_text(received) +
                                    " and stopped the program; what it had recorded is kept"
                              : "stopped on request while it ran";
@@ -437,29 +465,47 @@ std::vector<RoutineTotal> with_unfinished(const Recording& r) {
 }
 
 double running_seconds(const Recording& r, const CallRecord& c) {
-  const double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
+  double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
+  // A child gone before the program ended stopped running its call then (as last seen alive).
+  const auto process =
+      std::find_if(r.processes.begin(), r.processes.end(), [&c](const ProcessInfo& p) { return p.pid == c.pid; });
+  if (process != r.processes.end() && !process->alive && process->last_seen_ns > c.start_ns) {
+    end = std::min(end, static_cast<double>(process->last_seen_ns) * 1e-9);
+  }
   return std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
 }
 
 std::string end_name(const ProcessInfo& p) {
+  if (!p.end_known) return "";
   switch (p.end) {
     case ProcessEnd::Exited: return "exit";
     case ProcessEnd::Returned: return "returned";
     case ProcessEnd::Execed: return "exec";
+    case ProcessEnd::Exiting:
     case ProcessEnd::None: break;
   }
   return p.alive ? "running" : "signal";
 }
 
 std::string end_text(const ProcessInfo& p) {
+  if (!p.end_known) return "exit status unknown";
   switch (p.end) {
     case ProcessEnd::Exited: return "exit status " + std::to_string(p.exit_status);
-    case ProcessEnd::Returned: return "returned from main (its status is not seen)";
+    case ProcessEnd::Returned:
+      return "ended without an exit() the preload saw (a C main that returned): status not seen";
     case ProcessEnd::Execed: return "exec'd another program";
+    case ProcessEnd::Exiting:
+      if (!p.alive) {
+        return "called exit(" + std::to_string(p.exit_status) +
+               "), then ended by a signal in its exit handlers (a crash in an atexit handler or a destructor, or a "
+               "kill)";
+      }
+      break;
     case ProcessEnd::None: break;
   }
   return p.alive ? "still running when the program ended"
-                 : "ended by a signal without exiting (a crash, the OOM killer or a kill; which one is not seen)";
+                 : "gone without exiting: a signal (a crash, the OOM killer or a kill; which one is not seen), or an "
+                   "exec into a program that was not recorded";
 }
 
 std::string unlisted_note(const Recording& r) {

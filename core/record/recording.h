@@ -26,12 +26,14 @@ struct ProcessInfo {
   // How it ended, as its preload said (exit status where it called exit() or _exit()), and
   // whether it was still alive when last looked at (an end of None once gone is a signal's).
   ProcessEnd end = ProcessEnd::None;
-  int exit_status = -1;
+  int exit_status = -1;  // the status exit() or _exit() was given (Exiting, Exited)
   bool alive = true;
+  bool end_known = true;  // false in a session that does not say (an older one, an unfinished one)
 };
 
 // How a process ended, in a word for sessions and reports: "exit", "returned", "exec",
-// "signal" (gone without exiting) or "running" (still alive at the end of the recording).
+// "signal" (gone without exiting, or dead in its exit handlers), "running" (still alive at the
+// end of the recording), or "" where the session did not say.
 std::string end_name(const ProcessInfo& process);
 // The same in words, for a child process: "exit status 1", "ended by a signal (...)".
 std::string end_text(const ProcessInfo& process);
@@ -158,6 +160,8 @@ struct RecordOptions {
   // Set (by a signal handler) to a signal the recorder received, such as SIGTERM: the program is
   // stopped as on request, and the recording says which signal stopped it.
   const std::atomic<int>* stop_signal = nullptr;
+  // Told what the recorder does about a Ctrl-C (a line for the user's terminal), when set.
+  std::function<void(const std::string&)> notice;
   // Given every finished call (up to max_calls) as the recorder drains them, on the recording
   // thread, their times already in CLOCK_MONOTONIC nanoseconds: what a session writer streams to
   // disk while the program runs. With it, Recording::calls keeps only what is needed one by one

@@ -75,17 +75,18 @@ T field(const json& j, const char* key, T fallback) {
   }
 }
 
-// A process's "ended" and "exit_status" (end_name's words); a session without them (older, or
-// hand-written) leaves the end unknown: running, as far as the file says.
+// A process's "ended" and "exit_status" (end_name's words). A session without them (older, or
+// unfinished), or with a word this build does not know, leaves the end unknown.
 void read_end(const json& p, ProcessInfo& process) {
-  const std::string ended = field<std::string>(p, "ended", "running");
-  static const std::pair<const char*, ProcessEnd> kEnds[] = {
-      {"exit", ProcessEnd::Exited}, {"returned", ProcessEnd::Returned}, {"exec", ProcessEnd::Execed}};
+  const std::string ended = field<std::string>(p, "ended", "");
+  static const std::pair<const char*, ProcessEnd> kEnds[] = {{"exit", ProcessEnd::Exited},
+                                                             {"returned", ProcessEnd::Returned},
+                                                             {"exec", ProcessEnd::Execed},
+                                                             {"signal", ProcessEnd::None},
+                                                             {"running", ProcessEnd::None}};
+  process.end_known = false;
   for (const auto& [word, end] : kEnds) {
-    if (ended == word) process.end = end;
-  }
-  if (ended != "running" && ended != "signal" && process.end == ProcessEnd::None) {
-    throw std::invalid_argument("unknown process end \"" + ended + "\"");
+    if (ended == word) process.end = end, process.end_known = true;
   }
   process.alive = ended == "running";
   if (process.end == ProcessEnd::Exited) process.exit_status = field<int>(p, "exit_status", -1);
@@ -125,12 +126,10 @@ json routines_to_json(std::span<const RoutineTotal> totals) {
 json to_json(const Recording& r, bool with_calls) {
   json processes = json::array();
   for (const auto& p : r.processes) {
-    processes.push_back({{"pid", p.pid},
-                         {"parent_pid", p.parent_pid},
-                         {"command", p.command},
-                         {"blas_found", p.blas_found},
-                         {"ended", end_name(p)}});
-    if (p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
+    processes.push_back(
+        {{"pid", p.pid}, {"parent_pid", p.parent_pid}, {"command", p.command}, {"blas_found", p.blas_found}});
+    if (const std::string ended = end_name(p); !ended.empty()) processes.back()["ended"] = ended;
+    if (p.end_known && p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
   }
   const json routines = routines_to_json(r.routines);
   json calls = json::array();
@@ -779,6 +778,7 @@ std::optional<Recording> read_unfinished_session(std::string_view text) {
       ProcessInfo& process = r.processes.emplace_back();
       process.pid = c.pid;
       process.blas_found = true;
+      process.end_known = false;  // an unfinished session does not say
     }
     if (!r.pid) r.pid = c.pid;
     const double end = static_cast<double>(c.start_ns + c.duration_ns) * 1e-9;

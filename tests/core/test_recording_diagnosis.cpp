@@ -8,6 +8,7 @@
 
 #include "diagnose/lapack_meanings.h"
 #include "diagnose/recording_diagnosis.h"
+#include "record/recording_json.h"
 #include "report/recording_report.h"
 #include "text/format.h"
 
@@ -452,6 +453,27 @@ TEST(LapackMeanings, XerblaParametersAreNamedFromTheRoutinesOwnList) {
 }  // namespace
 
 namespace {
+
+// A child's end as its session says it; a session that does not (older, or a word a later
+// build wrote) says the status is unknown, and writes no end back.
+TEST(RecordingReport, AChildsEndIsReadFromItsSessionOrLeftUnknown) {
+  const auto child_session = [](const std::string& process) {
+    return R"({"format": "blasscope-session", "version": 1, "kind": "recording", "command": ["python3", "w.py"],
+               "pid": 7, "parent_pid": 6, "exit_status": -1, "wall_seconds": 1, "processes": [)" +
+           process + "]}";
+  };
+  const auto status_of = [&](const std::string& process) {
+    const Recording r = blasscope::record::parse_recording_text(child_session(process));
+    return recording_summary(r, {});
+  };
+  EXPECT_NE(status_of(R"({"pid": 7, "ended": "exit", "exit_status": 3})").find("exit status 3"), std::string::npos);
+  EXPECT_NE(status_of(R"({"pid": 7, "ended": "signal"})").find("gone without exiting: a signal"), std::string::npos);
+  for (const std::string unknown : {R"({"pid": 7})", R"({"pid": 7, "ended": "vanished"})"}) {
+    EXPECT_NE(status_of(unknown).find("exit status unknown (a child process)"), std::string::npos) << unknown;
+    const Recording r = blasscope::record::parse_recording_text(child_session(unknown));
+    EXPECT_FALSE(blasscope::record::to_json(r, false)["processes"][0].contains("ended")) << unknown;
+  }
+}
 
 TEST(RecordingReport, TheCommandLineIsShellQuotedInEveryFormat) {
   Recording r;

@@ -359,9 +359,14 @@ class RecordNumPy(unittest.TestCase):
         # killed by a signal outside any call, and a C program that returns from main.
         exe = build_c("returns", """
             #include <cblas.h>
-            int main(void) {
+            #include <stdlib.h>
+            int main(int argc, char** argv) {
               double a[4] = {1, 2, 3, 4}, c[4];
               cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+              if (argc > 1) {  /* exit(0), then a crash in an exit handler: not a clean exit */
+                atexit(abort);
+                exit(0);
+              }
               return 5;
             }
         """, "-lopenblas")
@@ -383,12 +388,16 @@ class RecordNumPy(unittest.TestCase):
                     p = mp.Process(target=target); p.start(); p.join()
                     print(target.__name__, p.exitcode, flush=True)
                 print("C", subprocess.run(["{exe}"]).returncode)
+                print("C-abort", subprocess.run(["{exe}", "abort"]).returncode)
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual(proc.returncode, 0, proc.err)
-        self.assertEqual(proc.out.split(), ["raises", "1", "exits", "3", "killed", "-9", "C", "5"])
+        self.assertEqual(proc.out.split(), ["raises", "1", "exits", "3", "killed", "-9", "C", "5", "C-abort", "-6"])
         ended = sorted((p["ended"], p.get("exit_status", -1)) for p in report["processes"] if p["pid"] != report["pid"])
-        self.assertEqual(ended, [("exit", 1), ("exit", 3), ("returned", -1), ("signal", -1)], report["processes"])
+        self.assertEqual(ended, [("exit", 1), ("exit", 3), ("returned", -1), ("signal", -1), ("signal", -1)],
+                         report["processes"])
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns abort\), called exit\(0\), then ended by a signal in "
+                                   r"its exit handlers")
         c_program = next(p for p in report["processes"] if p["command"].endswith("returns"))
         self.assertEqual(c_program["ended"], "returned")  # its main returned: libc called exit(), not seen
         # Each child's session and the summary say it too.
@@ -398,8 +407,8 @@ class RecordNumPy(unittest.TestCase):
             by_status[json.loads(rep.stdout)["exit_status"]] = child
         self.assertEqual(sorted(k for k in by_status if k >= 0), [1, 3])  # -1: not known
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), exit status 3 -> ")
-        self.assertRegex(proc.err, r"child: pid \d+ \(.*\), ended by a signal without exiting")
-        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), returned from main")
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*\), gone without exiting: a signal")
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), ended without an exit\(\) the preload saw")
 
     def test_a_child_sessions_command_flops_and_time_are_its_own(self):
         # A child started with a long command line (a spawn-style worker), whose arguments hold
@@ -487,7 +496,14 @@ class RecordNestedCalls(unittest.TestCase):
         proc, report = record(PYTHON, script, options=["--timeout", "0.7"])
         self.assertEqual(proc.returncode, 124, proc.err)
         self.assertEqual([c["routine"] for c in report["running"]][:1], ["dgesdd"])
-        self.assertGreater(report["running"][0].get("unlisted", 0), 0)
+        svd = report["running"][0]
+        if svd.get("unlisted", 0) == 0:
+            # A loaded machine (CI's sanitizer run) can make every GEMV of 2500 run 100 us or more:
+            # then each is listed, with the calls it is inside of, and none is left to count.
+            inside = sorted((c for c in report["calls"] if c.get("parent") == svd["id"]), key=lambda c: c["start"])
+            self.assertGreater(len(inside), 64, "past the first 64, a call is listed only for a reason")
+            for c in inside[64:]:
+                self.assertTrue(c["seconds"] >= 99e-6 or any(o.get("parent") == c["id"] for o in report["calls"]), c)
         self.check_totals_add_up(report)  # the finished calls made inside it, listed or counted
 
     def test_nested_calls_all_lists_every_call(self):
@@ -1067,10 +1083,12 @@ class RecordLifecycle(unittest.TestCase):
                 self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
                 self.assertFalse(os.path.exists(buffer), "the recording buffer was left behind")
 
-    def test_ctrl_c_stops_a_program_hung_in_a_call_and_leaves_one_that_ends_by_itself(self):
+    def test_ctrl_c_stops_a_program_hung_in_a_call_and_leaves_one_that_handles_it(self):
         # A terminal's Ctrl-C goes to the whole process group. Python raises KeyboardInterrupt only
         # between bytecodes: inside a DGELSD that never returns it cannot, so the recorder stops
-        # the program 2 s later and writes the session; a program that ends on it is left alone.
+        # the program once that call has run 10 s past the Ctrl-C (or at a second Ctrl-C) and
+        # writes the session. A program that ends on it, or handles it and goes on (a checkpoint
+        # saved on KeyboardInterrupt), is left alone.
         hung = write("ctrl_c_hang.py", """
             import numpy as np, scipy.linalg
             a = np.random.rand(30, 9); a[0, 0] = np.inf
@@ -1083,9 +1101,21 @@ class RecordLifecycle(unittest.TestCase):
             while True:
                 np.ones((4, 4)) @ np.ones((4, 4))
         """)
-        for script, hangs in ((hung, True), (looping, False)):
-            with self.subTest(hangs=hangs):
-                session = os.path.join(WORK, f"ctrl-c-{hangs}.json")
+        saving = write("ctrl_c_save.py", """
+            import time
+            import numpy as np
+            print("working", flush=True)
+            try:
+                while True:
+                    np.ones((4, 4)) @ np.ones((4, 4))
+            except KeyboardInterrupt:
+                time.sleep(3)  # saving a checkpoint, no BLAS call running
+                print("saved", flush=True)
+        """)
+        for name, script, presses in (("hung", hung, 1), ("hung, pressed twice", hung, 2), ("ends", looping, 1),
+                                      ("handles it", saving, 1)):
+            with self.subTest(name):
+                session = os.path.join(WORK, f"ctrl-c-{name.replace(' ', '-')}.json")
                 proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script],
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=WORK,
                                         start_new_session=True)
@@ -1093,20 +1123,29 @@ class RecordLifecycle(unittest.TestCase):
                     self.assertEqual(proc.stdout.readline().strip(), b"working")
                     time.sleep(0.5)
                     started = time.monotonic()
-                    os.killpg(proc.pid, signal.SIGINT)
-                    out, err = proc.communicate(timeout=30)
+                    for _ in range(presses):
+                        os.killpg(proc.pid, signal.SIGINT)
+                        time.sleep(0.5)
+                    out, err = proc.communicate(timeout=60)
                 finally:
                     kill_processes_running(script)
+                took = time.monotonic() - started
                 with open(session) as f:
                     recorded = json.load(f)
-                if hangs:
+                if script == hung:
                     self.assertEqual(proc.returncode, 128 + 15, err.decode())  # stopped with SIGTERM
-                    self.assertLess(time.monotonic() - started, 10)
+                    self.assertIn(b"blasscope: Ctrl-C: 1 recorded call(s) running", err)
+                    self.assertLess(took, 8 if presses == 2 else 20)
+                    self.assertGreater(took, 0 if presses == 2 else 9.5)
                     self.assertIn("Ctrl-C (SIGINT) did not end the program", recorded["problem"])
                     self.assertEqual([c["routine"] for c in recorded["running"]], ["dgelsd"])
-                else:
+                elif script == looping:
                     self.assertEqual(proc.returncode, 128 + 2, err.decode())  # Python's own KeyboardInterrupt
                     self.assertIn(b"KeyboardInterrupt", err)
+                    self.assertIsNone(recorded["problem"])
+                else:
+                    self.assertEqual(proc.returncode, 0, err.decode())
+                    self.assertIn(b"saved", out)
                     self.assertIsNone(recorded["problem"])
 
     def test_a_recorder_killed_outright_leaves_a_session_report_can_read(self):
