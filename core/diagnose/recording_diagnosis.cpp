@@ -653,10 +653,18 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                          " s: the program was busy, not hung in it)",
               evidence, Specific{hung ? "hung" : "in progress", "", ""});
     } else if (c.pid != r.pid || r.exit_status < 0) {
-      // A child process (or a child's own session): it ended with this call unfinished.
-      out.add("program-crashed", Severity::Error, c, "process " + std::to_string(c.pid) + " ended inside " + label(c),
-              {label(c) + " never returned: process " + std::to_string(c.pid) +
-               " ended while it ran (a crash or a kill; the recorder is not told a child process's signal)"});
+      // A child process (or a child's own session): it ended with this call unfinished. One
+      // that exited by itself (another of its threads called exit() or returned from main)
+      // did not crash in it.
+      const auto process = std::find_if(r.processes.begin(), r.processes.end(),
+                                        [&c](const record::ProcessInfo& p) { return p.pid == c.pid; });
+      const bool exited = process != r.processes.end() && process->end_known &&
+                          (process->end == record::ProcessEnd::Exited || process->end == record::ProcessEnd::Returned);
+      if (!exited) {
+        out.add("program-crashed", Severity::Error, c, "process " + std::to_string(c.pid) + " ended inside " + label(c),
+                {label(c) + " never returned: process " + std::to_string(c.pid) +
+                 " ended while it ran (a crash or a kill; the recorder is not told a child process's signal)"});
+      }
     } else if (!r.signal.empty() && !r.stopped) {
       out.add(
           "program-crashed", terminated ? Severity::Warning : Severity::Error, c,

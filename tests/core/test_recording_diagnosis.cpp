@@ -456,6 +456,25 @@ namespace {
 
 // A child's end as its session says it; a session that does not (older, or a word a later
 // build wrote) says the status is unknown, and writes no end back.
+// A child whose call never returned crashed in it, unless the child exited by itself (another
+// of its threads called exit()): then the call was simply cut short.
+TEST(RecordingDiagnosis, AChildThatExitedByItselfDidNotCrashInItsRunningCall) {
+  Recording r;
+  r.pid = 1;
+  r.exit_status = 0;
+  CallRecord gemm = call(5, Routine::Gemm, 64, 64);
+  gemm.pid = 2;
+  r.running = {gemm};
+  blasscope::record::ProcessInfo child;
+  child.pid = 2;
+  child.alive = false;
+  r.processes = {child};
+  EXPECT_EQ(of(diagnose_recording(r), "program-crashed").size(), 1u);  // gone without exiting
+  r.processes[0].end = blasscope::record::ProcessEnd::Exited;
+  r.processes[0].exit_status = 0;
+  EXPECT_TRUE(of(diagnose_recording(r), "program-crashed").empty());
+}
+
 TEST(RecordingReport, AChildsEndIsReadFromItsSessionOrLeftUnknown) {
   const auto child_session = [](const std::string& process) {
     return R"({"format": "blasscope-session", "version": 1, "kind": "recording", "command": ["python3", "w.py"],
