@@ -264,22 +264,24 @@ Recording record_program(const RecordOptions& options) {
       received = options.stop_signal->load();
     }
     if (const int interrupts = g_interrupts.load(); interrupts > 0 && !stopping) {
-      const auto clock = buffer.header().clock.load();
-      if (interrupted_at == Clock::time_point{}) {
-        interrupted_at = now, interrupted_tick = read_call_clock(clock);
+      const bool first = interrupted_at == Clock::time_point{};
+      if (first) interrupted_at = now, interrupted_tick = read_call_clock(buffer.header().clock.load());
+      // The slots are looked at only when there is something to decide (a program that handled
+      // the Ctrl-C and went on is not copied out every few milliseconds for the rest of its run).
+      if (first || interrupts > 1 || now - interrupted_at >= kInterruptGrace) {
         const std::vector<CallRecord> running = buffer.running();
-        if (!running.empty() && options.notice) {
+        if (first && !running.empty() && options.notice) {
           options.notice("Ctrl-C: " + std::to_string(running.size()) +
                          " recorded call(s) running; the program is stopped if one that started before it is "
                          "still running in " +
                          std::to_string(kInterruptGrace.count()) + " s (Ctrl-C again: now)");
         }
-      }
-      const std::vector<CallRecord> running = buffer.running();
-      const bool stuck = std::any_of(running.begin(), running.end(),
-                                     [&](const CallRecord& c) { return c.start_ns && c.start_ns <= interrupted_tick; });
-      if ((interrupts > 1 && !running.empty()) || (stuck && now - interrupted_at >= kInterruptGrace)) {
-        stop_requested = true, received = SIGINT;
+        const bool stuck = std::any_of(running.begin(), running.end(), [&](const CallRecord& c) {
+          return c.start_ns && c.start_ns <= interrupted_tick;
+        });
+        if ((interrupts > 1 && !running.empty()) || (stuck && now - interrupted_at >= kInterruptGrace)) {
+          stop_requested = true, received = SIGINT;
+        }
       }
     }
     const bool timed_out =

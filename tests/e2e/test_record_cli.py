@@ -1010,6 +1010,8 @@ class RecordSciPy(unittest.TestCase):
         self.assertGreater(gelsd["unfinished_seconds"], 3.0)
         self.assertLess(gelsd["seconds"], 0.1)
         self.assertRegex(proc.err, r"dgelsd .* 1 \(ran [34]\.[0-9]+ s\)\n")
+        # Listed first, though its finished calls' time is a few microseconds: the hang is the finding.
+        self.assertRegex(proc.err, r"UNFINISHED\n +dgelsd ")
         # Captured before it ran, so the call that never returned can be replayed (with a timeout).
         capture = next(c for c in report["captures"] if c["call"] == hang["call"])
         check = subprocess.run([PYTHON, "-c", "import numpy as np, sys; a = np.load(sys.argv[1]); "
