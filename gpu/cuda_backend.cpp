@@ -208,29 +208,24 @@ CudaBackend* CudaBackend::create(std::string& reason) {
     delete backend;
     return nullptr;
   }
-  // BLASSCOPE_CUPTI: 0 turns device tracing off (timings then come from CUDA events alone),
-  // "kernels" traces kernels alone, "api" every API call too (see CuptiMode).
-  const std::string cupti_setting = std::getenv("BLASSCOPE_CUPTI") ? std::getenv("BLASSCOPE_CUPTI") : "";
-  if (cupti_setting == "0") {
+  // BLASSCOPE_CUPTI chooses what CUPTI traces (see CuptiSetting); 0 turns it off, and timings
+  // then come from CUDA events alone.
+  const char* env = std::getenv("BLASSCOPE_CUPTI");
+  const core::CuptiSetting setting = core::parse_cupti_setting(env ? env : "");
+  if (setting.off()) {
     backend->m_info.cupti = "off (BLASSCOPE_CUPTI=0); timings come from CUDA events";
     return backend;
   }
-  const CuptiMode mode = cupti_setting == "kernels" ? CuptiMode::KernelsOnly
-                         : cupti_setting == "api"   ? CuptiMode::ApiCorrelation
-                                                    : CuptiMode::Default;
   std::string why_not;
-  backend->m_tracing = CuptiTracer::start(mode, why_not);
-  if (backend->m_tracing && mode == CuptiMode::Default && !cupti_setting.empty()) {
-    backend->m_info.cupti = "tracing (BLASSCOPE_CUPTI=" + cupti_setting + " is none of 0, kernels or api)";
-    return backend;
+  backend->m_tracing = CuptiTracer::start(setting, why_not);
+  if (!backend->m_tracing) {
+    backend->m_info.cupti = why_not;
+  } else if (!setting.error.empty()) {
+    backend->m_info.cupti = "tracing " + setting.describe() + " (" + setting.error + ")";
+  } else {
+    backend->m_info.cupti =
+        "tracing " + setting.describe() + (setting.text.empty() ? "" : " (BLASSCOPE_CUPTI=" + setting.text + ")");
   }
-  if (backend->m_tracing && mode != CuptiMode::Default) {
-    backend->m_info.cupti = "tracing, " +
-                            std::string(mode == CuptiMode::KernelsOnly ? "kernels only" : "API calls too") +
-                            " (BLASSCOPE_CUPTI=" + cupti_setting + ")";
-    return backend;
-  }
-  backend->m_info.cupti = backend->m_tracing ? "tracing" : why_not;
   return backend;
 }
 
@@ -319,8 +314,7 @@ void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t 
 }
 
 void CudaBackend::finishTimedOp(KernelRecord& record, EventSeries& events, int repetitions) {
-  record.seconds_each = events.seconds(repetitions);
-  check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
+  record.seconds_each = events.seconds(repetitions);  // the last event ends all that was enqueued
   record.seconds = median(record.seconds_each);
   record.device_seconds = record.seconds;
 }
@@ -381,10 +375,9 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
             "cublasGemmEx");
     };
     // One untimed repetition first: CUDA loads a kernel's module at its first launch (tens of
-    // milliseconds), which is no part of the GEMM's time.
+    // milliseconds, on the host, before the launch returns), which is no part of the GEMM's time.
+    // No wait after it: the first event is reached only once it has run.
     launch();
-    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
-    record.device_memory_measured = memory_taken_since(free);
     EventSeries events(r.repeat);
     for (int rep = 0; rep < r.repeat; ++rep) {
       if (r.beta != 0) upload_c();  // every repetition reads C's original values
@@ -393,6 +386,7 @@ KernelRecord CudaBackend::gemm(const core::GpuGemmRequest& r, const core::GpuEve
       events.stop(rep, m_stream);
     }
     finishTimedOp(record, events, r.repeat);
+    record.device_memory_measured = memory_taken_since(free);  // cuBLAS's lazy workspace included
     check(cudaMemcpyAsync(r.out->data(), c.data(), r.out->storage_bytes(), cudaMemcpyDeviceToHost, m_stream),
           "cudaMemcpy");
     check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
@@ -430,8 +424,6 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
     };
     upload();
     launch();  // untimed: loads the kernel's module
-    check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
-    record.device_memory_measured = memory_taken_since(free);
     EventSeries events(r.repeat);
     for (int rep = 0; rep < r.repeat; ++rep) {
       upload();  // every repetition scales the original values
@@ -440,6 +432,7 @@ KernelRecord CudaBackend::lascl(const core::GpuLasclRequest& r, const core::GpuE
       events.stop(rep, m_stream);
     }
     finishTimedOp(record, events, r.repeat);
+    record.device_memory_measured = memory_taken_since(free);
     check(cudaMemcpyAsync(r.matrix->data(), a.data(), bytes, cudaMemcpyDeviceToHost, m_stream), "cudaMemcpy");
     check(cudaStreamSynchronize(m_stream), "cudaStreamSynchronize");
   } catch (const GpuFailure& failure) {

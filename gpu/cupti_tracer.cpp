@@ -3,7 +3,6 @@
 #include <cupti.h>
 
 #include <cstdlib>
-#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -14,31 +13,33 @@ namespace {
 
 using core::ActivityRecordView;
 
-// What BLAScope traces, and why. Records are placed on ops by CUPTI timestamps: each op's
-// window spans all of its device work, and ops run one after another.
-constexpr CUpti_ActivityKind kKernelKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  // every kernel, with grid, block, start and end
-    CUPTI_ACTIVITY_KIND_OVERHEAD,           // CUPTI's and the driver's own overhead
-};
-constexpr CUpti_ActivityKind kTransferKinds[] = {
-    CUPTI_ACTIVITY_KIND_MEMCPY,   // host <-> device copies
-    CUPTI_ACTIVITY_KIND_MEMSET,   // memsets (cuBLAS clears workspaces)
-    CUPTI_ACTIVITY_KIND_MEMORY2,  // device allocations and frees
-};
-// CuptiMode::ApiCorrelation adds BLAScope's op index to every API call (external
-// correlation). CUPTI writes those records for API records only, so every runtime and
-// driver call is traced too, for records the time windows already place.
-constexpr CUpti_ActivityKind kApiCorrelationKinds[] = {
-    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-    CUPTI_ACTIVITY_KIND_RUNTIME,
-    CUPTI_ACTIVITY_KIND_DRIVER,
-};
+// The activity kinds a setting asks for, and why each. Records are placed on ops by CUPTI
+// timestamps: each op's window spans all of its device work, and ops run one after another.
+std::vector<CUpti_ActivityKind> kinds_of(const core::CuptiSetting& s) {
+  std::vector<CUpti_ActivityKind> kinds;
+  if (s.kernels) kinds.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);  // grid, block, start and end
+  if (s.overhead) kinds.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);          // CUPTI's and the driver's own
+  if (s.memcpy) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);              // host <-> device copies
+  if (s.memset) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMSET);              // cuBLAS clears workspaces
+  if (s.memory) kinds.push_back(CUPTI_ACTIVITY_KIND_MEMORY2);             // device allocations and frees
+  if (s.api) {
+    // BLAScope's op index on every API call (external correlation): CUPTI writes those
+    // records for API records only, so every runtime and driver call is traced too.
+    for (auto k : {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
+      kinds.push_back(k);
+    }
+  }
+  return kinds;
+}
 
 constexpr std::size_t kBufferBytes = 4 << 20;
 constexpr std::size_t kBufferAlignment = 8;
 
 std::mutex g_mutex;
-core::ActivityCollector g_collector;  // guarded by g_mutex
+bool g_correlated = false;
+std::vector<CUpti_ActivityKind> g_enabled;  // what start() enabled, for pause()            // setting.api: op ids
+                                            // pushed as external correlation, set once at start
+core::ActivityCollector g_collector;        // guarded by g_mutex
 
 const char* memcpy_name(std::uint8_t kind) {
   switch (kind) {
@@ -141,28 +142,27 @@ std::string cupti_error(CUptiResult result) {
 
 }  // namespace
 
-bool CuptiTracer::start(CuptiMode mode, std::string& why_not) {
+bool CuptiTracer::start(const core::CuptiSetting& setting, std::string& why_not) {
   // Once per process: every backend made later (one per run) shares the same callbacks, and
   // the first backend's choice of kinds.
   static std::string failure;
-  static const bool started = [mode] {
+  static const bool started = [&setting] {
     CUptiResult result = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    std::vector<CUpti_ActivityKind> kinds(std::begin(kKernelKinds), std::end(kKernelKinds));
-    if (mode != CuptiMode::KernelsOnly) kinds.insert(kinds.end(), std::begin(kTransferKinds), std::end(kTransferKinds));
-    if (mode == CuptiMode::ApiCorrelation) {
-      kinds.insert(kinds.end(), std::begin(kApiCorrelationKinds), std::end(kApiCorrelationKinds));
-    }
     std::vector<CUpti_ActivityKind> enabled;
     {
       std::lock_guard lock(g_mutex);
-      g_collector.set_correlated(mode == CuptiMode::ApiCorrelation);
+      g_collector.set_correlated(setting.api);
     }
-    for (CUpti_ActivityKind kind : kinds) {
+    g_correlated = setting.api;
+    for (CUpti_ActivityKind kind : kinds_of(setting)) {
       if (result != CUPTI_SUCCESS) break;
       result = cuptiActivityEnable(kind);
       if (result == CUPTI_SUCCESS) enabled.push_back(kind);
     }
-    if (result == CUPTI_SUCCESS) return true;
+    if (result == CUPTI_SUCCESS) {
+      g_enabled = enabled;
+      return true;
+    }
     for (CUpti_ActivityKind kind : enabled) cuptiActivityDisable(kind);  // no half-on tracing
     failure = "CUPTI unavailable: " + cupti_error(result);
     if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
@@ -189,14 +189,18 @@ void CuptiTracer::begin_op(std::size_t op) {
     std::lock_guard lock(g_mutex);
     g_collector.begin_op(op, cupti_now());
   }
-  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, op + 1);
+  if (g_correlated) cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, op + 1);
 }
 
 void CuptiTracer::end_op() {
   std::uint64_t last = 0;
-  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+  if (g_correlated) cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
   std::lock_guard lock(g_mutex);
   g_collector.end_op(cupti_now());
+}
+
+void CuptiTracer::pause(bool paused) {
+  for (CUpti_ActivityKind kind : g_enabled) paused ? cuptiActivityDisable(kind) : cuptiActivityEnable(kind);
 }
 
 std::vector<core::GpuOpActivity> CuptiTracer::take_all(bool flush) {

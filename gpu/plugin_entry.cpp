@@ -3,6 +3,7 @@
 #include <new>
 
 #include "cuda_backend.h"
+#include "cupti_tracer.h"
 
 extern "C" __attribute__((visibility("default"))) int blasscope_gpu_abi_version() {
   return blasscope::core::kGpuPluginAbiVersion;
@@ -22,4 +23,10 @@ extern "C" __attribute__((visibility("default"))) blasscope::core::GpuBackend* b
     reason[reason_size - 1] = '\0';
   }
   return backend;
+}
+
+// Pauses (1) or resumes (0) CUPTI tracing in this process: blasscope-bench-gpu measures its cost
+// in one process, run by run, which the noise between processes hides.
+extern "C" __attribute__((visibility("default"))) void blasscope_gpu_pause_tracing(int paused) {
+  blasscope::gpu::CuptiTracer::pause(paused != 0);
 }

@@ -187,6 +187,19 @@ void TimingsView::setDocument(const RunDocument* doc) {
            new QStandardItem(kind == "memory" ? QString() : QStringLiteral("%1 µs").arg(total.second, 0, 'f', 1)),
            new QStandardItem()});
     }
+    if (r.device == core::Device::Gpu && run.environment.gpu.device) {
+      // What CUPTI saw depends on what it traced (BLASSCOPE_CUPTI): say so under the op.
+      const std::string& cupti = run.environment.gpu.device->cupti;
+      QString note = tr("CUPTI: %1").arg(QString::fromStdString(cupti));
+      if (cupti.rfind("tracing", 0) == 0 && cupti.find("copies") == std::string::npos) {
+        note += tr(" (BLASSCOPE_CUPTI=all adds copies, memsets, allocations)");
+      }
+      auto* item = new QStandardItem(note);
+      item->setToolTip(note);
+      item->setData(true, kWhyRole);
+      item->setEditable(false);
+      row[0]->appendRow(item);
+    }
     for (auto* item : row) item->setEditable(false);
     m_model->appendRow(row);
   }

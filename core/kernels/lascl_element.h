@@ -41,8 +41,11 @@ BLASSCOPE_HOST_DEVICE inline void lascl_tile_position(int e, int tile_rows, floa
 }
 
 // The CUDA kernel's block: threads, and elements each thread scales (so a tile holds their
-// product). Here so that the host tests simulate the kernel as it is built.
+// product). Here so that the host tests simulate the kernel as it is built. Tiles of one column
+// segment take 16 elements a thread (few registers: more bytes in flight, which float32 and an
+// H200 need), the general tile walk 8.
 inline constexpr int kLasclThreads = 256;
+inline constexpr int kLasclSegmentPerThread = 16;
 inline constexpr int kLasclPerThread = 8;
 
 // How the CUDA kernel splits an m x n matrix into tiles of `tile` elements: whole column
@@ -86,6 +89,29 @@ BLASSCOPE_HOST_DEVICE inline void lascl_tile_advance(LasclTileCursor& c, int til
     c.li -= tile_rows;
     ++c.lj;
   }
+}
+
+// How the CUDA kernel runs on an m x n matrix: the matrix as the kernel sees it (a whole G
+// matrix without padding between its columns is one long column, so short columns still make
+// tiles of one segment), its tiling, the elements a thread scales, and whether tiles are single
+// column segments (the kernel's simple path).
+struct LasclLaunchPlan {
+  std::int64_t m = 0, n = 0, lda = 0;
+  LasclTiling tiling;
+  int per_thread = kLasclPerThread;
+  bool segment = false;
+};
+
+inline LasclLaunchPlan lascl_launch_plan(char type, std::int64_t m, std::int64_t n, std::int64_t lda,
+                                         int threads = kLasclThreads) {
+  LasclLaunchPlan p{m, n, lda, {}, kLasclSegmentPerThread, true};
+  if (type == 'G' && (lda == m || n == 1)) p = {m * n, 1, m * n, {}, kLasclSegmentPerThread, true};
+  p.tiling = lascl_tiling(p.m, p.n, threads * kLasclSegmentPerThread);
+  if (p.tiling.cols == 1) return p;
+  p.per_thread = kLasclPerThread;
+  p.tiling = lascl_tiling(p.m, p.n, threads * kLasclPerThread);
+  p.segment = p.tiling.cols == 1;
+  return p;
 }
 
 // The cursor's element of the tile that starts at (row0, col0): its offset in the

@@ -1,14 +1,16 @@
 // blasscope-bench-gpu: the GPU half measured side by side in one run, on a real device.
 //  1. the device's memory bandwidth as measured here (device-to-device copy, read + write);
 //  2. cuBLAS GEMM through BLAScope's plugin against a bare cublasGemmEx on the same operands;
-//  3. CUPTI's overhead on a run of 100 small GEMMs (this program re-runs itself: tracing off, on,
-//     kernels only, and with API calls);
+//  3. CUPTI's overhead on a run of 100 small GEMMs (this program re-runs itself under each
+//     BLASSCOPE_CUPTI setting: off, the default, kernels alone, all, api), and on bare CUDA calls;
 //  4. BLAScope's CUDA DLASCL: bandwidth as a share of the measured copy bandwidth;
 //  5. CPU against GPU, sgemm and dgemm, n = 1024 ... 8192, with the agreement check.
 // Without a usable GPU it prints why and exits 0: there is nothing to measure.
-// Usage: blasscope-bench-gpu [--quick (n up to 2048 in 5) | --cupti (3 alone) | --cpu-vs-gpu (5 alone)]
+// Usage: blasscope-bench-gpu [--quick (n up to 2048 in 5)] [--no-cupti (leave 3 out)]
+//                             | --cupti (3 alone) | --cpu-vs-gpu (5 alone)
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,7 +190,78 @@ void bench_gemm_overhead(GpuBackend& gpu) {
   std::printf("   ratio = bare time / BLAScope time (1.0 = no overhead; goal >= 0.98)\n");
 }
 
-// One child run: `count` small GEMMs through the runner, in this process, timed as a whole.
+// CUDA calls timed bare in a child, under its CUPTI setting: the cost CUPTI adds to each kind
+// of call, apart from what BLAScope does with the records.
+struct BareCallTimes {
+  double launch_us = 0;  // enqueueing one 128x128 cublasSgemm (1000 back to back)
+  double sync_us = 0;    // one such launch and cudaStreamSynchronize
+  double event_us = 0;   // two events made, recorded, waited for, read and destroyed
+  double alloc_us = 0;   // cudaMalloc + cudaFree of 64 KiB
+  double copy_us = 0;    // cudaMemcpy of 64 KiB from pageable host memory
+  double info_us = 0;    // cudaMemGetInfo
+};
+
+template <typename F>
+double microseconds_each(int count, F&& call) {
+  const auto start = Clock::now();
+  for (int i = 0; i < count; ++i) call();
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / count;
+}
+
+BareCallTimes time_bare_calls() {
+  constexpr int n = 128;
+  BareCallTimes t;
+  cublasHandle_t handle{};
+  check(cublasCreate(&handle), "cublasCreate");
+  float *a = nullptr, *c = nullptr;
+  check(cudaMalloc(reinterpret_cast<void**>(&a), sizeof(float) * n * n), "cudaMalloc");
+  check(cudaMalloc(reinterpret_cast<void**>(&c), sizeof(float) * n * n), "cudaMalloc");
+  const float one = 1, zero = 0;
+  auto gemm = [&] {
+    check(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &zero, c, n), "cublasSgemm");
+  };
+  gemm();
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  t.launch_us = microseconds_each(1000, gemm);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  t.sync_us = microseconds_each(200, [&] {
+    gemm();
+    check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+  });
+  t.event_us = microseconds_each(200, [&] {
+    cudaEvent_t e[2];
+    check(cudaEventCreate(&e[0]), "cudaEventCreate");
+    check(cudaEventCreate(&e[1]), "cudaEventCreate");
+    check(cudaEventRecord(e[0]), "cudaEventRecord");
+    check(cudaEventRecord(e[1]), "cudaEventRecord");
+    check(cudaEventSynchronize(e[1]), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e[0], e[1]), "cudaEventElapsedTime");
+    cudaEventDestroy(e[0]);
+    cudaEventDestroy(e[1]);
+  });
+  t.alloc_us = microseconds_each(200, [] {
+    void* p = nullptr;
+    check(cudaMalloc(&p, 65536), "cudaMalloc");
+    check(cudaFree(p), "cudaFree");
+  });
+  std::vector<float> host(16384, 1.0f);
+  t.copy_us =
+      microseconds_each(200, [&] { check(cudaMemcpy(c, host.data(), 65536, cudaMemcpyHostToDevice), "cudaMemcpy"); });
+  t.info_us = microseconds_each(200, [] {
+    std::size_t free = 0, total = 0;
+    check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  });
+  cudaFree(a);
+  cudaFree(c);
+  cublasDestroy(handle);
+  return t;
+}
+
+// One child: `count` small GEMMs through the runner, in this process, timed as a whole run
+// (median of 3, after two warm-up runs: module loads, handle, clocks up). Then the same runs
+// with tracing paused and resumed in turn (8 pairs: the ratio without the noise between
+// processes), then bare calls.
 int cupti_child(int count) {
   std::string ops;
   for (int i = 0; i < count; ++i) ops += std::string(i ? "," : "") + R"({"op": "gemm", "a": "a", "b": "b"})";
@@ -198,15 +271,19 @@ int cupti_child(int count) {
   const Workload w = parse_workload_text(text, "/");
   RunOptions options;
   options.device = DeviceChoice::Gpu;
-  {
-    RunCollector warm;
-    run_workload(w, options, warm);  // module load, handle creation, first allocations
-  }
-  RunCollector collector;
-  const auto start = Clock::now();
-  run_workload(w, options, collector);
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const RunResult r = collector.finish();
+  RunResult r;
+  auto timed_run = [&] {
+    RunCollector collector;
+    const auto start = Clock::now();
+    run_workload(w, options, collector);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    r = collector.finish();
+    return seconds;
+  };
+  timed_run();
+  timed_run();
+  std::vector<double> seconds;
+  for (int run = 0; run < 3; ++run) seconds.push_back(timed_run());
   std::size_t kernels = 0, failed = 0;
   std::uint64_t dropped = 0;
   for (const auto& op : r.ops) {
@@ -214,69 +291,122 @@ int cupti_child(int count) {
     for (const auto& e : op.device_events) kernels += e.kind == "kernel";
     dropped = std::max(dropped, op.cupti_dropped);
   }
-  std::printf("%.6f %zu %zu %llu\n", seconds, kernels, failed, static_cast<unsigned long long>(dropped));
+  double paired = -1;  // median of traced / paused over the pairs; -1: not measured
+  void* plugin = ::dlopen(plugin_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  auto* pause = plugin ? reinterpret_cast<void (*)(int)>(::dlsym(plugin, "blasscope_gpu_pause_tracing")) : nullptr;
+  const char* setting = std::getenv("BLASSCOPE_CUPTI");
+  if (pause && !(setting && std::strcmp(setting, "0") == 0)) {
+    std::vector<double> ratios;
+    for (int pair = 0; pair < 8; ++pair) {
+      double traced = 0, paused = 0;
+      for (int half = 0; half < 2; ++half) {
+        const bool pausing = (half == 0) == (pair % 2 == 0);
+        pause(pausing ? 1 : 0);
+        (pausing ? paused : traced) = timed_run();
+      }
+      pause(0);
+      ratios.push_back(traced / paused);
+    }
+    paired = median(ratios);
+  }
+  const BareCallTimes bare = time_bare_calls();
+  std::printf("%.6f %zu %zu %llu %.5f %.3f %.3f %.3f %.3f %.3f %.3f\n", median(seconds), kernels, failed,
+              static_cast<unsigned long long>(dropped), paired, bare.launch_us, bare.sync_us, bare.event_us,
+              bare.alloc_us, bare.copy_us, bare.info_us);
   return 0;
 }
 
 struct ChildResult {
-  double seconds = 0;
+  double seconds = 0, paired = -1;
   std::size_t kernels = 0, failed = 0;
   unsigned long long dropped = 0;
+  BareCallTimes bare;
 };
 
-// `cupti`: the child's BLASSCOPE_CUPTI ("0" off, "" the default tracing, "kernels", "api").
+// `cupti`: the child's BLASSCOPE_CUPTI ("0" off, "" the default tracing, or a kind list).
 ChildResult run_child(const char* self, const std::string& cupti, int count) {
   const std::string command = "BLASSCOPE_CUPTI=" + cupti + " '" + self + "' --cupti-child " + std::to_string(count);
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) die("cannot start " + command);
   ChildResult r;
-  const int fields = std::fscanf(pipe, "%lf %zu %zu %llu", &r.seconds, &r.kernels, &r.failed, &r.dropped);
-  if (::pclose(pipe) != 0 || fields != 4) die("the child run failed: " + command);
+  BareCallTimes& b = r.bare;
+  const int fields =
+      std::fscanf(pipe, "%lf %zu %zu %llu %lf %lf %lf %lf %lf %lf %lf", &r.seconds, &r.kernels, &r.failed, &r.dropped,
+                  &r.paired, &b.launch_us, &b.sync_us, &b.event_us, &b.alloc_us, &b.copy_us, &b.info_us);
+  if (::pclose(pipe) != 0 || fields != 11) die("the child run failed: " + command);
   return r;
 }
 
+// "median (low .. high)" of a sample, as percentages.
+std::string percent_spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  char text[96];
+  std::snprintf(text, sizeof text, "%+6.1f%% (%+.1f .. %+.1f)", median(v) * 100, v.front() * 100, v.back() * 100);
+  return text;
+}
+
 void bench_cupti_overhead(const char* self) {
-  std::printf(
-      "\n3. CUPTI's overhead: runs of 100 (and 400) GEMMs of 128x128 float32 through the runner, whole\n"
-      "   run, medians of 7\n");
   struct Setting {
     const char* env;
     const char* name;
-    int count;
   };
-  const Setting settings[] = {{"0", "tracing off", 100},
-                              {"", "tracing (default)", 100},
-                              {"kernels", "kernels only (BLASSCOPE_CUPTI=kernels)", 100},
-                              {"api", "+ API calls (BLASSCOPE_CUPTI=api)", 100},
-                              {"0", "tracing off", 400},
-                              {"", "tracing (default)", 400}};
+  const Setting settings[] = {{"0", "tracing off"},
+                              {"", "default (kernels)"},
+                              {"kernel,overhead", "kernels and CUPTI's overhead records"},
+                              {"all", "all (+ copies, memsets, allocations)"},
+                              {"api", "api (all + every CUDA call)"}};
   constexpr int kSettings = sizeof settings / sizeof settings[0];
-  std::vector<double> seconds[kSettings];
+  constexpr int kRounds = 11, kCount = 100;
+  std::printf(
+      "\n3. CUPTI's overhead on runs of %d GEMMs of 128x128 float32 through the runner (whole run; each child:\n"
+      "   median of 3 runs after 2 warm-up runs), %d rounds of one child per setting. Between processes:\n"
+      "   median of the rounds' ratios to tracing off (lowest .. highest). In one process: tracing paused\n"
+      "   and resumed run by run (8 pairs a child), median over the children (lowest .. highest)\n",
+      kCount, kRounds);
+  std::vector<double> seconds[kSettings], ratio[kSettings], paired[kSettings];
+  std::vector<BareCallTimes> bare[kSettings];
   ChildResult last[kSettings];
-  for (int round = 0; round < 7; ++round) {  // the settings side by side in each round
+  for (int round = 0; round < kRounds; ++round) {
+    ChildResult got[kSettings];
+    for (int k = 0; k < kSettings; ++k) {  // each round starts at another setting
+      const int i = (k + round) % kSettings;
+      got[i] = run_child(self, settings[i].env, kCount);
+    }
     for (int i = 0; i < kSettings; ++i) {
-      last[i] = run_child(self, settings[i].env, settings[i].count);
-      seconds[i].push_back(last[i].seconds);
+      seconds[i].push_back(got[i].seconds);
+      ratio[i].push_back(got[i].seconds / got[0].seconds - 1);
+      if (got[i].paired > 0) paired[i].push_back(got[i].paired - 1);
+      bare[i].push_back(got[i].bare);
+      last[i] = got[i];
     }
   }
   std::size_t failed = 0;
+  std::printf(
+      "   setting                                                    run      kernels  between processes"
+      "                      in one process\n");
   for (int i = 0; i < kSettings; ++i) {
-    const Setting& s = settings[i];
-    const double t = median(seconds[i]);
-    const double t_off = median(seconds[s.count == 100 ? 0 : 4]);
     failed += last[i].failed;
-    std::printf("   %4d GEMMs, %s: %.2f ms (%zu kernel records, %llu dropped)", s.count, s.name, t * 1e3,
-                last[i].kernels, last[i].dropped);
-    if (s.env[0] != '0') {
-      std::printf(": overhead %+.1f%% (%.1f us per GEMM)%s", (t / t_off - 1) * 100, (t - t_off) / s.count * 1e6,
-                  s.env[0] || s.count != 100 ? "" : "; goal <= 5%");
+    std::printf("   %-57s %6.2f ms  %4zu", settings[i].name, median(seconds[i]) * 1e3, last[i].kernels);
+    if (i != 0) {
+      const double per_gemm = (median(seconds[i]) - median(seconds[0])) / kCount * 1e6;
+      std::printf("  %s, %5.1f us a GEMM", percent_spread(ratio[i]).c_str(), per_gemm);
+      if (!paired[i].empty()) std::printf("  %s", percent_spread(paired[i]).c_str());
+      if (i == 1) std::printf("  goal <= 5%%");
     }
     std::printf("\n");
   }
-  // Overhead = per run + per GEMM x count: two counts separate the two.
-  const double o100 = median(seconds[1]) - median(seconds[0]), o400 = median(seconds[5]) - median(seconds[4]);
-  std::printf("   default tracing's overhead: %.1f us per GEMM and %.2f ms per run\n", (o400 - o100) / 300 * 1e6,
-              (4 * o100 - o400) / 3 * 1e3);
+  std::printf("   bare calls, medians in us: launch  launch+sync  events  malloc+free  64 KiB copy  cudaMemGetInfo\n");
+  for (int i = 0; i < kSettings; ++i) {
+    auto med = [&](double BareCallTimes::*field) {
+      std::vector<double> v;
+      for (const auto& b : bare[i]) v.push_back(b.*field);
+      return median(v);
+    };
+    std::printf("   %-29s %6.2f  %11.2f  %6.2f  %11.2f  %11.2f  %14.2f\n",
+                settings[i].env[0] ? settings[i].env : "(default)", med(&BareCallTimes::launch_us),
+                med(&BareCallTimes::sync_us), med(&BareCallTimes::event_us), med(&BareCallTimes::alloc_us),
+                med(&BareCallTimes::copy_us), med(&BareCallTimes::info_us));
+  }
   std::printf("   failed ops: %zu\n", failed);
 }
 
@@ -289,8 +419,8 @@ void bench_lascl(GpuBackend& gpu, double copy_gbs) {
     std::uint64_t m, n;
   };
   for (const Case c : {Case{'G', DType::Float64, 16384, 8192}, Case{'G', DType::Float32, 16384, 16384},
-                       Case{'G', DType::Float64, 100, 1 << 20}, Case{'G', DType::Float64, 1 << 27, 1},
-                       Case{'U', DType::Float64, 16384, 8192}}) {
+                       Case{'G', DType::Float64, 100, 1 << 20}, Case{'G', DType::Float32, 100, 1 << 21},
+                       Case{'G', DType::Float64, 1 << 27, 1}, Case{'U', DType::Float64, 16384, 8192}}) {
     HostTensor a("a", c.dtype, {c.m, c.n}, MemoryOrder::Fortran);
     fill_random(a, 3);
     const bool is_double = c.dtype == DType::Float64;
@@ -356,8 +486,11 @@ void bench_cpu_vs_gpu(int largest) {
 int main(int argc, char** argv) {
   setenv("BLASSCOPE_GPU_PLUGIN", plugin_path().c_str(), 0);
   if (argc > 2 && std::strcmp(argv[1], "--cupti-child") == 0) return cupti_child(std::atoi(argv[2]));
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  if (argc > 1 && std::strcmp(argv[1], "--cpu-vs-gpu") == 0) {  // section 5 alone
+  auto has = [&](const char* flag) {
+    return std::find_if(argv + 1, argv + argc, [&](const char* a) { return std::strcmp(a, flag) == 0; }) != argv + argc;
+  };
+  const bool quick = has("--quick"), no_cupti = has("--no-cupti");
+  if (has("--cpu-vs-gpu")) {  // section 5 alone
     bench_cpu_vs_gpu(8192);
     return 0;
   }
@@ -366,7 +499,7 @@ int main(int argc, char** argv) {
     std::printf("blasscope-bench-gpu: nothing to measure: %s\n", load.reason.c_str());
     return 0;
   }
-  if (argc > 1 && std::strcmp(argv[1], "--cupti") == 0) {  // section 3 alone
+  if (has("--cupti")) {  // section 3 alone
     bench_cupti_overhead(argv[0]);
     return 0;
   }
@@ -381,7 +514,7 @@ int main(int argc, char** argv) {
       "estimate from clocks and bus width is %.0f GB/s\n",
       copy_gbs, info.bandwidth_gbytes);
   bench_gemm_overhead(gpu);
-  bench_cupti_overhead(argv[0]);
+  if (!no_cupti) bench_cupti_overhead(argv[0]);
   bench_lascl(gpu, copy_gbs);
   bench_cpu_vs_gpu(quick ? 2048 : 8192);
   return 0;

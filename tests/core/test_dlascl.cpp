@@ -198,16 +198,19 @@ TEST(Dlascl, GpuTilePositionIsExactForEveryTileShape) {
 // Each CUDA thread walks elements tid, tid + 256, ... of its block's tile by additions
 // (LasclTileCursor): the walk gives every element's exact row and column, for every tile shape.
 TEST(Dlascl, GpuTileCursorWalksTheExactPositions) {
-  constexpr int kThreads = kLasclThreads, kPerThread = kLasclPerThread, kTile = kThreads * kPerThread;
-  for (int rows = 1; rows <= kTile; ++rows) {
-    const LasclTiling t = lascl_tiling(rows, 1, kTile);
-    ASSERT_EQ(t.rows, rows);
-    for (int tid = 0; tid < kThreads; ++tid) {
-      LasclTileCursor c = lascl_tile_cursor(t, tid, kThreads);
-      for (int k = 0; k < kPerThread; ++k, lascl_tile_advance(c, t.rows)) {
-        const int e = tid + k * kThreads;
-        if (c.li != e % rows || c.lj != e / rows) {
-          FAIL() << "rows " << rows << " element " << e << ": got (" << c.li << ", " << c.lj << ")";
+  constexpr int kThreads = kLasclThreads;
+  for (const int kPerThread : {kLasclPerThread, kLasclSegmentPerThread}) {
+    const int kTile = kThreads * kPerThread;
+    for (int rows = 1; rows <= kTile; ++rows) {
+      const LasclTiling t = lascl_tiling(rows, 1, kTile);
+      ASSERT_EQ(t.rows, rows);
+      for (int tid = 0; tid < kThreads; ++tid) {
+        LasclTileCursor c = lascl_tile_cursor(t, tid, kThreads);
+        for (int k = 0; k < kPerThread; ++k, lascl_tile_advance(c, t.rows)) {
+          const int e = tid + k * kThreads;
+          if (c.li != e % rows || c.lj != e / rows) {
+            FAIL() << "rows " << rows << " element " << e << ": got (" << c.li << ", " << c.lj << ")";
+          }
         }
       }
     }
@@ -215,44 +218,62 @@ TEST(Dlascl, GpuTileCursorWalksTheExactPositions) {
 }
 
 // The CUDA kernel's launch, simulated block by block and thread by thread on the host with its
-// shared tiling code (kernels/lascl_element.h): every element ?LASCL scales is visited exactly
-// once, nothing else (padding between columns, the untouched triangle) ever is. A small tile
-// and grid cap make the kernel's column loop run several times.
+// shared plan and tiling code (kernels/lascl_element.h): every element ?LASCL scales is visited
+// exactly once, nothing else (padding between columns, the untouched triangle) ever is. Small
+// blocks and grid caps make the kernel's column loop run several times; the real block size
+// checks each path the plan picks (a padless G matrix as one column, tiles of one segment of 16
+// or 8 elements a thread, the general walk).
 TEST(Dlascl, GpuTilesCoverExactlyTheScaledElements) {
   struct Case {
     char type;
     std::int64_t m, n, lda;
-    int threads, per_thread, max_grid_y;
+    int threads, max_grid_y;
   };
-  for (const Case c :
-       {Case{'G', 1, 1, 1, 16, 4, 65535}, Case{'G', 7, 300, 9, 16, 4, 5}, Case{'U', 100, 37, 100, 16, 4, 3},
-        Case{'L', 130, 90, 131, 16, 4, 4}, Case{'H', 64, 64, 64, 16, 4, 2}, Case{'G', 65, 3, 70, 16, 4, 65535},
-        Case{'U', 5, 200, 5, kLasclThreads, kLasclPerThread, 65535},
-        Case{'G', 3000, 5, 3001, kLasclThreads, kLasclPerThread, 65535},
-        Case{'L', 9000, 3, 9000, kLasclThreads, kLasclPerThread, 65535},
-        Case{'U', 1500, 40, 1501, kLasclThreads, kLasclPerThread, 7},
-        Case{'H', 2047, 9, 2050, kLasclThreads, kLasclPerThread, 65535},
-        Case{'G', 1000, 50, 1000, kLasclThreads, kLasclPerThread, 3}}) {
-    const LasclTiling t = lascl_tiling(c.m, c.n, c.threads * c.per_thread);
+  int paths[3] = {0, 0, 0};  // segments of 16 elements a thread, segments of 8, the general walk
+  for (const Case c : {Case{'G', 1, 1, 1, 16, 65535},
+                       Case{'G', 7, 300, 9, 16, 5},
+                       Case{'U', 100, 37, 100, 16, 3},
+                       Case{'L', 130, 90, 131, 16, 4},
+                       Case{'H', 64, 64, 64, 16, 2},
+                       Case{'G', 65, 3, 70, 16, 65535},
+                       Case{'G', 200, 30, 200, 16, 7},
+                       Case{'L', 5, 3000, 5, 16, 65535},
+                       Case{'U', 300, 2, 301, 16, 65535},
+                       Case{'U', 5, 200, 5, kLasclThreads, 65535},
+                       Case{'G', 3000, 5, 3001, kLasclThreads, 65535},
+                       Case{'L', 9000, 3, 9000, kLasclThreads, 65535},
+                       Case{'U', 1500, 40, 1501, kLasclThreads, 7},
+                       Case{'H', 2047, 9, 2050, kLasclThreads, 65535},
+                       Case{'G', 1000, 50, 1000, kLasclThreads, 3},
+                       Case{'G', 5000, 7, 5003, kLasclThreads, 65535},
+                       Case{'L', 4097, 20, 4100, kLasclThreads, 6},
+                       Case{'U', 300, 300, 301, kLasclThreads, 65535},
+                       Case{'G', 100, 777, 100, kLasclThreads, 65535},
+                       Case{'G', 1, 9000, 1, kLasclThreads, 65535},
+                       Case{'G', 40, 30, 41, kLasclThreads, 65535}}) {
+    const LasclLaunchPlan p = lascl_launch_plan(c.type, c.m, c.n, c.lda, c.threads);
+    const LasclTiling& t = p.tiling;
+    ++paths[p.per_thread == kLasclSegmentPerThread ? 0 : p.segment ? 1 : 2];
+    ASSERT_EQ(p.segment, t.cols == 1);
     std::vector<int> visits(static_cast<std::size_t>(c.lda * c.n), 0);
     const std::int64_t grid_y = std::min<std::int64_t>(t.col_blocks, c.max_grid_y);
     for (std::int64_t bx = 0; bx < t.row_blocks; ++bx) {
       for (std::int64_t by = 0; by < grid_y; ++by) {
-        for (std::int64_t col0 = by * t.cols; col0 < c.n; col0 += grid_y * t.cols) {
-          if (t.cols == 1) {  // the kernel's one-segment path
+        for (std::int64_t col0 = by * t.cols; col0 < p.n; col0 += grid_y * t.cols) {
+          if (p.segment) {  // the kernel's one-segment path
             std::int64_t first = 0, last = 0;
-            lascl_row_range(c.type, c.m, col0, first, last);
-            for (std::int64_t e = 0; e < c.threads * c.per_thread; ++e) {
+            lascl_row_range(c.type, p.m, col0, first, last);
+            for (std::int64_t e = 0; e < c.threads * p.per_thread; ++e) {
               const std::int64_t i = bx * t.rows + e;
-              if (i >= first && i < last) ++visits[static_cast<std::size_t>(col0 * c.lda + i)];
+              if (i >= first && i < last) ++visits[static_cast<std::size_t>(col0 * p.lda + i)];
             }
             continue;
           }
           for (int tid = 0; tid < c.threads; ++tid) {
             LasclTileCursor cursor = lascl_tile_cursor(t, tid, c.threads);
-            for (int k = 0; k < c.per_thread; ++k, lascl_tile_advance(cursor, t.rows)) {
+            for (int k = 0; k < p.per_thread; ++k, lascl_tile_advance(cursor, t.rows)) {
               std::int64_t offset = -1;
-              if (lascl_cursor_element(c.type, c.m, c.n, c.lda, t, bx * t.rows, col0, cursor, offset)) {
+              if (lascl_cursor_element(c.type, p.m, p.n, p.lda, t, bx * t.rows, col0, cursor, offset)) {
                 ASSERT_GE(offset, 0);
                 ASSERT_LT(offset, c.lda * c.n);
                 ++visits[static_cast<std::size_t>(offset)];
@@ -272,6 +293,7 @@ TEST(Dlascl, GpuTilesCoverExactlyTheScaledElements) {
       }
     }
   }
+  for (int path : paths) EXPECT_GT(path, 0);  // the cases cover every path
 }
 
 TEST(Dlascl, BoundedScalingStepsAreTheSameSteps) {

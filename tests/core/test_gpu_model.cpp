@@ -7,6 +7,7 @@
 #include "exec/gpu_ops.h"
 #include "gpu_model/cublas_status.h"
 #include "gpu_model/cuda_errors.h"
+#include "gpu_model/cupti_setting.h"
 #include "gpu_model/device_activity.h"
 #include "gpu_model/device_memory.h"
 #include "gpu_model/gpu_loader.h"
@@ -149,6 +150,34 @@ TEST(ActivityCollector, EachKernelKeepsItsOwnNameAcrossOpsAndRuns) {
       EXPECT_EQ(events[0].family, kernel_family(events[0].name)) << op;
     }
   }
+}
+
+TEST(CuptiSetting, NamedSettingsAndKindLists) {
+  const CuptiSetting unset = parse_cupti_setting("");
+  EXPECT_TRUE(unset.is_default());
+  EXPECT_EQ(unset.describe(), "kernels");
+  EXPECT_TRUE(parse_cupti_setting("0").off());
+  EXPECT_EQ(parse_cupti_setting("0").describe(), "nothing");
+  EXPECT_EQ(parse_cupti_setting("kernels").describe(), "kernels");
+  EXPECT_EQ(parse_cupti_setting("kernel,overhead").describe(), "kernels, overhead");
+  EXPECT_EQ(parse_cupti_setting("all").describe(), "kernels, copies, memsets, allocations, overhead");
+  EXPECT_FALSE(parse_cupti_setting("all").api);
+  EXPECT_EQ(parse_cupti_setting("api").describe(), "kernels, copies, memsets, allocations, overhead, API calls");
+  const CuptiSetting list = parse_cupti_setting("memcpy,kernel");
+  EXPECT_TRUE(list.error.empty());
+  EXPECT_FALSE(list.is_default());
+  EXPECT_EQ(list.describe(), "kernels, copies");
+  EXPECT_FALSE(list.api);
+}
+
+TEST(CuptiSetting, AnUnknownKindIsNamedAndTheDefaultKept) {
+  for (const char* text : {"kernel,bogus", "kernel,", ",", "KERNEL"}) {
+    const CuptiSetting s = parse_cupti_setting(text);
+    EXPECT_FALSE(s.error.empty()) << text;
+    EXPECT_TRUE(s.is_default()) << text;
+    EXPECT_EQ(s.describe(), parse_cupti_setting("").describe()) << text;
+  }
+  EXPECT_NE(parse_cupti_setting("kernel,bogus").error.find("\"bogus\""), std::string::npos);
 }
 
 TEST(KernelFamily, MangledKernelNamesAreMadeReadable) {

@@ -2,7 +2,9 @@
 // gave; `scripts/dev.sh gpu-test` runs them on a machine with a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +20,10 @@
 #include "kernels/gemm.h"
 #include "results/run_result.h"
 #include "workload/workload_parser.h"
+
+#if BLASSCOPE_TEST_CUDART
+#include <cuda_runtime_api.h>
+#endif
 
 using namespace blasscope::core;
 
@@ -47,6 +53,24 @@ RunResult run(const std::string& text, std::optional<DeviceChoice> device = Devi
   setenv("BLASSCOPE_GPU_PLUGIN", plugin(), 1);
   run_workload(parse_workload_text(text, "/"), options, collector);
   return collector.finish();
+}
+
+// Runs a workload through blasscope-cli (a worker process: a fresh CUDA context, with `env`
+// before the command) and returns its `run --json` output.
+nlohmann::json run_cli(const std::string& name, const std::string& workload_text, const std::string& env = "") {
+  const std::filesystem::path cli =
+      std::filesystem::path(plugin()).parent_path().parent_path() / "bin" / "blasscope-cli";
+  const std::string workload = ::testing::TempDir() + "/" + name + ".json";
+  std::ofstream(workload) << workload_text;
+  const std::string command = env + " BLASSCOPE_GPU_PLUGIN='" + std::string(plugin()) + "' '" + cli.string() +
+                              "' run '" + workload + "' --device gpu --json";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return {};
+  std::string output;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  ::pclose(pipe);
+  return nlohmann::json::parse(output, nullptr, false);
 }
 
 }  // namespace
@@ -92,54 +116,84 @@ TEST(GpuDevice, LasclIsBitIdenticalToTheCpuAndLapack) {
                                                     R"("cfrom": 7e-20, "cto": 3e25)"};
   const std::vector<const char*> float_scalings = {R"("cfrom": 3, "cto": 5)", R"("cfrom": 1e-30, "cto": 1e30)",
                                                    R"("cfrom": 1e30, "cto": 1e-30)", R"("cfrom": 7e-20, "cto": 3e25)"};
-  for (const char* dtype : {"float64", "float32"}) {
-    for (const char* type : {"G", "L", "U", "H"}) {
-      for (const char* scaling : std::string(dtype) == "float64" ? double_scalings : float_scalings) {
-        const RunResult r =
-            run(std::string(R"({"name": "l", "tensors": {"a": {"shape": [301, 203], "dtype": ")") + dtype +
-                R"(", "order": "F", "nan": 3, "inf": 2}}, "ops": [{"op": "dlascl", "a": "a", "type": ")" + type +
-                R"(", )" + scaling + R"(, "out": "s"}]})");
-        ASSERT_EQ(r.comparisons.size(), 1u) << dtype << " " << type << " " << scaling;
-        EXPECT_EQ(r.comparisons[0].max_abs_diff, 0.0) << dtype << " " << type << " " << scaling;
-        for (const auto& op : r.ops)
-          EXPECT_EQ(op.status, OpStatus::Ok) << text(op.device) << " " << op.error.value_or("");
+  // Shapes for each launch path (core::lascl_launch_plan): short columns (G as one column, the
+  // others the general tile walk), columns of 16 elements a thread, a wide matrix of 3 rows.
+  for (const char* shape : {"301, 203", "4500, 9", "3, 5000"}) {
+    for (const char* dtype : {"float64", "float32"}) {
+      for (const char* type : {"G", "L", "U", "H"}) {
+        auto scalings = std::string(dtype) == "float64" ? double_scalings : float_scalings;
+        if (std::string(shape) != "301, 203") scalings.resize(2);
+        for (const char* scaling : scalings) {
+          const RunResult r =
+              run(std::string(R"({"name": "l", "tensors": {"a": {"shape": [)") + shape + R"(], "dtype": ")" + dtype +
+                  R"(", "order": "F", "nan": 3, "inf": 2}}, "ops": [{"op": "dlascl", "a": "a", "type": ")" + type +
+                  R"(", )" + scaling + R"(, "out": "s"}]})");
+          ASSERT_EQ(r.comparisons.size(), 1u) << shape << " " << dtype << " " << type << " " << scaling;
+          EXPECT_EQ(r.comparisons[0].max_abs_diff, 0.0) << shape << " " << dtype << " " << type << " " << scaling;
+          for (const auto& op : r.ops)
+            EXPECT_EQ(op.status, OpStatus::Ok) << text(op.device) << " " << op.error.value_or("");
+        }
       }
     }
   }
 }
 
-TEST(GpuDevice, CuptiSeesEachOpsKernelsAndCopies) {
-  REQUIRE_GPU();
-  if (gpu().backend->device().cupti.rfind("tracing", 0) != 0) GTEST_SKIP() << gpu().backend->device().cupti;
-  const RunResult r = run(R"({"name": "c", "tensors": {"a": {"shape": [512, 512], "dtype": "float32"},
+constexpr const char* kTracedWorkload = R"({"name": "c", "tensors": {"a": {"shape": [512, 512], "dtype": "float32"},
     "m": {"shape": [1000, 700], "dtype": "float64", "order": "F"}},
     "ops": [{"op": "gemm", "a": "a", "b": "a", "device": "gpu", "repeat": 3},
-            {"op": "dlascl", "a": "m", "cfrom": 2, "cto": 3, "device": "gpu", "repeat": 2}]})",
-                          std::nullopt);
+            {"op": "dlascl", "a": "m", "cfrom": 2, "cto": 3, "device": "gpu", "repeat": 2}]})";
+
+// By default CUPTI traces kernels (and its own overhead): each op gets its own, named.
+TEST(GpuDevice, CuptiSeesEachOpsKernels) {
+  REQUIRE_GPU();
+  if (gpu().backend->device().cupti.rfind("tracing", 0) != 0) GTEST_SKIP() << gpu().backend->device().cupti;
+  const RunResult r = run(kTracedWorkload, std::nullopt);
   ASSERT_EQ(r.ops.size(), 2u);
+  const bool all_kinds = gpu().backend->device().cupti.find("copies") != std::string::npos;  // BLASSCOPE_CUPTI=all
   for (const auto& op : r.ops) {
     ASSERT_EQ(op.status, OpStatus::Ok) << op.error.value_or("");
-    std::size_t kernels = 0, uploads = 0;
+    std::size_t kernels = 0, copies = 0;
     for (const auto& e : op.device_events) {
       EXPECT_LE(e.start_ns, e.end_ns) << e.name;
-      if (e.kind == "kernel") {
-        ++kernels;
-        std::printf("op %zu kernel: %s (%s), %.1f us\n", op.op, e.name.c_str(), e.family.c_str(),
-                    (e.end_ns - e.start_ns) / 1e3);
-        EXPECT_EQ(e.name.find("_Z"), std::string::npos) << "mangled: " << e.name;
-        if (op.op_kind == OpKind::Dlascl) {
-          EXPECT_EQ(e.family, "BLAScope DLASCL") << e.name;
-        } else {
-          EXPECT_NE(e.family, "BLAScope DLASCL") << e.name;
-        }
+      copies += e.kind == "memcpy";
+      if (e.kind != "kernel") continue;
+      ++kernels;
+      std::printf("op %zu kernel: %s (%s), %.1f us\n", op.op, e.name.c_str(), e.family.c_str(),
+                  (e.end_ns - e.start_ns) / 1e3);
+      EXPECT_EQ(e.name.find("_Z"), std::string::npos) << "mangled: " << e.name;
+      if (op.op_kind == OpKind::Dlascl) {
+        EXPECT_EQ(e.family, "BLAScope DLASCL") << e.name;
+      } else {
+        EXPECT_NE(e.family, "BLAScope DLASCL") << e.name;
       }
-      if (e.kind == "memcpy" && e.name == "HtoD") ++uploads;
     }
     // One kernel per repetition at least (cuBLAS may add a split-K reduction), each on its op.
     EXPECT_GE(kernels, op.op_kind == OpKind::Gemm ? 3u : 2u) << text(op.op_kind);
-    EXPECT_GE(uploads, op.op_kind == OpKind::Gemm ? 3u : 2u)
-        << text(op.op_kind);  // A, B, C / the matrix per repetition
+    if (!all_kinds) {
+      EXPECT_EQ(copies, 0u) << "copies are traced only with BLASSCOPE_CUPTI=all";
+    }
     EXPECT_EQ(op.cupti_dropped, 0u);
+  }
+}
+
+// BLASSCOPE_CUPTI=all traces each op's copies too (in a worker: CUPTI's kinds are set once a process).
+TEST(GpuDevice, CuptiAllSeesEachOpsCopies) {
+  REQUIRE_GPU();
+  const auto result = run_cli("traced", kTracedWorkload, "BLASSCOPE_CUPTI=all");
+  ASSERT_TRUE(result.is_object()) << "blasscope-cli printed no JSON";
+  const std::string cupti = result["environment"]["gpu"]["device"].value("cupti", "");
+  if (cupti.rfind("tracing", 0) != 0) GTEST_SKIP() << cupti;
+  EXPECT_NE(cupti.find("copies, memsets, allocations"), std::string::npos) << cupti;
+  ASSERT_EQ(result["ops"].size(), 2u);
+  for (const auto& op : result["ops"]) {
+    std::size_t uploads = 0, kernels = 0;
+    for (const auto& e : op["record"]["device_events"]) {
+      uploads += e["kind"] == "memcpy" && e["name"] == "HtoD";
+      kernels += e["kind"] == "kernel";
+    }
+    const bool gemm = op["record"]["op_kind"] == "gemm";
+    EXPECT_GE(uploads, gemm ? 3u : 2u) << op.dump();  // A, B, C / the matrix per repetition
+    EXPECT_GE(kernels, gemm ? 3u : 2u) << op.dump();
   }
 }
 
@@ -212,23 +266,57 @@ TEST(GpuDevice, AnIllegalLeadingDimensionIsCublasInvalidValue) {
       << r.ops[0].error.value_or("");
 }
 
+#if BLASSCOPE_TEST_CUDART
+// Takes device memory (plain cudaMalloc, 1 GiB at a time) until about `leave` bytes are free,
+// and gives it back when destroyed.
+class DeviceMemoryTaken {
+ public:
+  explicit DeviceMemoryTaken(std::size_t leave) {
+    constexpr std::size_t kChunk = std::size_t{1} << 30;
+    std::size_t free = 0, total = 0;
+    while (cudaMemGetInfo(&free, &total) == cudaSuccess && free > leave) {
+      void* p = nullptr;
+      if (cudaMalloc(&p, std::min(kChunk, free - leave)) != cudaSuccess) break;
+      m_taken.push_back(p);
+    }
+    m_free = free;
+  }
+  ~DeviceMemoryTaken() {
+    for (void* p : m_taken) cudaFree(p);
+  }
+  std::size_t free() const { return m_free; }
+
+ private:
+  std::vector<void*> m_taken;
+  std::size_t m_free = 0;
+};
+#endif
+
+// A GEMM whose buffers do not fit the free device memory is refused by the prediction, before
+// any cudaMalloc. Most of the device's memory is taken first, so the host (which on some
+// machines has less memory than the GPU) needs only a 2 GiB result.
 TEST(GpuDevice, AnImpossibleAllocationIsPredictedNotAttempted) {
   REQUIRE_GPU();
-  const std::uint64_t side = 1 + static_cast<std::uint64_t>(std::sqrt(gpu().backend->device().memory_total / 8.0));
-  const RunResult r =
-      run(R"({"name": "m", "tensors": {"a": {"shape": [)" + std::to_string(side) + ", 1], " +
-              R"("dtype": "float64"}, "b": {"shape": [1, )" + std::to_string(side) +
-              R"(], "dtype": "float64"}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "device": "gpu"}]})",
-          std::nullopt);
+#if BLASSCOPE_TEST_CUDART
+  const DeviceMemoryTaken taken(std::size_t{1} << 30);
+  ASSERT_LT(taken.free(), std::size_t{3} << 29) << "could not take the device's memory";
+  const RunResult r = run(R"({"name": "m", "tensors": {"a": {"shape": [16384, 1], "dtype": "float64"},
+      "b": {"shape": [1, 16384], "dtype": "float64"}}, "ops": [{"op": "gemm", "a": "a", "b": "b", "device": "gpu"}]})",
+                          std::nullopt);
   std::size_t gpu_ops = 0;
   for (const auto& op : r.ops) {
     if (op.device != Device::Gpu) continue;
     ++gpu_ops;
     EXPECT_EQ(op.error_kind, ErrorKind::OutOfMemory);
-    // Refused by the prediction, before any cudaMalloc: the message gives the need item by item.
+    // The message gives the need item by item, and what was free.
     EXPECT_NE(op.error.value_or("").find("the GEMM needs A "), std::string::npos) << op.error.value_or("");
+    EXPECT_NE(op.error.value_or("").find(" is free"), std::string::npos) << op.error.value_or("");
+    std::printf("refused: %s\n", op.error.value_or("").c_str());
   }
   EXPECT_EQ(gpu_ops, 1u);
+#else
+  GTEST_SKIP() << "built without the CUDA runtime: the test cannot take device memory";
+#endif
 }
 
 // A kernel fault poisons the CUDA context of its process, so this runs in a worker (through
@@ -236,22 +324,11 @@ TEST(GpuDevice, AnImpossibleAllocationIsPredictedNotAttempted) {
 // is refused instead of failing in some innocent call.
 TEST(GpuDevice, AKernelFaultIsAStickyCudaErrorAndLaterOpsAreRefused) {
   REQUIRE_GPU();
-  const std::filesystem::path cli =
-      std::filesystem::path(plugin()).parent_path().parent_path() / "bin" / "blasscope-cli";
-  const std::string workload = ::testing::TempDir() + "/fault.json";
-  std::ofstream(workload) << R"({"name": "fault", "tensors": {"a": {"shape": [64, 64], "dtype": "float64"}},
-    "ops": [{"op": "gemm", "a": "a", "b": "a", "lda": 1000000}, {"op": "gemm", "a": "a", "b": "a"}]})";
-  const std::string command = "BLASSCOPE_GPU_PLUGIN='" + std::string(plugin()) + "' '" + cli.string() + "' run '" +
-                              workload + "' --device gpu --json";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  ::pclose(pipe);
-  const auto result = nlohmann::json::parse(output);
+  const auto result = run_cli("fault", R"({"name": "fault", "tensors": {"a": {"shape": [64, 64], "dtype": "float64"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "a", "lda": 1000000}, {"op": "gemm", "a": "a", "b": "a"}]})");
+  ASSERT_TRUE(result.is_object()) << "blasscope-cli printed no JSON";
   const auto& ops = result.at("ops");
-  ASSERT_EQ(ops.size(), 2u) << output;
+  ASSERT_EQ(ops.size(), 2u) << result.dump();
   std::printf("op 0: %s\nop 1: %s\n", ops[0]["error"].dump().c_str(), ops[1]["error"].dump().c_str());
   EXPECT_EQ(ops[0]["record"]["error_kind"], "cuda-error");
   EXPECT_NE(ops[0]["error"].get<std::string>().find("sticky"), std::string::npos);
