@@ -60,7 +60,9 @@ commands:
                           diagnosed. Exits with COMMAND's status (128+signal, 124 on timeout)
       --output FILE       the session file (default blasscope-record-HOST-PID.json)
       --timeout SECONDS   stop COMMAND after this long (0, the default: no limit); the call still
-                          running is named. Ctrl-C that does not end COMMAND in 2 s stops it too
+                          running is named. Ctrl-C goes to COMMAND; if a recorded call it
+                          interrupted still runs 10 s later (or at a second Ctrl-C), COMMAND is
+                          stopped the same way
       --capture MODE      failing (default), all or none: write a failing call's inputs as they were
                           before it ran (.npy) with a workload.json that replays it
       --capture-limit MIB at most this much captured per session (default 256); what is left out is said

@@ -231,7 +231,7 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const {
           c->parent ? QStringLiteral("  ↳ %1 (in %2)").arg(name).arg(static_cast<qulonglong>(c->parent)) : name;
       return c->unlisted ? tr("%1 (+%2 unlisted inside)").arg(text).arg(c->unlisted) : text;
     }
-    case DType: return QString::fromLatin1(record::precision_dtype(c->precision, c->routine));
+    case DType: return QString::fromLatin1(record::call_dtype(*c));
     case Sizes: return sizesText(*c);
     case Alignment: return alignment(*c);
     case Start:

@@ -60,9 +60,14 @@ void plain_gemm(CallRecord& c, const Word* w) {
   blasscope::preload::gemm_shape(c, w);
   c.lda = static_cast<int>(w[8]), c.ldb = static_cast<int>(w[10]), c.ldc = static_cast<int>(w[13]);
 }
+// Atype, word 8 of both *Ex GEMMs, as record::call_dtype reads it (1 + the cudaDataType).
+void data_type(CallRecord& c, const Word* w) {
+  if (w[8] < 255) c.side_uplo = static_cast<std::uint8_t>(1 + w[8]);
+}
 // (handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo)
 void gemm_ex(CallRecord& c, const Word* w) {
   blasscope::preload::gemm_shape(c, w);
+  data_type(c, w);
   c.lda = static_cast<int>(w[9]), c.ldb = static_cast<int>(w[12]), c.ldc = static_cast<int>(w[16]);
 }
 // (handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount)
@@ -75,6 +80,7 @@ void strided_gemm(CallRecord& c, const Word* w) {
 //  strideC, batchCount, computeType, algo)
 void strided_gemm_ex(CallRecord& c, const Word* w) {
   blasscope::preload::gemm_shape(c, w);
+  data_type(c, w);
   c.lda = static_cast<int>(w[9]), c.ldb = static_cast<int>(w[13]), c.ldc = static_cast<int>(w[18]);
   c.beta = static_cast<double>(static_cast<int>(w[20]));
 }

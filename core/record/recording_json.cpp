@@ -216,6 +216,7 @@ enum class Field {
   OutputNan,
   OutputInf,
   Routine,
+  DType,
   Char,
   Xerbla,
   Parameter,
@@ -246,7 +247,11 @@ Field field_of(std::string_view key) {
       {{"id", Field::Id}},
       {{"pid", Field::Pid}, {"lda", Field::Lda}, {"ldb", Field::Ldb}, {"ldc", Field::Ldc}},
       {{"beta", Field::Beta}, {"info", Field::Info}, {"char", Field::Char}},
-      {{"alpha", Field::Alpha}, {"start", Field::Start}, {"cblas", Field::Cblas}, {"bytes", Field::Bytes}},
+      {{"alpha", Field::Alpha},
+       {"start", Field::Start},
+       {"cblas", Field::Cblas},
+       {"bytes", Field::Bytes},
+       {"dtype", Field::DType}},
       {{"parent", Field::Parent}, {"thread", Field::Thread}, {"status", Field::Status}, {"xerbla", Field::Xerbla}},
       {{"seconds", Field::Seconds},
        {"routine", Field::Routine},
@@ -290,6 +295,7 @@ class CallBuilder {
  public:
   void begin() {
     m_call = CallRecord{};
+    m_data_type = -1;
     m_has_routine = false;
     m_in_xerbla = false;
     m_expect_object = false;
@@ -376,6 +382,9 @@ class CallBuilder {
       m_has_routine = true;
     } else if (m_field == Field::Char) {
       m_call.side_uplo = v.empty() ? 0 : static_cast<std::uint8_t>(v[0]);
+    } else if (m_field == Field::DType) {
+      // Only a *Ex GEMM's is its own (the writer puts "routine" first: other calls skip it).
+      if (!m_has_routine || has_data_type_argument(m_call.routine)) m_data_type = cuda_data_type_of(v);
     } else if (m_field == Field::Alpha || m_field == Field::Beta) {
       (m_field == Field::Alpha ? m_call.alpha : m_call.beta) = non_finite_value(v, m_key);
     }
@@ -398,6 +407,7 @@ class CallBuilder {
   }
   CallRecord finish(std::uint64_t start_ns) {
     if (!m_has_routine) throw std::invalid_argument("a call has no \"routine\"");
+    if (has_data_type_argument(m_call.routine)) m_call.side_uplo = static_cast<std::uint8_t>(m_data_type + 1);
     m_call.start_ns = start_ns + ns_of(m_start);
     m_start = 0;
     return m_call;
@@ -409,6 +419,7 @@ class CallBuilder {
   std::string_view m_key;
   Field m_field = Field::Other;
   double m_start = 0;
+  int m_data_type = -1;  // a *Ex GEMM's cudaDataType, from its "dtype"
   bool m_has_routine = false, m_in_xerbla = false, m_expect_object = false;
 };
 

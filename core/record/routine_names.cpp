@@ -111,6 +111,41 @@ bool is_strided_batched(Routine routine) {
          routine == Routine::CublasGemmStridedBatchedEx;
 }
 
+bool has_data_type_argument(Routine routine) {
+  return routine == Routine::CublasGemmEx || routine == Routine::CublasGemmStridedBatchedEx;
+}
+
+namespace {
+// cudaDataType values (library_types.h) and their dtypes.
+struct CudaDataType {
+  int value;
+  const char* dtype;
+};
+constexpr CudaDataType kCudaDataTypes[] = {{0, "float32"},        {1, "float64"},     {2, "float16"},   {3, "int8"},
+                                           {4, "complex64"},      {5, "complex128"},  {6, "complex32"}, {8, "uint8"},
+                                           {10, "int32"},         {12, "uint32"},     {14, "bfloat16"}, {20, "int4"},
+                                           {28, "float8_e4m3fn"}, {29, "float8_e5m2"}};
+}  // namespace
+
+const char* cuda_data_type_dtype(int type) {
+  for (const CudaDataType& t : kCudaDataTypes) {
+    if (t.value == type) return t.dtype;
+  }
+  return "";
+}
+
+int cuda_data_type_of(std::string_view dtype) {
+  for (const CudaDataType& t : kCudaDataTypes) {
+    if (dtype == t.dtype) return t.value;
+  }
+  return -1;
+}
+
+const char* call_dtype(const CallRecord& call) {
+  if (has_data_type_argument(call.routine) && call.side_uplo) return cuda_data_type_dtype(call.side_uplo - 1);
+  return precision_dtype(call.precision, call.routine);
+}
+
 bool is_lapack(Routine routine) {
   return routine != Routine::Gemm && routine != Routine::Gemv && routine != Routine::Syrk && routine != Routine::Trsm &&
          !is_gpu(routine);

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "record/call_record.h"
@@ -28,5 +29,14 @@ bool is_gpu(Routine routine);
 // cuBLAS's GEMMs (M, N, K; the strided-batched ones keep their batch count in `beta`).
 bool is_cublas_gemm(Routine routine);
 bool is_strided_batched(Routine routine);
+// cuBLAS's *Ex GEMMs take their data type as an argument (cudaDataType: CUDA_R_16F, ...): the
+// preload keeps 1 + its value in CallRecord::side_uplo.
+bool has_data_type_argument(Routine routine);
+// A cudaDataType's dtype ("float16", "bfloat16", "float32", ...), "" for one BLAScope does not
+// name; and back (-1 for none).
+const char* cuda_data_type_dtype(int type);
+int cuda_data_type_of(std::string_view dtype);
+// The dtype of one call: its routine's, or for a *Ex GEMM the type it was given.
+const char* call_dtype(const CallRecord& call);
 
 }  // namespace blasscope::record

@@ -131,7 +131,12 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   w.number("id", c.id);
   w.number("pid", c.pid);
   w.number("thread", c.tid);
-  w.raw(names_of(c.routine, c.precision));
+  if (has_data_type_argument(c.routine) && c.side_uplo) {
+    w.text("routine", routine_name(c.routine, c.precision));
+    w.text("dtype", call_dtype(c));
+  } else {
+    w.raw(names_of(c.routine, c.precision));
+  }
   w.seconds("start", c.start_ns > start_ns ? c.start_ns - start_ns : 0);
   w.seconds("seconds", c.duration_ns);
   if (c.parent) w.number("parent", c.parent);
@@ -145,7 +150,7 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   if (c.lda) w.number("lda", c.lda);
   if (c.ldb) w.number("ldb", c.ldb);
   if (c.ldc) w.number("ldc", c.ldc);
-  if (c.side_uplo && std::isalpha(c.side_uplo)) {
+  if (c.side_uplo && std::isalpha(c.side_uplo) && !has_data_type_argument(c.routine)) {
     const char letter = static_cast<char>(c.side_uplo);
     w.text("char", {&letter, 1});
   }

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """What recording costs: each program runs plain and under `blasscope-cli record`, alternating,
-and the median ratio of the pairs' wall times is printed (goals from issue 10), end to end: what
-a user timing `blasscope-cli record -- PROGRAM` against `PROGRAM` sees. The per-call cost of the
+and the median ratio of each recorded run's wall time to the plain runs beside it is printed
+(goals from issue 10), end to end: what a user timing `blasscope-cli record -- PROGRAM` against
+`PROGRAM` sees. The per-call cost of the
 interposer is measured on a C program making a million 1x1 GEMMs, less what recording the same
 program making one costs (starting the recorder and attaching to it, paid once per process).
 
-usage: bench_record.py CLI [REPEATS]   (pairs per program, default 11)
+usage: bench_record.py CLI [REPEATS]   (recorded runs per program, default 15)
 """
 import json
 import os
@@ -50,32 +51,29 @@ def timed(command, cwd):
 
 
 def compare(cli, work, name, command, repeats, options=()):
-    """Wall times of `repeats` alternating runs, plain and under `record` (end to end: starting
-    the recorder, the program, writing the session, the summary), and the program's own wall
-    time as the session gives it. Returns the medians, the median of each recorded run over
-    the plain run beside it (the machine's speed drifts by 10-20 % over minutes on a shared
-    VM, much less between two runs a second apart), and the fastest recorded run over the
-    fastest plain one."""
-    plain, program, total = [], [], []
+    """Wall times of `repeats` runs under `record` (end to end: starting the recorder, the
+    program, writing the session, the summary), each between two plain runs (P R P R ... P,
+    after one untimed plain run), and the program's own wall time as the session gives it.
+    Each recorded run is compared with the mean of the plain runs on either side: the
+    machine's speed drifts by 10-20 % over minutes on a shared VM, which a pair's ratio takes in
+    as it is and its neighbours' mean cancels to first order. Returns the medians, the median
+    of those ratios, the fastest recorded run over the fastest plain one, and the ratios'
+    middle half."""
+    timed(command, work)  # untimed: page cache, the first of a series runs slower
+    plain, program, total = [timed(command, work)], [], []
     for i in range(repeats):
         session = os.path.join(work, f"{name}-{i}.json")
-        # Whichever runs second in a pair is a few % slower on this VM (a plain run after a plain
-        # run too): the order alternates so that it cancels out.
-        recorded = lambda: timed([cli, "record", "--quiet", "--output", session, *options, "--", *command], work)
-        if i % 2:
-            total.append(recorded())
-            plain.append(timed(command, work))
-        else:
-            plain.append(timed(command, work))
-            total.append(recorded())
+        total.append(timed([cli, "record", "--quiet", "--output", session, *options, "--", *command], work))
+        plain.append(timed(command, work))
         with open(session) as f:
             program.append(json.load(f)["wall_seconds"])
         os.unlink(session)
-    pairs = [t / p for t, p in zip(total, plain)]
-    paired = statistics.median(pairs)
-    # The middle half of the pairs: how far one series can be trusted on this VM.
-    quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [paired] * 3
-    paired_program = statistics.median(r / p for r, p in zip(program, plain))
+    around = [(plain[i] + plain[i + 1]) / 2 for i in range(repeats)]
+    ratios = [t / a for t, a in zip(total, around)]
+    paired = statistics.median(ratios)
+    # The middle half of the ratios: how far one series can be trusted on this VM.
+    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [paired] * 3
+    paired_program = statistics.median(r / a for r, a in zip(program, around))
     # The fastest of each: the VM's swings (the same program ran in 1.1 to 1.9 s within minutes)
     # only ever slow a run down, so the fastest are the least disturbed.
     fastest = min(total) / min(plain)
@@ -88,7 +86,7 @@ def main():
         print(__doc__)
         return 2
     cli = os.path.abspath(sys.argv[1])
-    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 11
+    repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     with tempfile.TemporaryDirectory() as work:
         for name, text in (("large", LARGE), ("small", SMALL)):
             path = os.path.join(work, name + ".py")
@@ -99,7 +97,7 @@ def main():
             f.write(TINY_C)
         subprocess.run(["gcc", "-O2", "-o", os.path.join(work, "tiny"), src, "-lopenblas"], check=True)
         print(f"plain vs recorded end to end (`blasscope-cli record` wall time over the program's), "
-              f"median of {repeats} alternating pairs")
+              f"median of {repeats} recorded runs, each over the mean of the plain runs before and after it")
         # The SVDs' 204,800 GEMVs are LAPACK's own: by default only the first 64 inside each call
         # are listed. The same program listing every one shows what that saves.
         for name, goal, command, options in (
@@ -109,7 +107,7 @@ def main():
             p, r, t, paired, paired_program, fastest, (low, high) = compare(cli, work, name.split()[0], command, repeats,
                                                                              options)
             verdict = f"(goal <= {goal:.2f}) {'MET' if paired <= goal else 'NOT MET'}" if goal else "(no goal)"
-            print(f"  {name:30s} plain {p:6.3f} s  recorded {t:6.3f} s  median of the pairs {paired:.3f} {verdict} "
+            print(f"  {name:30s} plain {p:6.3f} s  recorded {t:6.3f} s  median ratio {paired:.3f} {verdict} "
                   f"(middle half {low:.3f}-{high:.3f}), fastest over fastest {fastest:.3f}; "
                   f"the program alone under record {r:6.3f} s ({paired_program:.3f})")
         tiny = os.path.join(work, "tiny")

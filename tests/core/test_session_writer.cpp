@@ -16,6 +16,7 @@
 
 #include "record/call_flops.h"
 #include "record/recording_json.h"
+#include "record/routine_names.h"
 #include "record/session_stream.h"
 #include "record/session_writer.h"
 
@@ -170,6 +171,36 @@ TEST(SessionText, ACudaMallocOfMoreThan4GiBKeepsItsSize) {
   ASSERT_EQ(back.calls.size(), 1u);
   EXPECT_EQ(blasscope::record::malloc_bytes(back.calls[0]), (std::uint64_t{5} << 30) + 3);
   expect_same_calls(back.calls, {malloc});
+}
+
+// cublasGemmEx names its data type (PyTorch's float16 and bfloat16 products): each call keeps
+// it, written as its dtype and read back, by both readers.
+TEST(SessionText, ACublasGemmExKeepsTheDataTypeItWasGiven) {
+  using blasscope::record::Routine;
+  std::vector<CallRecord> calls;
+  for (const int type : {2, 14, 0, 1, 28}) {  // CUDA_R_16F, CUDA_R_16BF, CUDA_R_32F, CUDA_R_64F, CUDA_R_8F_E4M3
+    CallRecord c = call(static_cast<std::uint64_t>(calls.size() + 1));
+    c.routine = calls.size() % 2 ? Routine::CublasGemmStridedBatchedEx : Routine::CublasGemmEx;
+    c.precision = blasscope::record::Precision::S;  // as the preload records it
+    c.flags = blasscope::record::kHasStatus;
+    c.side_uplo = static_cast<std::uint8_t>(1 + type);
+    calls.push_back(c);
+  }
+  CallRecord unknown = call(9);  // a type BLAScope has no name for: no dtype, nothing made up
+  unknown.routine = Routine::CublasGemmEx;
+  unknown.side_uplo = 1 + 99;
+  const std::string text = session_text(recording_of(calls));
+  for (const char* dtype : {"float16", "bfloat16", "float32", "float64", "float8_e4m3fn"}) {
+    EXPECT_NE(text.find(std::string(R"("dtype":")") + dtype + "\""), std::string::npos) << dtype << ": " << text;
+  }
+  EXPECT_EQ(text.find(R"("char")"), std::string::npos) << "the type is no character argument: " << text;
+  const Recording back = parse_recording_text(text);
+  expect_same_calls(back.calls, calls);
+  expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, calls);
+  EXPECT_STREQ(blasscope::record::call_dtype(back.calls[1]), "bfloat16");
+  EXPECT_STREQ(blasscope::record::call_dtype(unknown), "");
+  CallRecord gemm = call(10);  // any other routine's dtype is its precision's
+  EXPECT_STREQ(blasscope::record::call_dtype(gemm), "float64");
 }
 
 TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {

@@ -2031,6 +2031,8 @@ class RecordCuBlas(unittest.TestCase):
         self.assertIn("cudaErrorMemoryAllocation", by_id["out-of-memory"]["title"])
         batched = next(c for c in report["calls"] if c["routine"] == "cublasSgemmStridedBatched")
         self.assertEqual((batched["m"], batched["n"], batched["k"], batched["status"]), (64, 64, 64, 0))
+        ex = next(c for c in report["calls"] if c["routine"] == "cublasGemmEx")
+        self.assertEqual(ex["dtype"], "float32")  # Atype CUDA_R_32F, as the program passed it
 
 
 class RecordBadInput(unittest.TestCase):
