@@ -38,12 +38,12 @@ commands:
       --json              print one JSON object (environment, ops, findings, crash)
       --trace FILE        write a Chrome trace (Perfetto, chrome://tracing) of the kernels
       --save-outputs DIR  write every op's output as DIR/NAME.npy
-      --device D          run every op on cpu, gpu or both
+      --device D          run every op on cpu, gpu or both. GPU ops are timed with CUDA events;
+                          CUPTI traces their kernels (BLASSCOPE_CUPTI=all: copies, memsets,
+                          allocations and CUPTI's overhead too, at more cost; =api: every CUDA
+                          call too; =0: no tracing)
       --session FILE      save the whole result for the GUI
       --in-process        run without a worker (debugging, benchmarks; a crash ends the CLI)
-                          GPU ops are timed with CUDA events; CUPTI traces their kernels
-                          (BLASSCOPE_CUPTI=all: copies, memsets and allocations too, at more
-                          cost; =api: every CUDA call too; =0: no tracing)
   scenarios [--json]      list the built-in scenarios: id, title, the diagnoses each shows
   explain ID              the cause, the fix and the error texts of a diagnosis id
   triage [FILE|-] [--json]

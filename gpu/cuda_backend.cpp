@@ -217,14 +217,15 @@ CudaBackend* CudaBackend::create(std::string& reason) {
     return backend;
   }
   std::string why_not;
-  backend->m_tracing = CuptiTracer::start(setting, why_not);
+  core::CuptiSetting applied;  // the process's first setting: later backends share its tracing
+  backend->m_tracing = CuptiTracer::start(setting, why_not, applied);
   if (!backend->m_tracing) {
     backend->m_info.cupti = why_not;
-  } else if (!setting.error.empty()) {
-    backend->m_info.cupti = "tracing " + setting.describe() + " (" + setting.error + ")";
+  } else if (!applied.error.empty()) {
+    backend->m_info.cupti = "tracing " + applied.describe() + " (" + applied.error + ")";
   } else {
     backend->m_info.cupti =
-        "tracing " + setting.describe() + (setting.text.empty() ? "" : " (BLASSCOPE_CUPTI=" + setting.text + ")");
+        "tracing " + applied.describe() + (applied.text.empty() ? "" : " (BLASSCOPE_CUPTI=" + applied.text + ")");
   }
   return backend;
 }
@@ -280,8 +281,25 @@ void CudaBackend::checkUsable() const {
 }
 
 void CudaBackend::fail(KernelRecord& record, const GpuFailure& failure, std::size_t op) {
-  if (failure.sticky && m_broken.empty()) m_broken = "op " + std::to_string(op) + "'s " + failure.what();
-  fail_record(record, failure);
+  if (failure.sticky || !m_broken.empty()) {
+    if (failure.sticky && m_broken.empty()) m_broken = "op " + std::to_string(op) + "'s " + failure.what();
+    fail_record(record, failure);
+    return;
+  }
+  // Launches are not waited for one by one: a kernel that faulted may first show as another
+  // call's failure (cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED at the next GEMM). Waiting for the
+  // stream tells whether the context is gone, so that later ops are refused, not blamed.
+  const cudaError_t error = cudaStreamSynchronize(m_stream);
+  if (error == cudaSuccess || !core::is_sticky_cuda_error(cudaGetErrorName(error))) {
+    fail_record(record, failure);
+    return;
+  }
+  GpuFailure sticky(core::ErrorKind::CudaError, std::string(failure.what()) + "; the stream then reported " +
+                                                    cudaGetErrorName(error) + ": " + cudaGetErrorString(error) + " (" +
+                                                    core::sticky_error_advice() + ")");
+  sticky.sticky = true;
+  m_broken = "op " + std::to_string(op) + "'s " + sticky.what();
+  fail_record(record, sticky);
 }
 
 void CudaBackend::setUpCublas(const core::GpuEventEmitter& publish, std::size_t op) {

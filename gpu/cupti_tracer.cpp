@@ -36,9 +36,10 @@ constexpr std::size_t kBufferBytes = 4 << 20;
 constexpr std::size_t kBufferAlignment = 8;
 
 std::mutex g_mutex;
-bool g_correlated = false;
-std::vector<CUpti_ActivityKind> g_enabled;  // what start() enabled, for pause()            // setting.api: op ids
-                                            // pushed as external correlation, set once at start
+// Set once, by the first start(): later backends share the process's tracing.
+bool g_correlated = false;                  // setting.api: op ids pushed as external correlation
+std::vector<CUpti_ActivityKind> g_enabled;  // what start() enabled, for pause()
+core::CuptiSetting g_applied;               // the setting those kinds came from
 core::ActivityCollector g_collector;        // guarded by g_mutex
 
 const char* memcpy_name(std::uint8_t kind) {
@@ -142,7 +143,7 @@ std::string cupti_error(CUptiResult result) {
 
 }  // namespace
 
-bool CuptiTracer::start(const core::CuptiSetting& setting, std::string& why_not) {
+bool CuptiTracer::start(const core::CuptiSetting& setting, std::string& why_not, core::CuptiSetting& applied) {
   // Once per process: every backend made later (one per run) shares the same callbacks, and
   // the first backend's choice of kinds.
   static std::string failure;
@@ -161,6 +162,7 @@ bool CuptiTracer::start(const core::CuptiSetting& setting, std::string& why_not)
     }
     if (result == CUPTI_SUCCESS) {
       g_enabled = enabled;
+      g_applied = setting;
       return true;
     }
     for (CUpti_ActivityKind kind : enabled) cuptiActivityDisable(kind);  // no half-on tracing
@@ -171,6 +173,7 @@ bool CuptiTracer::start(const core::CuptiSetting& setting, std::string& why_not)
     return false;
   }();
   if (!started) why_not = failure;
+  applied = g_applied;
   return started;
 }
 
@@ -199,8 +202,12 @@ void CuptiTracer::end_op() {
   g_collector.end_op(cupti_now());
 }
 
-void CuptiTracer::pause(bool paused) {
-  for (CUpti_ActivityKind kind : g_enabled) paused ? cuptiActivityDisable(kind) : cuptiActivityEnable(kind);
+bool CuptiTracer::pause(bool paused) {
+  bool done = true;
+  for (CUpti_ActivityKind kind : g_enabled) {
+    done &= (paused ? cuptiActivityDisable(kind) : cuptiActivityEnable(kind)) == CUPTI_SUCCESS;
+  }
+  return done;
 }
 
 std::vector<core::GpuOpActivity> CuptiTracer::take_all(bool flush) {

@@ -17,7 +17,9 @@ namespace blasscope::gpu {
 class CuptiTracer {
  public:
   // Starts tracing; false with the reason (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ...) if it can't.
-  static bool start(const core::CuptiSetting& setting, std::string& why_not);
+  // Once per process: `applied` is the setting the first call started with, which later
+  // backends share whatever they asked for.
+  static bool start(const core::CuptiSetting& setting, std::string& why_not, core::CuptiSetting& applied);
   // Brackets one op: its API calls carry the op as external correlation id, and records
   // without a correlation are placed by CUPTI timestamps.
   static void begin_op(std::size_t op);
@@ -26,8 +28,10 @@ class CuptiTracer {
   // are unsafe) and returns each op's device events, sorted by start; the collector is emptied.
   static std::vector<core::GpuOpActivity> take_all(bool flush = true);
   // Disables (or enables again) the kinds start() enabled, for measuring their cost side by
-  // side in one process (blasscope-bench-gpu).
-  static void pause(bool paused);
+  // side in one process (blasscope-bench-gpu): between runs only, after take_all (records of
+  // work still running could be lost). CUPTI stays attached while paused. False where CUPTI
+  // refused a kind.
+  static bool pause(bool paused);
 };
 
 }  // namespace blasscope::gpu

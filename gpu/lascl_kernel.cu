@@ -1,5 +1,6 @@
-// BLAScope's DLASCL on the GPU. Each block scales a tile of kTile elements made of whole
-// column segments (contiguous in column-major), so loads and stores coalesce; every thread
+// BLAScope's DLASCL on the GPU. Each block scales a tile (core::lascl_launch_plan: 256 threads
+// times 16 or 8 elements) made of whole column segments (contiguous in column-major), so loads
+// and stores coalesce; every thread
 // issues all of its loads before its first store, which keeps enough bytes in flight to run
 // at memory speed. Positions come from additions, not divisions: the first version spent
 // more instructions per element than the memory needed time (40-68 % of copy bandwidth on

@@ -25,8 +25,9 @@ extern "C" __attribute__((visibility("default"))) blasscope::core::GpuBackend* b
   return backend;
 }
 
-// Pauses (1) or resumes (0) CUPTI tracing in this process: blasscope-bench-gpu measures its cost
-// in one process, run by run, which the noise between processes hides.
-extern "C" __attribute__((visibility("default"))) void blasscope_gpu_pause_tracing(int paused) {
-  blasscope::gpu::CuptiTracer::pause(paused != 0);
+// Pauses (1) or resumes (0) CUPTI tracing in this process, between runs: blasscope-bench-gpu
+// measures the traced kinds' cost in one process, run by run, which the noise between processes
+// hides. 0 when done, -1 where CUPTI refused.
+extern "C" __attribute__((visibility("default"))) int blasscope_gpu_pause_tracing(int paused) {
+  return blasscope::gpu::CuptiTracer::pause(paused != 0) ? 0 : -1;
 }

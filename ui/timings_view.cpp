@@ -144,6 +144,7 @@ void TimingsView::setDocument(const RunDocument* doc) {
   for (const auto& c : run.comparisons) {
     if (c.speedup) speedup[c.op] = *c.speedup;
   }
+  bool cupti_said = false;
   for (const auto& r : run.ops) {
     QList<QStandardItem*> row{
         new QStandardItem(op_label(r)),
@@ -187,11 +188,13 @@ void TimingsView::setDocument(const RunDocument* doc) {
            new QStandardItem(kind == "memory" ? QString() : QStringLiteral("%1 µs").arg(total.second, 0, 'f', 1)),
            new QStandardItem()});
     }
-    if (r.device == core::Device::Gpu && run.environment.gpu.device) {
-      // What CUPTI saw depends on what it traced (BLASSCOPE_CUPTI): say so under the op.
+    if (r.device == core::Device::Gpu && run.environment.gpu.device && !r.kernel.empty() && !cupti_said) {
+      // What CUPTI saw depends on what it traced (BLASSCOPE_CUPTI): said once, under the first
+      // GPU op that ran.
+      cupti_said = true;
       const std::string& cupti = run.environment.gpu.device->cupti;
       QString note = tr("CUPTI: %1").arg(QString::fromStdString(cupti));
-      if (cupti.rfind("tracing", 0) == 0 && cupti.find("copies") == std::string::npos) {
+      if (cupti == "tracing kernels" || cupti.rfind("tracing kernels (", 0) == 0) {
         note += tr(" (BLASSCOPE_CUPTI=all adds copies, memsets, allocations)");
       }
       auto* item = new QStandardItem(note);

@@ -62,7 +62,8 @@ void plain_gemm(CallRecord& c, const Word* w) {
 }
 // Atype, word 8 of both *Ex GEMMs, as record::call_dtype reads it (1 + the cudaDataType).
 void data_type(CallRecord& c, const Word* w) {
-  if (w[8] < 255) c.side_uplo = static_cast<std::uint8_t>(1 + w[8]);
+  const auto type = static_cast<std::int32_t>(w[8]);  // an int: the word's upper half is not the caller's
+  if (type >= 0 && type < 255) c.side_uplo = static_cast<std::uint8_t>(1 + type);
 }
 // (handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo)
 void gemm_ex(CallRecord& c, const Word* w) {

@@ -24,7 +24,9 @@ CuptiSetting parse_cupti_setting(std::string_view text) {
   std::size_t begin = 0;
   while (begin <= text.size()) {
     const std::size_t comma = std::min(text.find(',', begin), text.size());
-    const std::string_view name = text.substr(begin, comma - begin);
+    std::string_view name = text.substr(begin, comma - begin);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);  // "kernel, memcpy" too
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     bool* flag = name == "kernel" || name == "kernels" ? &list.kernels
                  : name == "overhead"                  ? &list.overhead
                  : name == "memcpy"                    ? &list.memcpy

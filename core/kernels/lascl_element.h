@@ -41,9 +41,9 @@ BLASSCOPE_HOST_DEVICE inline void lascl_tile_position(int e, int tile_rows, floa
 }
 
 // The CUDA kernel's block: threads, and elements each thread scales (so a tile holds their
-// product). Here so that the host tests simulate the kernel as it is built. Tiles of one column
-// segment take 16 elements a thread (few registers: more bytes in flight, which float32 and an
-// H200 need), the general tile walk 8.
+// product). Here so that the host tests simulate the kernel as it is built. A thread takes 16
+// elements where a tile of that many is one column segment (few registers: more bytes in flight,
+// which float32 and an H200 need), else 8 (one segment still, or the general tile walk).
 inline constexpr int kLasclThreads = 256;
 inline constexpr int kLasclSegmentPerThread = 16;
 inline constexpr int kLasclPerThread = 8;

@@ -117,7 +117,9 @@ struct CallRecord {
   Routine routine = Routine::Gemm;
   Precision precision = Precision::D;
   std::uint16_t flags = 0;
-  std::uint8_t side_uplo = 0;  // the first character argument, as passed ('G', 'U', 'N', ...)
+  // The first character argument, as passed ('G', 'U', 'N', ...); for cuBLAS's *Ex GEMMs 1 + the
+  // cudaDataType of A (record::call_dtype).
+  std::uint8_t side_uplo = 0;
   // The operands' pointer alignment as 1 + its log2 (1 byte: 1, 4096 bytes or more: 13); 0 for
   // an operand not recorded.
   std::uint8_t align_a = 0, align_b = 0, align_c = 0;

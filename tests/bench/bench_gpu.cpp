@@ -293,7 +293,7 @@ int cupti_child(int count) {
   }
   double paired = -1;  // median of traced / paused over the pairs; -1: not measured
   void* plugin = ::dlopen(plugin_path().c_str(), RTLD_NOW | RTLD_NOLOAD);
-  auto* pause = plugin ? reinterpret_cast<void (*)(int)>(::dlsym(plugin, "blasscope_gpu_pause_tracing")) : nullptr;
+  auto* pause = plugin ? reinterpret_cast<int (*)(int)>(::dlsym(plugin, "blasscope_gpu_pause_tracing")) : nullptr;
   const char* setting = std::getenv("BLASSCOPE_CUPTI");
   if (pause && !(setting && std::strcmp(setting, "0") == 0)) {
     std::vector<double> ratios;
@@ -301,10 +301,10 @@ int cupti_child(int count) {
       double traced = 0, paused = 0;
       for (int half = 0; half < 2; ++half) {
         const bool pausing = (half == 0) == (pair % 2 == 0);
-        pause(pausing ? 1 : 0);
+        if (pause(pausing ? 1 : 0) != 0) die("CUPTI refused to pause or resume tracing");
         (pausing ? paused : traced) = timed_run();
       }
-      pause(0);
+      if (pause(0) != 0) die("CUPTI refused to resume tracing");
       ratios.push_back(traced / paused);
     }
     paired = median(ratios);

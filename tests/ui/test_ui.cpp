@@ -280,6 +280,50 @@ class UiTests : public QObject {
     QCOMPARE(timings.model()->index(1, 0).data().toString(), QStringLiteral("0 gemm (cblas_sgemm)"));
   }
 
+  // What CUPTI traced is said once, under the first GPU op that ran, with how to trace more.
+  void timingsSayWhatCuptiTraced() {
+    ui::RunDocument doc;
+    doc.kind = ui::RunDocument::Kind::Workload;
+    doc.run = core::RunResult{};
+    core::GpuDeviceInfo device;
+    device.name = "NVIDIA H200";
+    device.cupti = "tracing kernels";
+    doc.run->environment.gpu.available = true;
+    doc.run->environment.gpu.device = device;
+    core::KernelRecord refused;  // ran no kernel: no note under it
+    refused.op = 0;
+    refused.device = core::Device::Gpu;
+    refused.status = core::OpStatus::Failed;
+    refused.error = "device memory: the GEMM needs more than is free";
+    core::KernelRecord ran = refused;
+    ran.op = 1;
+    ran.kernel = "cublasGemmEx";
+    ran.status = core::OpStatus::Ok;
+    ran.error.reset();
+    core::KernelRecord again = ran;
+    again.op = 2;
+    doc.run->ops = {refused, ran, again};
+    ui::TimingsView timings;
+    timings.setDocument(&doc);
+    auto notes = [&](int row) {
+      QStringList found;
+      const QModelIndex top = timings.model()->index(row, 0);
+      for (int child = 0; child < timings.model()->rowCount(top); ++child) {
+        const QString text = timings.model()->index(child, 0, top).data().toString();
+        if (text.startsWith(QStringLiteral("CUPTI: "))) found << text;
+      }
+      return found;
+    };
+    QVERIFY(notes(0).isEmpty());
+    QCOMPARE(
+        notes(1),
+        QStringList{QStringLiteral("CUPTI: tracing kernels (BLASSCOPE_CUPTI=all adds copies, memsets, allocations)")});
+    QVERIFY(notes(2).isEmpty());
+    doc.run->environment.gpu.device->cupti = "tracing kernels, copies, memsets, allocations, overhead";
+    timings.setDocument(&doc);
+    QCOMPARE(notes(1), QStringList{QStringLiteral("CUPTI: tracing kernels, copies, memsets, allocations, overhead")});
+  }
+
   void viewsSayWhyTheyAreEmpty() {
     ui::RunDocument notRun;
     notRun.kind = ui::RunDocument::Kind::Workload;
@@ -495,10 +539,14 @@ class UiTests : public QObject {
       "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "cudaMalloc", "bytes": 5368709120, "status": 2, "seconds": 0.001},
                 {"id": 2, "pid": 42, "thread": 42, "routine": "cublasCreate_v2", "status": 0, "seconds": 0.01},
                 {"id": 3, "pid": 42, "thread": 42, "routine": "cublasSgemmStridedBatched", "m": 64, "n": 32,
-                 "k": 16, "beta": 4, "status": 0, "seconds": 0.001}]})");
+                 "k": 16, "beta": 4, "status": 0, "seconds": 0.001},
+                {"id": 4, "pid": 42, "thread": 42, "routine": "cublasGemmEx", "dtype": "bfloat16", "m": 8, "n": 8,
+                 "k": 8, "status": 0, "seconds": 0.001}]})");
     QVERIFY(profile && profile->isShowingContent());
     auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
-    QCOMPARE(calls->model()->rowCount(), 3);
+    QCOMPARE(calls->model()->rowCount(), 4);
+    QCOMPARE(calls->model()->index(2, ui::CallsModel::DType).data().toString(), QStringLiteral("float32"));
+    QCOMPARE(calls->model()->index(3, ui::CallsModel::DType).data().toString(), QStringLiteral("bfloat16"));
     QCOMPARE(calls->model()->index(0, ui::CallsModel::Sizes).data().toString(), QStringLiteral("5.0 GiB"));
     QCOMPARE(calls->model()->index(1, ui::CallsModel::Sizes).data().toString(), QString());
     QCOMPARE(calls->model()->index(2, ui::CallsModel::Sizes).data().toString(),
