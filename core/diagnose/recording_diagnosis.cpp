@@ -233,6 +233,9 @@ class Collector {
   static constexpr std::size_t kListedIds = 1000;  // the calls a diagnosis lists by id (facts "calls")
 
  public:
+  // The program's process, where the recording holds calls of its children too: a diagnosis of a
+  // child's call names the child (its own session is named after it).
+  explicit Collector(std::uint32_t program_pid = 0) : m_program_pid(program_pid) {}
   void add(const std::string& id, Severity severity, const CallRecord& c, std::string message,
            std::vector<std::string> evidence, Specific specific = {}) {
     if (!m_calls.insert({id, c.id}).second) return;  // this call has it already (two DLASCLs inside one driver)
@@ -248,6 +251,7 @@ class Collector {
     Diagnosis d;
     d.id = id;
     d.severity = severity;
+    if (m_program_pid && c.pid && c.pid != m_program_pid) message += " (in child process " + std::to_string(c.pid) + ")";
     d.message = message;
     d.title = message;
     d.evidence = std::move(evidence);
@@ -297,6 +301,7 @@ class Collector {
   bool has(const std::string& id, std::uint64_t call) const { return m_calls.count({id, call}) > 0; }
 
  private:
+  std::uint32_t m_program_pid;
   std::set<std::pair<std::string, std::uint64_t>> m_calls;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> m_index;
   std::vector<Diagnosis> m_out;
@@ -418,7 +423,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   // shape after it most likely solves with its factor (DGETRS divides by U's diagonal and
   // checks nothing). A factorisation of the same shape that succeeded replaces it.
   std::map<std::tuple<std::uint32_t, record::Precision, std::int64_t, std::int64_t>, const CallRecord*> singular;
-  Collector out;
+  Collector out(r.processes.size() > 1 ? r.pid : 0);
   for (const CallRecord& c : r.calls) {
     const bool lapack = record::is_lapack(c.routine);
     if (c.routine == Routine::Getrf && c.m == c.n) {

@@ -10,6 +10,7 @@ usage: bench_record.py CLI [REPEATS]   (recorded runs per program, default 15)
 """
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,28 @@ def timed(command, cwd):
     return time.perf_counter() - start
 
 
+LAST_INTERVAL = (0.0, 0.0)
+
+
+def median_interval(values, resamples=4000, seed=1):
+    """A 90 % bootstrap interval of the median: what the noise of one series allows to say."""
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(0.05 * resamples)], medians[int(0.95 * resamples) - 1]
+
+
+def verdict(paired, goal):
+    """MET or NOT MET where the interval of the median is on one side of the goal, else what
+    the series cannot tell."""
+    low, high = LAST_INTERVAL
+    if high <= goal:
+        return f"(goal <= {goal:.2f}) MET"
+    if low > goal:
+        return f"(goal <= {goal:.2f}) NOT MET"
+    side = "below" if paired <= goal else "above"
+    return f"(goal <= {goal:.2f}) median {side} it, but within this series' noise"
+
+
 def compare(cli, work, name, command, repeats, options=()):
     """Wall times of `repeats` runs under `record` (end to end: starting the recorder, the
     program, writing the session, the summary), each between two plain runs (P R P R ... P,
@@ -73,6 +96,8 @@ def compare(cli, work, name, command, repeats, options=()):
     paired = statistics.median(ratios)
     # The middle half of the ratios: how far one series can be trusted on this VM.
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [paired] * 3
+    global LAST_INTERVAL
+    LAST_INTERVAL = median_interval(ratios)
     paired_program = statistics.median(r / a for r, a in zip(program, around))
     # The fastest of each: the VM's swings (the same program ran in 1.1 to 1.9 s within minutes)
     # only ever slow a run down, so the fastest are the least disturbed.
@@ -106,8 +131,10 @@ def main():
                 ("100,000 8x8 matmuls", 1.30, [PYTHON, "small.py"], ())):
             p, r, t, paired, paired_program, fastest, (low, high) = compare(cli, work, name.split()[0], command, repeats,
                                                                              options)
-            verdict = f"(goal <= {goal:.2f}) {'MET' if paired <= goal else 'NOT MET'}" if goal else "(no goal)"
-            print(f"  {name:30s} plain {p:6.3f} s  recorded {t:6.3f} s  median ratio {paired:.3f} {verdict} "
+            said = verdict(paired, goal) if goal else "(no goal)"
+            ci_low, ci_high = LAST_INTERVAL
+            print(f"  {name:30s} plain {p:6.3f} s  recorded {t:6.3f} s  median ratio {paired:.3f} "
+                  f"(90% interval {ci_low:.3f}-{ci_high:.3f}) {said} "
                   f"(middle half {low:.3f}-{high:.3f}), fastest over fastest {fastest:.3f}; "
                   f"the program alone under record {r:6.3f} s ({paired_program:.3f})")
         tiny = os.path.join(work, "tiny")

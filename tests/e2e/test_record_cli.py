@@ -354,6 +354,41 @@ class RecordNumPy(unittest.TestCase):
         self.assertIn("a recording, not a workload: `blasscope-cli report", run.stderr)
 
 
+    def test_a_childs_failure_names_the_child(self):
+        # Which process failed matters where several run the same code (a pool's workers): the
+        # diagnosis says, and its pid is the child's, whose own session says it too, plainly.
+        script = write("pool.py", """
+            import multiprocessing as mp
+            import numpy as np
+            def work(i):
+                a = np.random.rand(20, 20)
+                if i == 1:
+                    a[0, 0] = np.nan
+                try:
+                    np.linalg.svd(a)
+                    return "ok"
+                except np.linalg.LinAlgError as e:
+                    return str(e)
+            if __name__ == "__main__":
+                np.linalg.svd(np.random.rand(5, 5))  # the program's own call, which does not fail
+                with mp.get_context("fork").Pool(2) as pool:
+                    print(pool.map(work, range(3)))
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("SVD did not converge", proc.out)
+        d = next(d for d in report["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
+        child = d["pid"]
+        self.assertEqual(next(c for c in report["calls"] if c["id"] == d["call"])["pid"], child)
+        self.assertNotEqual(child, report["pid"])
+        self.assertTrue(d["title"].endswith(f"(in child process {child})"), d["title"])
+        self.assertIn(f"(in child process {child})", proc.err)
+        session = next(c["session"] for c in report["children"] if c["pid"] == child)
+        own = json.loads(subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True,
+                                        timeout=60).stdout)
+        own_d = next(d for d in own["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
+        self.assertNotIn("child process", own_d["title"])
+
     def test_how_each_child_ended_is_said(self):
         # A worker that raises (multiprocessing exits it with 1), one that calls os._exit(3), one
         # killed by a signal outside any call, and a C program that returns from main.
