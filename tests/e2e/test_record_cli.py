@@ -1957,6 +1957,20 @@ class RecordC(unittest.TestCase):
         proc = subprocess.run([exe], capture_output=True, text=True, env=env, timeout=60)
         self.assertEqual((proc.returncode, proc.stdout), (0, "c 6\n"), proc.stderr)
 
+    def test_the_preload_brings_nothing_but_itself_into_the_program(self):
+        # Only the C library: libstdc++ or libgcc_s loaded ahead of everything would join every
+        # symbol lookup of the program (1 % more dynamic-linker work in a NumPy program), and a
+        # C++ symbol exported from it could bind the program's own calls. What it exports are
+        # the names it interposes.
+        preload = os.path.join(os.path.dirname(CLI), "..", "lib", "libblasscope-preload.so")
+        dynamic = subprocess.run(["readelf", "-dW", preload], capture_output=True, text=True, check=True).stdout
+        needed = {line.split("[")[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line}
+        self.assertTrue(needed and all(n.startswith(("libc.so", "ld-linux")) for n in needed), needed)
+        symbols = subprocess.run(["nm", "-D", "--defined-only", preload], capture_output=True, text=True,
+                                 check=True).stdout.split()[2::3]
+        self.assertIn("dgesdd_", symbols)
+        self.assertEqual([s for s in symbols if s.startswith("_Z") or "@" in s], [])
+
     def test_a_statically_linked_program_is_said_to_be_unrecordable(self):
         exe = build_c("static", 'int main(void) { return 5; }', "-static")
         proc, report = record(exe)
