@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QPalette>
 #include <QStyleFactory>
 #include <QTimer>
@@ -36,6 +37,8 @@ void apply_dark_palette(QApplication& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  QElapsedTimer since_start;  // screenshot mode says how long opening took
+  since_start.start();
   blasscope::ui::GuardedApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("BLAScope"));
   QApplication::setApplicationVersion(QStringLiteral(BLASSCOPE_VERSION));
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
         [&] {
           if (window.isBusy() || window.isReadingValues() || finishing) return;
           finishing = true;
+          std::printf("opened in %.2f s\n", static_cast<double>(since_start.elapsed()) / 1e3);
           if (!window.lastWarning().isEmpty()) {
             std::fprintf(stderr, "no screenshots saved, after the warning above\n");
             QApplication::exit(2);

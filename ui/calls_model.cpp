@@ -5,6 +5,7 @@
 #include <climits>
 #include <limits>
 
+#include "nearly_sorted.h"
 #include "record/routine_names.h"
 #include "text/format.h"
 
@@ -150,9 +151,14 @@ void CallsModel::sortRows() {
       const std::uint64_t x = at(a).start_ns, y = at(b).start_ns;
       return x != y ? x < y : a < b;
     };
-    if (!std::is_sorted(m_rows.begin(), m_rows.end(), started_before)) {
-      std::sort(m_rows.begin(), m_rows.end(), started_before);
-    }
+    sort_nearly_sorted(m_rows.begin(), m_rows.end(), started_before, [&] {
+      // Many out of order (every nested call): sorted as (start, index) pairs side by side.
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;
+      keyed.reserve(m_rows.size());
+      for (const std::uint32_t row : m_rows) keyed.emplace_back(at(row).start_ns, row);
+      std::sort(keyed.begin(), keyed.end());
+      for (std::size_t i = 0; i < keyed.size(); ++i) m_rows[i] = keyed[i].second;
+    });
     return;
   }
   // One number a row: sizes by their product, the problem by how bad it is, a running call's time

@@ -32,6 +32,7 @@
 #include "layout_view.h"
 #include "main_window.h"
 #include "memory_view.h"
+#include "nearly_sorted.h"
 #include "operand_as_passed.h"
 #include "ops_model.h"
 #include "overview_view.h"
@@ -322,6 +323,31 @@ class UiTests : public QObject {
     doc.run->environment.gpu.device->cupti = "tracing kernels, copies, memsets, allocations, overhead";
     timings.setDocument(&doc);
     QCOMPARE(notes(1), QStringList{QStringLiteral("CUPTI: tracing kernels, copies, memsets, allocations, overhead")});
+  }
+
+  // Calls come nearly in order: an insertion sort for a few out of place, the caller's sort for
+  // many; the result is sorted either way, and equal to std::stable_sort's.
+  void nearlySortedRangesComeOutSorted() {
+    std::mt19937 rng(7);
+    for (const int displaced : {0, 1, 5, 64, 65, 1000}) {
+      std::vector<int> v(5000);
+      std::iota(v.begin(), v.end(), 0);
+      for (int i = 0; i < displaced; ++i) std::swap(v[rng() % v.size()], v[rng() % v.size()]);
+      std::vector<int> expected = v;
+      std::stable_sort(expected.begin(), expected.end());
+      bool fell_back = false;
+      ui::sort_nearly_sorted(v.begin(), v.end(), std::less<int>(), [&] {
+        fell_back = true;
+        std::sort(v.begin(), v.end());
+      });
+      QCOMPARE(v, expected);
+      if (displaced <= 32) QVERIFY2(!fell_back, "a few displaced elements took the full sort");
+      if (displaced >= 1000) QVERIFY(fell_back);
+    }
+    std::vector<int> empty, one{3};
+    ui::sort_nearly_sorted(empty.begin(), empty.end(), std::less<int>(), [] { QFAIL("nothing to sort"); });
+    ui::sort_nearly_sorted(one.begin(), one.end(), std::less<int>(), [] { QFAIL("nothing to sort"); });
+    QCOMPARE(one, std::vector<int>{3});
   }
 
   void viewsSayWhyTheyAreEmpty() {
