@@ -344,6 +344,17 @@ class UiTests : public QObject {
       if (displaced <= 32) QVERIFY2(!fell_back, "a few displaced elements took the full sort");
       if (displaced >= 1000) QVERIFY(fell_back);
     }
+    // Two interleaved sorted runs: one descent, but n*n/4 moves; the caller's sort takes over.
+    std::vector<int> runs;
+    for (int i = 0; i < 20000; i += 2) runs.push_back(i);
+    for (int i = 1; i < 20000; i += 2) runs.push_back(i);
+    bool fell_back = false;
+    ui::sort_nearly_sorted(runs.begin(), runs.end(), std::less<int>(), [&] {
+      fell_back = true;
+      std::sort(runs.begin(), runs.end());
+    });
+    QVERIFY(fell_back);
+    QVERIFY(std::is_sorted(runs.begin(), runs.end()));
     std::vector<int> empty, one{3};
     ui::sort_nearly_sorted(empty.begin(), empty.end(), std::less<int>(), [] { QFAIL("nothing to sort"); });
     ui::sort_nearly_sorted(one.begin(), one.end(), std::less<int>(), [] { QFAIL("nothing to sort"); });
