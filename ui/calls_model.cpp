@@ -133,6 +133,8 @@ void CallsModel::sort(int column, Qt::SortOrder order) {
   const QModelIndexList before = persistentIndexList();
   std::vector<std::uint32_t> calls_before;
   for (const QModelIndex& index : before) calls_before.push_back(m_rows[static_cast<std::size_t>(index.row())]);
+  // Back to start order from a column's: from the session's own order, which is nearly it.
+  if (m_sortColumn < 0 || m_sortColumn >= ColumnCount) std::sort(m_rows.begin(), m_rows.end());
   sortRows();
   // Selections (the call shown in the replay panel) follow their calls to their new rows.
   std::vector<int> row_of(m_recording->calls.size() + m_recording->running.size(), -1);

@@ -240,8 +240,10 @@ class Collector {
            std::vector<std::string> evidence, Specific specific = {}) {
     if (!m_calls.insert({id, c.id}).second) return;  // this call has it already (two DLASCLs inside one driver)
     const auto key = std::make_tuple(id, record::routine_name(c.routine, c.precision), specific.variant);
+    const bool child = m_program_pid && c.pid && c.pid != m_program_pid;
     const auto it = m_index.find(key);
     if (it != m_index.end()) {
+      if (child) m_child_pids[it->second].insert(c.pid);
       ++m_repeats[it->second];
       ++m_details[it->second][specific.detail];
       auto& ids = m_out[it->second].facts["calls"];
@@ -251,7 +253,9 @@ class Collector {
     Diagnosis d;
     d.id = id;
     d.severity = severity;
-    if (m_program_pid && c.pid && c.pid != m_program_pid) message += " (in child process " + std::to_string(c.pid) + ")";
+    // Named once: a message about the process itself ("process 41 ended inside ...") needs no suffix.
+    const std::string pid = std::to_string(c.pid);
+    if (child && message.find("process " + pid) == std::string::npos) message += " (in child process " + pid + ")";
     d.message = message;
     d.title = message;
     d.evidence = std::move(evidence);
@@ -264,6 +268,8 @@ class Collector {
     m_out.push_back(std::move(d));
     m_specific.push_back(std::move(specific));
     m_repeats.push_back(0);
+    m_child_pids.emplace_back();
+    if (child) m_child_pids.back().insert(c.pid);
     m_details.emplace_back();
     m_details.back()[m_specific.back().detail] = 0;  // the first call's own, listed only if repeated
   }
@@ -290,6 +296,7 @@ class Collector {
             "and " + std::to_string(m_repeats[i]) + (m_repeats[i] == 1 ? " more call like it" : " more calls like it") +
             (others.empty() ? "" : "; of all " + std::to_string(m_repeats[i] + 1) + ", " + others));
       }
+      if (const std::string where = child_processes(i); !where.empty()) m_out[i].evidence.push_back(where);
       m_out[i].facts["repeats"] = m_repeats[i];
       m_out[i] = explained(std::move(m_out[i]));
       if (!m_specific[i].cause.empty()) m_out[i].cause = m_specific[i].cause;
@@ -301,12 +308,33 @@ class Collector {
   bool has(const std::string& id, std::uint64_t call) const { return m_calls.count({id, call}) > 0; }
 
  private:
+  // Which processes the calls counted together ran in, where that is more than the message says:
+  // the first call in the program and a repeat in a child, or repeats in several children.
+  std::string child_processes(std::size_t i) const {
+    const std::set<std::uint32_t>& pids = m_child_pids[i];
+    const bool first_in_child = m_out[i].facts.value("pid", 0u) != m_program_pid;
+    if (pids.empty() || (first_in_child && pids.size() == 1)) return {};
+    constexpr std::size_t kListed = 10;
+    std::string list;
+    std::size_t listed = 0;
+    for (const std::uint32_t pid : pids) {
+      if (++listed > kListed) {
+        list += " and " + std::to_string(pids.size() - kListed) + " more";
+        break;
+      }
+      list += (list.empty() ? "" : ", ") + std::to_string(pid);
+    }
+    const std::string processes = pids.size() == 1 ? "child process " : "child processes ";
+    return "such calls ran in " + processes + list + (first_in_child ? "" : " as well as in the program");
+  }
+
   std::uint32_t m_program_pid;
   std::set<std::pair<std::string, std::uint64_t>> m_calls;
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> m_index;
   std::vector<Diagnosis> m_out;
   std::vector<Specific> m_specific;
   std::vector<std::uint64_t> m_repeats;
+  std::vector<std::set<std::uint32_t>> m_child_pids;  // per diagnosis: children its calls ran in
   // Calls counted by detail, the first call's detail included; numbers in order ("INFO = 5"
   // before "INFO = 10").
   struct ByNumber {

@@ -273,6 +273,16 @@ Field field_of(std::string_view key) {
       {{"workspace_query", Field::WorkspaceQuery}},
       {{"some_eigenvalues", Field::SomeEigenvalues}},
   };
+  static_assert(
+      [] {
+        for (std::size_t length = 0; length < std::size(kByLength); ++length) {
+          for (const Name& name : kByLength[length]) {
+            if (!name.text.empty() && name.text.size() != length) return false;
+          }
+        }
+        return true;
+      }(),
+      "a name is looked up in the row of its length only");
   if (key.size() >= std::size(kByLength)) return Field::Other;
   for (const Name& name : kByLength[key.size()]) {
     if (name.text.empty()) break;
@@ -795,10 +805,11 @@ std::optional<Recording> read_unfinished_session(std::string_view text) {
       process.blas_found = true;
       process.end_known = false;  // an unfinished session does not say
     }
-    if (!r.pid) r.pid = c.pid;
     const double end = static_cast<double>(c.start_ns + c.duration_ns) * 1e-9;
     r.wall_seconds = std::max(r.wall_seconds, end);
   }
+  // Which process was the program's is in the part never written: only a lone one is surely it.
+  if (r.processes.size() == 1) r.pid = r.processes.front().pid;
   r.problem =
       "this session was never finished (its recorder was killed before it wrote the rest, e.g. by "
       "SIGKILL or when memory ran out): the " +

@@ -266,7 +266,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
               {"timed_out", r.timed_out},
               {"wall_seconds", r.wall_seconds},
               {"host", r.host},
-              {"pid", r.pid},
+              {"pid", r.pid ? json(r.pid) : json()},  // null: an unfinished session of several processes
               {"processes", session["processes"]},
               {"routines", record::routines_to_json(record::with_unfinished(r))},
               {"calls", session["calls"]},

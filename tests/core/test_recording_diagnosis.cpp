@@ -475,6 +475,46 @@ TEST(RecordingDiagnosis, AChildThatExitedByItselfDidNotCrashInItsRunningCall) {
   EXPECT_TRUE(of(diagnose_recording(r), "program-crashed").empty());
 }
 
+TEST(RecordingDiagnosis, FailuresCountedTogetherSayWhichProcessesTheyRanIn) {
+  // A pool's workers fail alike: counted as one diagnosis, each child named once.
+  Recording r;
+  r.pid = 1;
+  r.exit_status = 0;
+  r.processes.resize(3);
+  r.processes[0].pid = 1, r.processes[1].pid = 7, r.processes[2].pid = 9;
+  for (std::uint32_t pid : {1u, 7u, 9u, 7u}) {
+    CallRecord c = call(r.calls.size() + 1, Routine::Gesv, 8, 8);
+    c.info = 3, c.flags = blasscope::record::kHasInfo, c.pid = pid;
+    r.calls.push_back(c);
+  }
+  auto found = of(diagnose_recording(r), "lapack-failed");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].title.find("child process"), std::string::npos) << found[0].title;  // the first is the program's
+  EXPECT_TRUE(contains(found[0].evidence, "such calls ran in child processes 7, 9 as well as in the program"));
+  // The first in a child: the title names it, the evidence the others only where there are others.
+  r.calls.erase(r.calls.begin());
+  found = of(diagnose_recording(r), "lapack-failed");
+  EXPECT_NE(found[0].title.find("(in child process 7)"), std::string::npos) << found[0].title;
+  EXPECT_TRUE(contains(found[0].evidence, "such calls ran in child processes 7, 9"));
+  r.calls.erase(r.calls.begin() + 1);
+  found = of(diagnose_recording(r), "lapack-failed");
+  EXPECT_FALSE(contains(found[0].evidence, "such calls ran"));
+  // A message that names the process already is not told it again.
+  Recording crashed;
+  crashed.pid = 1;
+  crashed.exit_status = 0;
+  CallRecord gemm = call(5, Routine::Gemm, 64, 64);
+  gemm.pid = 2;
+  crashed.running = {gemm};
+  crashed.processes.resize(2);
+  crashed.processes[0].pid = 1;
+  crashed.processes[1].pid = 2;
+  const auto died = of(diagnose_recording(crashed), "program-crashed");
+  ASSERT_EQ(died.size(), 1u);
+  EXPECT_NE(died[0].title.find("process 2 ended inside"), std::string::npos) << died[0].title;
+  EXPECT_EQ(died[0].title.find("child process"), std::string::npos) << died[0].title;
+}
+
 TEST(RecordingReport, AChildsEndIsReadFromItsSessionOrLeftUnknown) {
   const auto child_session = [](const std::string& process) {
     return R"({"format": "blasscope-session", "version": 1, "kind": "recording", "command": ["python3", "w.py"],

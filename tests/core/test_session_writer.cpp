@@ -376,6 +376,16 @@ TEST(SessionReader, ASessionCutShortGivesTheCallsWrittenBeforeTheCut) {
     std::uint64_t summed = 0;
     for (const auto& t : back.routines) summed += t.calls;
     EXPECT_EQ(summed, cut.calls) << "totals summed from the calls it has";
+    EXPECT_EQ(back.pid, cut.calls ? 4242u : 0u) << "a lone process is the program's";
+  }
+  {
+    // Calls of two processes: which was the program's is not guessed.
+    Recording two = recording_of({call(1), call(2)});
+    two.calls[0].pid = 77;
+    const std::string cut = session_text(two);
+    const Recording back = parse_recording_text(std::string_view(cut).substr(0, cut.find("\n]")));
+    EXPECT_EQ(back.processes.size(), 2u);
+    EXPECT_EQ(back.pid, 0u);
   }
   // Damage that is not a cut is still refused, and so is a cut in the totals (which cannot be
   // told from damage there).
