@@ -12,6 +12,7 @@
 #include "cli_run.h"
 #include "cli_triage.h"
 #include "cli_usage.h"
+#include "record/recording.h"
 
 namespace {
 
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   using namespace blasscope::app;
   // Output piped into a closed reader (| head) must not kill the CLI.
   std::signal(SIGPIPE, SIG_IGN);
+  blasscope::record::hold_closed_standard_streams();
   const std::vector<std::string> args(argv + 1, argv + argc);
   // Commands report the errors they expect themselves; whatever else escapes them still ends
   // with a message and the "input rejected" status, never with std::terminate's abort.

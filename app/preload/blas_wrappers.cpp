@@ -140,7 +140,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
 
 // GEMV, SYRK, TRSM under their Fortran names: sizes, leading dimensions and alpha.
 struct BlasArgs {
-  int ch = -1, m = -1, n = -1, k = -1, alpha = -1, a = -1, lda = -1, b = -1, ldb = -1, beta = -1, ldc = -1;
+  int ch = -1, trans = -1, m = -1, n = -1, k = -1, alpha = -1, a = -1, lda = -1, b = -1, ldb = -1, beta = -1, ldc = -1;
 };
 
 // The layout is a template argument: each wrapper's argument positions fold into plain loads
@@ -152,6 +152,10 @@ void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[
     CallRecord& c = scope.call;
     const auto pointer = [&w](int i) { return reinterpret_cast<const void*>(w[i]); };
     if constexpr (D.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*static_cast<const char*>(pointer(D.ch)));
+    if constexpr (D.trans >= 0) {
+      const char t = *static_cast<const char*>(pointer(D.trans));
+      if (t == 'T' || t == 't' || t == 'C' || t == 'c') c.flags |= record::kTransA;
+    }
     if constexpr (D.m >= 0) c.m = deref(pointer(D.m));
     if constexpr (D.n >= 0) c.n = deref(pointer(D.n));
     if constexpr (D.k >= 0) c.k = deref(pointer(D.k));
@@ -170,6 +174,8 @@ void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[
     static_assert(N == 15);
     real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
   }
+  scope.end();
+  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_blas_arguments(scope.call);
 }
 
 // CBLAS GEMM: s/d take alpha and beta by value, c/z by address.
@@ -240,9 +246,10 @@ BLASSCOPE_F77_GEMM(zgemm_, double, Z)
   BLASSCOPE_F77_BLAS(z##base##_, N, double, routine, Z, __VA_ARGS__)
 
 // ?GEMV(TRANS, M, N, ALPHA, A, LDA, X, INCX, BETA, Y, INCY)
-BLASSCOPE_F77_BLAS_ALL(gemv, 12, Gemv, {.ch = 0, .m = 1, .n = 2, .alpha = 3, .a = 4, .lda = 5, .beta = 8})
+BLASSCOPE_F77_BLAS_ALL(gemv, 12, Gemv, {.ch = 0, .trans = 0, .m = 1, .n = 2, .alpha = 3, .a = 4, .lda = 5, .beta = 8})
 // ?SYRK(UPLO, TRANS, N, K, ALPHA, A, LDA, BETA, C, LDC)
-BLASSCOPE_F77_BLAS_ALL(syrk, 12, Syrk, {.ch = 0, .n = 2, .k = 3, .alpha = 4, .a = 5, .lda = 6, .beta = 7, .ldc = 9})
+BLASSCOPE_F77_BLAS_ALL(syrk, 12, Syrk,
+                       {.ch = 0, .trans = 1, .n = 2, .k = 3, .alpha = 4, .a = 5, .lda = 6, .beta = 7, .ldc = 9})
 // ?TRSM(SIDE, UPLO, TRANSA, DIAG, M, N, ALPHA, A, LDA, B, LDB)
 BLASSCOPE_F77_BLAS_ALL(trsm, 15, Trsm, {.ch = 0, .m = 4, .n = 5, .alpha = 6, .a = 7, .lda = 8, .b = 9, .ldb = 10})
 
@@ -301,6 +308,8 @@ void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape
     scope.begin();
   }
   forward();
+  scope.end();
+  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_blas_arguments(scope.call);
 }
 
 }  // namespace

@@ -234,12 +234,9 @@ void InputCapture::write_after(record::CallRecord& call, bool failed, const char
 }
 
 void InputCapture::settle(record::CallRecord& call, bool failed) {
-  if (m_gave_up) {
-    // Wanted only if it failed (under --capture all too: a call no replay reproduces is not one
-    // that capturing every call was asked to keep).
-    if (failed) shared()->capture_skipped.fetch_add(1);
-    return;
-  }
+  // A call no replay reproduces: the report names it by routine (uncaptured_failures), not
+  // among those the caps left out.
+  if (m_gave_up) return;
   if (m_skipped) skip(failed);
   if (failed || capturing_all()) return;
   remove_written();
@@ -279,6 +276,96 @@ void capture_gemm_arguments(record::CallRecord& c) {
       dtype_of(c.precision), order, br, bc, dtype_of(c.precision), order, static_cast<long long>(c.m),
       static_cast<long long>(c.n), dtype_of(c.precision), order, ta ? "true" : "false", tb ? "true" : "false",
       static_cast<long long>(c.lda), static_cast<long long>(c.ldb), static_cast<long long>(c.ldc));
+  std::snprintf(path, sizeof path, "%s/workload.json", dir);
+  if (write_text(path, text)) c.flags |= record::kCaptured;
+}
+
+namespace {
+
+// What a replay of one refused call needs: A's shape, the second operand's (x, B; none for
+// SYRK), and the op's own keys.
+struct BlasReplay {
+  long long a_rows = 0, a_cols = 0, b_rows = 0, b_cols = 0;
+  const char* b_name = nullptr;
+  char keys[256] = {};
+};
+
+// The refused argument's own value, where it is a leading dimension below its bound (else the
+// op passes the tensor's own): `parameter` is its position in the Fortran list.
+void add_ld(BlasReplay& r, const record::CallRecord& c, int parameter, const char* key, std::int64_t ld) {
+  if (c.xerbla_parameter != parameter) return;
+  const std::size_t used = std::strlen(r.keys);
+  std::snprintf(r.keys + used, sizeof r.keys - used, ", \"%s\": %lld", key, static_cast<long long>(ld));
+}
+
+// False where no replay passes the refused argument: a flag letter (a replay passes legal
+// ones), a negative size (no tensor has one).
+bool plan_replay(const record::CallRecord& c, BlasReplay& r) {
+  using record::Routine;
+  const bool trans = c.flags & record::kTransA;  // the Fortran wrappers set it from TRANS too
+  const int p = c.xerbla_parameter;
+  if (c.routine == Routine::Gemv) {
+    if (p == 1 || c.m < 0 || c.n < 0) return false;
+    r.a_rows = c.m, r.a_cols = c.n, r.b_rows = trans ? c.m : c.n, r.b_cols = 0, r.b_name = "x";
+    std::snprintf(r.keys, sizeof r.keys, "\"op\": \"gemv\", \"a\": \"a\", \"x\": \"x\", \"trans\": %s",
+                  trans ? "true" : "false");
+    add_ld(r, c, 6, "lda", c.lda);
+    add_ld(r, c, 8, "incx", 0);  // a stride is refused only when it is 0
+    add_ld(r, c, 11, "incy", 0);
+    return true;
+  }
+  if (c.routine == Routine::Syrk) {
+    if (p == 1 || p == 2 || c.n < 0 || c.k < 0) return false;
+    r.a_rows = trans ? c.k : c.n, r.a_cols = trans ? c.n : c.k;
+    std::snprintf(r.keys, sizeof r.keys, "\"op\": \"syrk\", \"a\": \"a\", \"trans\": %s", trans ? "true" : "false");
+    add_ld(r, c, 7, "lda", c.lda);
+    add_ld(r, c, 10, "ldc", c.ldc);
+    return true;
+  }
+  if (c.routine == Routine::Trsm) {
+    const bool right = c.side_uplo == 'R' || c.side_uplo == 'r';
+    if (p <= 4 || c.m < 0 || c.n < 0) return false;
+    r.a_rows = r.a_cols = right ? c.n : c.m, r.b_rows = c.m, r.b_cols = c.n, r.b_name = "b";
+    std::snprintf(r.keys, sizeof r.keys, "\"op\": \"trsm\", \"a\": \"a\", \"b\": \"b\", \"side\": \"%c\"",
+                  right ? 'R' : 'L');
+    add_ld(r, c, 9, "lda", c.lda);
+    add_ld(r, c, 11, "ldb", c.ldb);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void capture_blas_arguments(record::CallRecord& c) {
+  record::SharedHeader* s = shared();
+  if (!s || !capture_root() || s->capture_mode.load() == 0) return;
+  if (c.precision != record::Precision::S && c.precision != record::Precision::D) return;
+  BlasReplay r;
+  if (!plan_replay(c, r)) return;
+  if (r.a_rows * r.a_cols > (1 << 26) || r.b_rows * std::max(r.b_cols, 1ll) > (1 << 26)) return;
+  if (!reserve(0, true)) return;
+  char dir[4096], path[4200], text[2048], second[256] = "";
+  if (!make_directory(c, dir, sizeof dir)) return;
+  const char* order = (c.flags & record::kRowMajor) ? "C" : "F";
+  const char* dtype = dtype_of(c.precision);
+  if (r.b_name && r.b_cols > 0) {
+    std::snprintf(second, sizeof second,
+                  ",\n             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", "
+                  "\"order\": \"%s\", \"seed\": 2}",
+                  r.b_rows, r.b_cols, dtype, order);
+  } else if (r.b_name) {
+    std::snprintf(second, sizeof second, ",\n             \"x\": {\"shape\": [%lld], \"dtype\": \"%s\", \"seed\": 2}",
+                  r.b_rows, dtype);
+  }
+  std::snprintf(
+      text, sizeof text,
+      "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
+      "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
+      " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1}%s},\n"
+      " \"ops\": [{%s}]}\n",
+      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, r.a_rows,
+      r.a_cols, dtype, order, second, r.keys);
   std::snprintf(path, sizeof path, "%s/workload.json", dir);
   if (write_text(path, text)) c.flags |= record::kCaptured;
 }

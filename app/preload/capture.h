@@ -78,5 +78,8 @@ class InputCapture {
 // A GEMM that xerbla rejected: its arguments matter, not its values, so the capture is a
 // workload of synthetic tensors of the same shapes, layout and leading dimensions.
 void capture_gemm_arguments(record::CallRecord& call);
+// The same for a GEMV, SYRK or TRSM: shapes and layout as called, the leading dimension or
+// stride that was refused passed as it was (the others legal, since they were not refused).
+void capture_blas_arguments(record::CallRecord& call);
 
 }  // namespace blasscope::preload

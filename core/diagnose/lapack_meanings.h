@@ -6,16 +6,10 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/argument_lists.h"  // xerbla_parameter_name, xerbla_parameter_list
 #include "record/call_record.h"
 
 namespace blasscope::core {
-
-// The name of argument `parameter` (from 1, in the Fortran argument list) of the routine XERBLA
-// names ("DLASCL", "ZGEMM"); "" for a routine or a position this table does not know.
-std::string xerbla_parameter_name(std::string_view routine, int parameter);
-
-// The argument list of that routine ("TYPE, KL, KU, CFROM, ..."); "" when unknown.
-std::string xerbla_parameter_list(std::string_view routine);
 
 // What INFO > 0 from `routine` means: one line for the title, then the cause and the fix.
 struct PositiveInfo {

@@ -112,13 +112,48 @@ std::string gemm_parameter(const CallRecord& c, int p) {
   return "";
 }
 
-// The bound a LAPACK driver's (or GEMV's) leading dimension broke, from the call's own sizes:
+// What GEMV's, SYRK's or TRSM's parameter `p` is in the caller's own terms, with the bound it
+// broke. OpenBLAS's CBLAS row-major calls number the leading dimensions and strides as the
+// Fortran list does (only GEMV's and TRSM's M and N are swapped), but bound each by a row's
+// length instead of a column's.
+std::string blas_parameter(const CallRecord& c, int p) {
+  const bool row = c.flags & record::kRowMajor, trans = c.flags & record::kTransA;
+  const auto bound = [](const char* name, std::int64_t value, std::int64_t need, const std::string& what) {
+    need = std::max<std::int64_t>(need, 1);
+    return "parameter is your " + std::string(name) + " = " + std::to_string(value) +
+           (value < need ? ", which must be at least " + std::to_string(need) + " (" + what + ")" : std::string());
+  };
+  const std::string order = row ? "stored row-major" : "stored column-major";
+  const auto negative = [](const char* name) {
+    return "parameter is your " + std::string(name) + ", which is negative";
+  };
+  if (c.routine == Routine::Gemv) {
+    if (p == 6) return bound("LDA", c.lda, row ? c.n : c.m, std::string(row ? "N" : "M") + ": A is " + order);
+    if (p == 8 || p == 11) return "parameter is your " + std::string(p == 8 ? "INCX" : "INCY") + ", which is 0";
+    if (p == 2 || p == 3) return negative((p == 2) != row ? "M" : "N");
+  } else if (c.routine == Routine::Syrk) {
+    const std::int64_t rows = trans ? c.k : c.n, cols = trans ? c.n : c.k;
+    const std::string a_what =
+        std::string((row ? cols : rows) == c.n ? "N" : "K") + ": A is " + order + (trans ? " and transposed" : "");
+    if (p == 7) return bound("LDA", c.lda, row ? cols : rows, a_what);
+    if (p == 10) return bound("LDC", c.ldc, c.n, "N: C is N x N");
+    if (p == 3 || p == 4) return negative(p == 3 ? "N" : "K");
+  } else if (c.routine == Routine::Trsm) {
+    const bool right = c.side_uplo == 'R' || c.side_uplo == 'r';
+    if (p == 9) return bound("LDA", c.lda, right ? c.n : c.m, right ? "N: A is N x N, on the right" : "M: A is M x M");
+    if (p == 11) return bound("LDB", c.ldb, row ? c.n : c.m, std::string(row ? "N" : "M") + ": B is " + order);
+    if (p == 5 || p == 6) return negative((p == 5) != row ? "M" : "N");
+  }
+  return "";
+}
+
+// The bound a LAPACK driver's leading dimension broke, from the call's own sizes:
 // ", which must be at least 3 (N: A is N x N)"; "" where it is not known.
 std::string leading_dimension_bound(const CallRecord& c, const std::string& name) {
   const bool lapack = record::is_lapack(c.routine) && c.routine != Routine::Lascl;
   std::int64_t value = 0, need = 0;
   std::string what;
-  if (name == "LDA" && (lapack || (c.routine == Routine::Gemv && !(c.flags & record::kCblas)))) {
+  if (name == "LDA" && lapack) {
     value = c.lda, need = c.m;
     what = square_only(c.routine) ? "N: A is N x N" : "M: A has M rows";
   } else if (name == "LDB" &&
@@ -153,7 +188,9 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
                      ((c.flags & record::kRowMajor) ? ", row-major" : "") + " with " + sizes(c) + transposes);
   const std::string routine = xerbla_routine(c);
   const bool own = routine.size() > 1 && upper(routine) == call_name(c);  // not a routine it called unrecorded
-  std::string meaning = own && c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter) : "";
+  std::string meaning = !own                         ? ""
+                        : c.routine == Routine::Gemm ? gemm_parameter(c, c.xerbla_parameter)
+                                                     : blas_parameter(c, c.xerbla_parameter);
   // CBLAS row-major calls other than GEMM reach the library with M and N (and the transposes)
   // swapped: the Fortran list would name the wrong argument.
   const bool swapped = own && (c.flags & record::kCblas) && (c.flags & record::kRowMajor) && c.routine != Routine::Gemm;
@@ -619,14 +656,19 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                            "those it did not compute are counted as NaN (the caller's array holds whatever is "
                            "there: what it held before, as SciPy's zeros, or a NaN LAPACK left)");
       }
-      out.add("non-finite-output", Severity::Error, c,
-              label(c) + ": " +
-                  (from_inputs                          ? "its NaN/Inf inputs gave "
-                   : (c.flags & record::kValuesChecked) ? "finite inputs gave "
-                                                        : "inputs it did not check gave ") +
-                  std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output" +
-                  ((c.flags & record::kIncomplete) ? " (eigenvalues it did not compute)" : ""),
-              evidence, variant);
+      // An eigensolver that stopped short returned no NaN: what the caller got is its own array.
+      const std::string title =
+          (c.flags & record::kIncomplete)
+              ? label(c) + ": asked for all " + std::to_string(c.n) + " eigenvalues, it returned INFO = 0 without " +
+                    "computing them all" + (from_inputs ? ", on NaN/Inf input" : "") + " (" +
+                    std::to_string(c.output_nan + c.output_inf) + " of its " + std::to_string(c.n) +
+                    " results are no eigenvalues: the caller's array holds what it held, SciPy's zeros)"
+              : label(c) + ": " +
+                    (from_inputs                          ? "its NaN/Inf inputs gave "
+                     : (c.flags & record::kValuesChecked) ? "finite inputs gave "
+                                                          : "inputs it did not check gave ") +
+                    std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output";
+      out.add("non-finite-output", Severity::Error, c, title, evidence, variant);
     }
   }
   // SIGTERM, SIGINT and SIGHUP end a program on request (its own, a user's, a scheduler's): not a

@@ -165,7 +165,8 @@ bool no_aliasing(const KernelRecord& r) {
 }
 
 bool is_blas_kernel(const KernelRecord& r) {
-  return r.op_kind == OpKind::Gemm || r.op_kind == OpKind::Dlascl || is_lapack_op(r.op_kind);
+  return r.op_kind == OpKind::Gemm || r.op_kind == OpKind::Dlascl || is_lapack_op(r.op_kind) ||
+         is_blas_call_op(r.op_kind);
 }
 
 void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::vector<Diagnosis>& out) {

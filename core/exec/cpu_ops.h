@@ -15,5 +15,7 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state);
 // cholesky, lu, solve and eigh
 KernelRecord run_factor_op(const OpSpec& op, RunState& state);
 KernelRecord run_cast_op(const OpSpec& op, RunState& state);
+// gemv, syrk and trsm
+KernelRecord run_blas_call_op(const OpSpec& op, RunState& state);
 
 }  // namespace blasscope::core

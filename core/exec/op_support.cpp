@@ -91,6 +91,8 @@ void emit_kernel_started(RunState& state, const KernelRecord& record) {
   if (record.op_kind == OpKind::Gemm) flops = 2 * m * n * k;
   if (record.op_kind == OpKind::Svd || record.op_kind == OpKind::Lstsq) flops = 30 * m * n * std::min(m, n);
   if (record.op_kind == OpKind::Eigh) flops = 10 * n * n * n;
+  if (record.op_kind == OpKind::Syrk) flops = n * n * k;
+  if (record.op_kind == OpKind::Trsm) flops = m * n * std::max(m, n);
   if (record.op_kind == OpKind::Cholesky || record.op_kind == OpKind::Lu || record.op_kind == OpKind::Solve) {
     flops = m * n * std::min(m, n);
   }

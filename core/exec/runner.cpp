@@ -41,6 +41,9 @@ KernelRecord dispatch_cpu(const OpSpec& op, RunState& state) {
     case OpKind::Lu:
     case OpKind::Solve:
     case OpKind::Eigh: return run_factor_op(op, state);
+    case OpKind::Gemv:
+    case OpKind::Syrk:
+    case OpKind::Trsm: return run_blas_call_op(op, state);
     case OpKind::Cast: break;
   }
   return run_cast_op(op, state);

@@ -112,6 +112,9 @@ class Planner {
       case OpKind::Solve:
       case OpKind::Eigh: return plan_factor_op(op, *a);
       case OpKind::Cast: return output(op.out, meta_of(op.cast_to, a->shape, a->order));
+      case OpKind::Gemv:
+      case OpKind::Syrk:
+      case OpKind::Trsm: return plan_blas_call_op(op, *a);
     }
   }
 
@@ -262,6 +265,28 @@ class Planner {
     check_aliasing(op, "a", op.a, a, op.lda);
     check_aliasing(op, "b", op.b, *b, op.ldb);
     if (op.c.empty() || op.out != op.c) output(op.out, out);
+  }
+
+  // gemv, syrk, trsm: the result is y, C or B (a copy unless in place), or a new y or C.
+  void plan_blas_call_op(const OpSpec& op, const TensorMeta& a) {
+    if (!check_index(op, op.a, a) || a.shape.size() != 2) return unknown(op.out);
+    check_extent(op, "a", op.a, a, op.lda);
+    const std::string& overwritten = op.kind == OpKind::Trsm ? op.b : op.c;
+    if (!overwritten.empty()) {
+      const TensorMeta* given = find(overwritten);
+      if (!given) return unknown(op.out);
+      if (op.kind != OpKind::Gemv)
+        check_extent(op, op.kind == OpKind::Trsm ? "b" : "c", overwritten, *given,
+                     op.kind == OpKind::Trsm ? op.ldb : op.ldc);
+      if (op.out != overwritten) output(op.out, *given);
+      return;
+    }
+    const std::uint64_t n = op.trans_a ? a.shape[1] : a.shape[0];  // y's length, or C's order
+    if (op.kind == OpKind::Gemv) {
+      const std::uint64_t inc = static_cast<std::uint64_t>(std::llabs(op.incy.value_or(1)));
+      return output(op.out, meta_of(a.dtype, {n == 0 || inc == 0 ? n : 1 + (n - 1) * inc}, MemoryOrder::C));
+    }
+    output(op.out, meta_of(a.dtype, {n, n}, a.order));
   }
 
   void plan_lascl_op(const OpSpec& op, const TensorMeta& a) {

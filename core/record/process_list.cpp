@@ -28,7 +28,7 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
   const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
   // A process that exec'd registers again under the same pid: its latest entry is the one
   // kept (in the place of its first), with blas_found from any of them.
-  std::vector<std::uint32_t> latest;  // table index of each process's latest entry
+  std::vector<std::uint32_t> first, latest;  // table index of each process's first and latest entry
   for (std::uint32_t i = 0; i < count; ++i) {
     const ProcessEntry& e = h.processes[i];
     const std::uint32_t pid = e.pid.load();
@@ -41,6 +41,7 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       process.parent_pid = e.parent_pid.load();
       process.blas_found = (e.blas_found.load() & 1) != 0;
       process.blas_loaded = e.blas_found.load() != 0;
+      first.push_back(i);
       latest.push_back(i);
     } else {
       same->blas_found = same->blas_found || (e.blas_found.load() & 1) != 0;
@@ -68,6 +69,13 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
         for (const std::string& a : info.argv) info.command += (info.command.empty() ? "" : " ") + a;
       } else if (info.registered.size() + 1 >= sizeof e.command) {
         info.command += "…";  // the table's copy was cut, and the process is gone
+      }
+      // A forked child that exec'd: its calls may have been made under the command before.
+      const ProcessEntry& f = h.processes[first[k]];
+      const std::string before_exec(f.command, strnlen(f.command, sizeof f.command));
+      if (first[k] != latest[k] && before_exec != info.registered && !before_exec.empty()) {
+        info.command =
+            before_exec + (before_exec.size() + 1 >= sizeof f.command ? "…" : "") + ", then exec'd " + info.command;
       }
       info.first_seen_ns = now_ns;
     }

@@ -1,5 +1,6 @@
 #include "record/recording.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -136,6 +137,21 @@ void signal_all(const Recording& out, pid_t top, int sig) {
 
 }  // namespace
 
+namespace {
+std::vector<int> g_closed_standard_streams;  // set once at start-up, by the main thread
+}  // namespace
+
+void hold_closed_standard_streams() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int null = ::open("/dev/null", O_RDWR);  // the lowest free number: this one
+    if (null == fd)
+      g_closed_standard_streams.push_back(fd);
+    else if (null >= 0)
+      ::close(null);
+  }
+}
+
 Recording record_program(const RecordOptions& options) {
   Recording out;
   out.command = options.command;
@@ -200,6 +216,7 @@ Recording record_program(const RecordOptions& options) {
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  for (const int fd : g_closed_standard_streams) posix_spawn_file_actions_addclose(&actions, fd);
   if (!options.working_directory.empty()) {
     posix_spawn_file_actions_addchdir_np(&actions, options.working_directory.c_str());
   }
@@ -494,7 +511,8 @@ std::string end_text(const ProcessInfo& p) {
   switch (p.end) {
     case ProcessEnd::Exited: return "exit status " + std::to_string(p.exit_status);
     case ProcessEnd::Returned:
-      return "ended without an exit() the preload saw (a C main that returned): status not seen";
+      return "returned from main without calling exit() (as C programs and the Python interpreter end): its exit "
+             "status is not seen";
     case ProcessEnd::Execed: return "exec'd another program";
     case ProcessEnd::Exiting:
       if (!p.alive) {

@@ -175,6 +175,11 @@ struct RecordOptions {
 // for a program that fails; a command that cannot start gives exit_status 127 and `problem`.
 Recording record_program(const RecordOptions& options);
 
+// Opens /dev/null on whichever of stdin, stdout and stderr this process started without, so
+// that no file it opens later (the session) takes their numbers and gets its messages; the
+// programs it records are started with them closed again, as they were given. Call first thing.
+void hold_closed_standard_streams();
+
 // libblasscope-preload.so beside the running executable (lib/ next to bin/), unless
 // BLASSCOPE_PRELOAD names another.
 std::string default_preload_library();

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 #include <string_view>
 
@@ -226,8 +227,37 @@ mode_t created_file_mode() {
 
 }  // namespace
 
-PartFile::PartFile(std::string path) : m_path(std::move(path)), m_part(m_path + ".XXXXXX.part") {
+namespace {
+
+// Where a session named `path` is renamed to: the file a symbolic link names (a rename over the
+// link would replace the link), or "" where the session must be copied into what the path opens
+// instead: a device, a pipe or a terminal (/dev/stdout), or anything reached through /proc
+// (/dev/stdout is /proc/self/fd/1, whose "target" names no file to rename over).
+std::string rename_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path at = path;
+  for (int links = 0; links < 40 && fs::is_symlink(fs::symlink_status(at, error)); ++links) {
+    const fs::path target = fs::read_symlink(at, error);
+    if (error) return "";
+    at = target.is_absolute() ? target : at.parent_path() / target;
+    if (at.lexically_normal().string().starts_with("/proc/")) return "";
+  }
+  struct stat st;
+  if (::stat(at.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return "";
+  return at.string();
+}
+
+std::string temporary_directory() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir && *dir ? dir : "/tmp";
+}
+
+}  // namespace
+
+PartFile::PartFile(std::string path) : m_path(std::move(path)), m_target(rename_target(m_path)) {
   // A name of its own: two recorders given the same --output must not write into one file.
+  m_part = (m_target.empty() ? temporary_directory() + "/blasscope-session" : m_target) + ".XXXXXX.part";
   m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
   if (m_fd < 0) {
     m_error = "cannot write " + m_path + ".part: " + std::strerror(errno);
@@ -267,16 +297,53 @@ void PartFile::commit() {
   if (m_fd >= 0 && ::close(m_fd) != 0 && m_error.empty())
     m_error = "cannot write " + m_part + ": " + std::strerror(errno);
   m_fd = -1;
+  if (m_target.empty()) {
+    if (m_error.empty()) copy_into_path();
+    ::unlink(m_part.c_str());
+    if (!m_error.empty()) throw std::runtime_error(m_error);
+    m_committed = true;
+    return;
+  }
   // A file already under the name goes first: ext4 makes a rename over an existing file write
   // the new one's data out at once (auto_da_alloc), tens of milliseconds for a big session.
-  if (m_error.empty() && ::unlink(m_path.c_str()) != 0 && errno != ENOENT) {
-    m_error = "cannot replace " + m_path + ": " + std::strerror(errno);
+  if (m_error.empty() && ::unlink(m_target.c_str()) != 0 && errno != ENOENT) {
+    m_error = "cannot replace " + m_target + ": " + std::strerror(errno);
   }
-  if (m_error.empty() && ::rename(m_part.c_str(), m_path.c_str()) != 0) {
-    m_error = "cannot rename " + m_part + " to " + m_path + ": " + std::strerror(errno);
+  if (m_error.empty() && ::rename(m_part.c_str(), m_target.c_str()) != 0) {
+    m_error = "cannot rename " + m_part + " to " + m_target + ": " + std::strerror(errno);
   }
   if (!m_error.empty()) throw std::runtime_error(m_error);
   m_committed = true;
+}
+
+// The whole part file written, in order, into what the path opens (a pipe takes no offsets).
+void PartFile::copy_into_path() {
+  const int from = ::open(m_part.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  const bool regular = ::stat(m_path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const int to = ::open(m_path.c_str(), O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0));
+  if (from < 0 || to < 0) {
+    m_error = "cannot write " + m_path + ": " + std::strerror(errno);
+  } else {
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t got = ::read(from, buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      for (ssize_t done = 0; done < got;) {
+        const ssize_t wrote = ::write(to, buffer + done, static_cast<std::size_t>(got - done));
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) {
+          m_error = "cannot write " + m_path + ": " + std::strerror(wrote < 0 ? errno : ENOSPC);
+          break;
+        }
+        done += wrote;
+      }
+      if (!m_error.empty()) break;
+    }
+  }
+  if (from >= 0) ::close(from);
+  if (to >= 0 && ::close(to) != 0 && m_error.empty()) m_error = "cannot write " + m_path + ": " + std::strerror(errno);
 }
 
 SessionWriter::SessionWriter(std::string path) : m_file(std::move(path)), m_buffer(kHead) {}

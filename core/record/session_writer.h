@@ -35,7 +35,9 @@ void append_calls_text(std::string& out, std::span<const CallRecord> calls, std:
 int write_all_at(int fd, const char* data, std::size_t size, std::uint64_t offset);
 
 // A file written under PATH.XXXXXX.part (a name of its own) and renamed to PATH once whole, so
-// that a reader never sees half a session under the real name; removed if it never was.
+// that a reader never sees half a session under the real name; removed if it never was. A PATH
+// that is a symbolic link is followed; one that is no regular file (/dev/stdout) gets the whole
+// file copied into it at the end.
 class PartFile {
  public:
   explicit PartFile(std::string path);
@@ -55,7 +57,10 @@ class PartFile {
   void commit();
 
  private:
-  std::string m_path, m_part;
+  void copy_into_path();
+  // m_target: the file renamed over (PATH, or the file its link names); "" to copy the whole
+  // file into PATH instead (a device, a pipe: --output /dev/stdout).
+  std::string m_path, m_target, m_part;
   int m_fd = -1;
   std::string m_error;
   std::atomic<bool> m_failed{false};  // m_error is set (written once, under m_error_lock)

@@ -1,5 +1,7 @@
 #include "report/html_page.h"
 
+#include <map>
+
 #include "text/format.h"
 
 namespace blasscope::core {
@@ -29,12 +31,22 @@ void html_table(std::ostream& out, const std::vector<std::vector<std::string>>& 
 void html_diagnoses(std::ostream& out, const std::vector<Diagnosis>& diagnoses) {
   out << "<h2>Diagnoses</h2>\n";
   if (diagnoses.empty()) out << "<p>None: nothing to report.</p>\n";
-  for (const auto& d : diagnoses) {
+  // A cause and fix told once: later diagnoses with the same link to the first.
+  std::map<std::pair<std::string, std::string>, std::size_t> explained;
+  for (std::size_t i = 0; i < diagnoses.size(); ++i) {
+    const Diagnosis& d = diagnoses[i];
     const std::string severity(name(d.severity));
-    out << "<h3 class=\"" << severity << "\">" << severity << ": " << escape_html(d.title) << " (<code>"
-        << escape_html(d.id) << "</code>)</h3>\n<h4>Evidence</h4><ul>";
+    out << "<h3 class=\"" << severity << "\" id=\"d" << i + 1 << "\">" << i + 1 << ". " << severity << ": "
+        << escape_html(d.title) << " (<code>" << escape_html(d.id) << "</code>)</h3>\n<h4>Evidence</h4><ul>";
     for (const auto& e : d.evidence) out << "<li>" << escape_html(e) << "</li>";
-    out << "</ul>\n<h4>Cause</h4><p>" << escape_html(d.cause) << "</p>\n<h4>Fix</h4><pre>" << escape_html(d.fix)
+    out << "</ul>\n";
+    const auto [first, added] = explained.emplace(std::make_pair(d.cause, d.fix), i + 1);
+    if (!added) {
+      out << "<p>Cause, fix and how it is seen: as for <a href=\"#d" << first->second << "\">" << first->second
+          << "</a> above.</p>\n";
+      continue;
+    }
+    out << "<h4>Cause</h4><p>" << escape_html(d.cause) << "</p>\n<h4>Fix</h4><pre>" << escape_html(d.fix)
         << "</pre>\n<h4>Seen as</h4><ul>";
     for (const auto& s : d.seen_as) out << "<li><code>" << escape_html(s) << "</code></li>";
     out << "</ul>\n";

@@ -208,16 +208,32 @@ std::string captures_text(const record::Recording& r) {
         << " made no recorded BLAS/LAPACK call before the program ended (no session file for "
         << (others == 1 ? "it" : "them") << "; a daemon's later calls are not seen)\n";
   }
+  if (r.check_values) {
+    // NumPy's x @ x.T is a SYRK, a matrix times a vector a GEMV: not what a user calls a GEMM.
+    std::uint64_t unchecked = 0;  // from the totals: the summary's recording keeps few calls
+    for (const auto& t : r.routines) {
+      if (t.routine == record::Routine::Gemv || t.routine == record::Routine::Syrk ||
+          t.routine == record::Routine::Trsm) {
+        unchecked += t.calls;
+      }
+    }
+    if (unchecked) {
+      out << "note: --check-values checks the operands of GEMMs (and LAPACK drivers' inputs) only: " << unchecked
+          << (unchecked == 1 ? " GEMV, SYRK or TRSM call was" : " GEMV, SYRK and TRSM calls were")
+          << " not checked, LAPACK's own included (NumPy's a @ a.T is a SYRK, a matrix @ vector a GEMV)\n";
+    }
+  }
   if (r.captures_skipped) {
-    out << "note: " << r.captures_skipped
-        << " calls that were to be captured were not (over the size or count cap: raise --capture-limit; no "
-           "memory or disk for them; or arguments no replay reproduces)\n";
+    out << "note: " << r.captures_skipped << (r.captures_skipped == 1 ? " call" : " calls") << " to be captured "
+        << (r.captures_skipped == 1 ? "was" : "were")
+        << " not: over the size or count cap (raise --capture-limit), or no memory or disk was left for "
+        << (r.captures_skipped == 1 ? "it" : "them") << "\n";
   }
   const Uncaptured uncaptured = uncaptured_failures(r);
   if (!uncaptured.not_replayable.empty()) {
     out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
-           "double-precision GEMM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every eigenvalue, POTRF, "
-           "GETRF and GESV calls, and only with arguments LAPACK accepts): "
+           "double-precision GEMM, GEMV, SYRK, TRSM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every "
+           "eigenvalue, POTRF, GETRF and GESV calls, and only with arguments LAPACK accepts): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {
@@ -372,10 +388,18 @@ std::string recording_markdown(const record::Recording& r, const std::vector<Dia
   }
   out << "\n## Diagnoses\n\n";
   if (diagnoses.empty()) out << "None.\n";
-  for (const auto& d : diagnoses) {
-    out << "### " << d.title << " (`" << d.id << "`, " << name(d.severity) << ")\n\n";
+  // A cause and fix told once: a program failing in ten ways like it repeats no paragraph.
+  std::map<std::pair<std::string, std::string>, std::size_t> explained;
+  for (std::size_t i = 0; i < diagnoses.size(); ++i) {
+    const Diagnosis& d = diagnoses[i];
+    out << "### " << i + 1 << ". " << d.title << " (`" << d.id << "`, " << name(d.severity) << ")\n\n";
     for (const auto& line : d.evidence) out << "- " << line << '\n';
-    out << "\n**Cause.** " << d.cause << "\n\n**Fix.** " << d.fix << "\n\n";
+    const auto [first, added] = explained.emplace(std::make_pair(d.cause, d.fix), i + 1);
+    if (added) {
+      out << "\n**Cause.** " << d.cause << "\n\n**Fix.** " << d.fix << "\n\n";
+    } else {
+      out << "\n**Cause and fix:** as for " << first->second << " above.\n\n";
+    }
   }
   const std::string captures = captures_text(r);
   if (!captures.empty()) {

@@ -12,6 +12,9 @@ std::string_view name(OpKind kind) {
     case OpKind::Lu: return "lu";
     case OpKind::Solve: return "solve";
     case OpKind::Eigh: return "eigh";
+    case OpKind::Gemv: return "gemv";
+    case OpKind::Syrk: return "syrk";
+    case OpKind::Trsm: return "trsm";
     case OpKind::Cast: break;
   }
   return "cast";
@@ -20,6 +23,10 @@ std::string_view name(OpKind kind) {
 bool is_lapack_op(OpKind kind) {
   return kind == OpKind::Svd || kind == OpKind::Lstsq || kind == OpKind::Cholesky || kind == OpKind::Lu ||
          kind == OpKind::Solve || kind == OpKind::Eigh;
+}
+
+bool is_blas_call_op(OpKind kind) {
+  return kind == OpKind::Gemv || kind == OpKind::Syrk || kind == OpKind::Trsm;
 }
 
 std::string_view name(Device device) {

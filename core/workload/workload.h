@@ -39,9 +39,11 @@ struct TensorSpec {
 
 // Svd, Lstsq and the factorisations (Cholesky: POTRF; Lu: GETRF; Solve: GESV; Eigh: SYEVD or
 // SYEV) run LAPACK; GEMM and DLASCL are BLAScope's instrumented kernels.
-enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast, Cholesky, Lu, Solve, Eigh };
+enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast, Cholesky, Lu, Solve, Eigh, Gemv, Syrk, Trsm };
 // An op that calls a LAPACK routine on the CPU (no GPU version): svd, lstsq, the factorisations.
 bool is_lapack_op(OpKind kind);
+// gemv, syrk and trsm: one CBLAS level 2/3 call, as a recorded one was made (replays of captures).
+bool is_blas_call_op(OpKind kind);
 enum class Device { Cpu, Gpu };
 enum class DeviceChoice { Cpu, Gpu, Both };
 
@@ -56,6 +58,9 @@ struct OpSpec {
   bool trans_a = false, trans_b = false;
   double alpha = 1, beta = 0;
   std::optional<std::int64_t> lda, ldb, ldc;  // explicit overrides: may be illegal on purpose
+  std::optional<std::int64_t> incx, incy;     // gemv: vector strides (0 is illegal, on purpose)
+  char side = 'L';                            // trsm: A on the left (L) or right (R) of X
+  bool unit_diagonal = false;                 // trsm: DIAG = 'U'
   bool promote = false;
   bool tf32 = false;  // gemm on the GPU: allow TF32 tensor cores for float32
   DeviceChoice device = DeviceChoice::Cpu;
@@ -67,7 +72,7 @@ struct OpSpec {
   std::string
       driver;  // svd: gesdd (default), gesvd; lstsq: gelsd (default), gelsy, gelss, gels; eigh: syevd, syev, syevr
   bool compute_uv = false;        // svd: U and V^T too, as OUT_u and OUT_vt; eigh: eigenvectors, as OUT_v
-  char uplo = 'L';                // cholesky, eigh: the triangle of A that is read (NumPy's default: L)
+  char uplo = 'L';                // cholesky, eigh, syrk, trsm: the triangle of A (or C) used (NumPy's default: L)
   std::optional<double> timeout;  // seconds it may run before it is taken for hung
 };
 

@@ -281,6 +281,8 @@ class OpParser {
       op.b = input(spec, "b");
       op.driver = "gesv";
       op.out = output(spec, default_name(op), false);
+    } else if (kind == "gemv" || kind == "syrk" || kind == "trsm") {
+      parse_blas_call(spec, kind, op);
     } else if (kind == "cast") {
       check_keys(spec, m_where, {"op", "timeout", "a", "dtype", "out"});
       op.kind = OpKind::Cast;
@@ -290,8 +292,9 @@ class OpParser {
       if (!spec.contains("out")) fail_field(m_where, "missing required key 'out'");
       op.out = output(spec, default_name(op), false);
     } else {
-      fail_field(m_where + ".op",
-                 "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cholesky, lu, solve, eigh, cast)");
+      fail_field(
+          m_where + ".op",
+          "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cholesky, lu, solve, eigh, gemv, syrk, trsm, cast)");
     }
     if (spec.contains("device")) op.device = get_device(spec["device"], m_where + ".device");
     if (spec.contains("timeout")) op.timeout = get_timeout(spec["timeout"], m_where + ".timeout");
@@ -308,6 +311,59 @@ class OpParser {
   }
 
   // The LAPACK driver an op names, one of those the op runs (the first is its default).
+  // gemv (y = alpha op(A) x + beta y), syrk (C = alpha op(A) op(A)^T + beta C) and trsm
+  // (B = alpha op(A)^-1 B, or B op(A)^-1): one CBLAS call each, in A's memory order, arguments
+  // as given (an illegal leading dimension or stride is passed on, as the program passed it).
+  void parse_blas_call(const json& spec, const std::string& kind, OpSpec& op) {
+    if (kind == "gemv") {
+      check_keys(spec, m_where,
+                 {"op", "timeout", "a", "x", "y", "out", "trans", "alpha", "beta", "lda", "incx", "incy", "repeat"});
+      op.kind = OpKind::Gemv;
+      op.a = input(spec, "a");
+      op.b = input(spec, "x");
+      if (spec.contains("y")) op.c = input(spec, "y");
+      for (const char* key : {"incx", "incy"}) {
+        if (spec.contains(key)) (key[3] == 'x' ? op.incx : op.incy) = get_blas_int(spec[key], m_where + "." + key);
+      }
+    } else if (kind == "syrk") {
+      check_keys(spec, m_where,
+                 {"op", "timeout", "a", "c", "out", "uplo", "trans", "alpha", "beta", "lda", "ldc", "repeat"});
+      op.kind = OpKind::Syrk;
+      op.a = input(spec, "a");
+      if (spec.contains("c")) op.c = input(spec, "c");
+    } else {
+      check_keys(spec, m_where,
+                 {"op", "timeout", "a", "b", "out", "side", "uplo", "trans", "diag", "alpha", "lda", "ldb", "repeat"});
+      op.kind = OpKind::Trsm;
+      op.a = input(spec, "a");
+      op.b = input(spec, "b");
+      if (spec.contains("side")) op.side = letter(spec, "side", "LR");
+      if (spec.contains("diag")) op.unit_diagonal = letter(spec, "diag", "NU") == 'U';
+    }
+    if (spec.contains("uplo")) op.uplo = letter(spec, "uplo", "LU");
+    if (spec.contains("trans")) op.trans_a = get_bool(spec["trans"], m_where + ".trans");
+    if (spec.contains("alpha")) op.alpha = get_finite(spec["alpha"], m_where + ".alpha");
+    if (spec.contains("beta")) op.beta = get_finite(spec["beta"], m_where + ".beta");
+    for (const char* key : {"lda", "ldb", "ldc"}) {
+      if (spec.contains(key))
+        (key[2] == 'a' ? op.lda : key[2] == 'b' ? op.ldb : op.ldc) = get_blas_int(spec[key], m_where + "." + key);
+    }
+    // The result overwrites y, C or B where given, as BLAS does; else a new tensor.
+    const std::string& overwritten = op.kind == OpKind::Trsm ? op.b : op.c;
+    op.out = output(spec, overwritten.empty() ? default_name(op) : overwritten, !overwritten.empty());
+  }
+
+  // One of `letters` ("LR"), as a one-letter string.
+  char letter(const json& spec, const char* key, const std::string& letters) {
+    const std::string text = spec[key].is_string() ? spec[key].get<std::string>() : "";
+    if (text.size() != 1 || letters.find(text[0]) == std::string::npos) {
+      std::string choices;
+      for (const char c : letters) choices += std::string(choices.empty() ? "" : " or ") + "\"" + c + "\"";
+      fail_field(m_where + "." + key, "must be " + choices);
+    }
+    return text[0];
+  }
+
   std::string driver(const json& spec, std::initializer_list<const char*> drivers) {
     if (!spec.contains("driver")) return *drivers.begin();
     const std::string name = spec["driver"].is_string() ? spec["driver"].get<std::string>() : "";

@@ -102,6 +102,48 @@ TEST(Runner, IllegalLeadingDimensionIsCapturedWithItsMeaning) {
   EXPECT_EQ(count_events<events::Xerbla>(r), 1u);
 }
 
+TEST(Runner, GemvSyrkAndTrsmPassTheArgumentsTheyAreGiven) {
+  // A replayed capture: BLAS refuses what the program passed, its parameter named.
+  const RunResult r = run(R"({"name": "l23", "tensors": {
+      "a": {"shape": [5, 4], "dtype": "float64", "order": "F"}, "x": {"shape": [4], "dtype": "float64"},
+      "t": {"shape": [5, 5], "dtype": "float32"}, "b": {"shape": [5, 3], "dtype": "float32"},
+      "s": {"shape": [5, 3], "dtype": "float64", "order": "F"}},
+    "ops": [{"op": "gemv", "a": "a", "x": "x", "lda": 3},
+            {"op": "gemv", "a": "a", "x": "x", "incx": 0, "out": "y0"},
+            {"op": "gemv", "a": "a", "x": "x", "out": "y"},
+            {"op": "trsm", "a": "t", "b": "b", "ldb": 2},
+            {"op": "trsm", "a": "t", "b": "b", "uplo": "U", "diag": "U", "out": "z"},
+            {"op": "syrk", "a": "s", "ldc": 4, "out": "c0"},
+            {"op": "syrk", "a": "s", "trans": true, "out": "c"},
+            {"op": "trsm", "a": "a", "b": "b"}]})");
+  ASSERT_TRUE(r.completed);
+  ASSERT_EQ(r.ops.size(), 8u);
+  const auto refused = [&r](std::size_t op, const char* routine, int parameter, const char* meaning) {
+    SCOPED_TRACE(op);
+    ASSERT_EQ(r.ops[op].xerbla.size(), 1u);
+    EXPECT_EQ(r.ops[op].xerbla[0].routine, routine);
+    EXPECT_EQ(r.ops[op].xerbla[0].parameter, parameter);
+    EXPECT_EQ(r.ops[op].xerbla[0].meaning, meaning);
+    EXPECT_TRUE(has_finding(r, "illegal-argument", op));
+  };
+  refused(0, "DGEMV", 6, "LDA");
+  refused(1, "DGEMV", 8, "INCX");
+  refused(3, "STRSM", 11, "LDB");
+  refused(5, "DSYRK", 10, "LDC");
+  for (const std::size_t ok : {2u, 4u, 6u}) {
+    SCOPED_TRACE(ok);
+    EXPECT_EQ(r.ops[ok].status, OpStatus::Ok);
+    EXPECT_TRUE(r.ops[ok].xerbla.empty());
+  }
+  EXPECT_EQ(r.ops[2].kernel, "cblas_dgemv");
+  EXPECT_EQ(r.ops[4].kernel, "cblas_strsm");
+  EXPECT_EQ(*r.ops[6].n, 3);  // trans: A^T A is 3 x 3
+  EXPECT_EQ(*r.ops[6].k, 5);
+  // A float64 A beside a float32 B is refused before BLAS sees it.
+  EXPECT_EQ(r.ops[7].status, OpStatus::Failed);
+  EXPECT_EQ(r.ops[7].error_kind, ErrorKind::DtypeMismatch);
+}
+
 TEST(Runner, NaNReachesLapackAsItDoesInNumPy) {
   const RunResult r = run(R"({"name": "svd", "tensors": {"x": {"shape": [10, 5], "dtype": "float64", "nan": 1}},
     "ops": [{"op": "svd", "a": "x"}, {"op": "dlascl", "a": "x", "cfrom": "norm", "cto": 1},

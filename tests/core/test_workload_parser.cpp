@@ -127,6 +127,11 @@ TEST(WorkloadParser, ErrorsNameTheField) {
       {R"({"name": "t", "memory_limit": "lots", "tensors": {}, "ops": []})", "memory_limit"},
       {R"({"name": "t", "name": "u", "tensors": {}, "ops": []})", "duplicate key 'name'"},
       {R"({"name": "t", "tensors": {}, "ops": [})", "not valid JSON"},
+      {with_ops(R"([{"op": "trsm", "a": "a", "b": "b", "side": "X"}])"), R"(ops[0].side: must be "L" or "R")"},
+      {with_ops(R"([{"op": "trsm", "a": "a", "b": "b", "diag": "Y"}])"), R"(ops[0].diag: must be "N" or "U")"},
+      {with_ops(R"([{"op": "gemv", "a": "a", "x": "b", "incx": 0.5}])"), "ops[0].incx: must be an integer"},
+      {with_ops(R"([{"op": "gemv", "a": "a", "b": "b"}])"), "ops[0]: unknown key 'b'"},
+      {with_ops(R"([{"op": "syrk", "a": "a", "side": "L"}])"), "ops[0]: unknown key 'side'"},
   };
   for (const auto& [text, expected] : cases) {
     EXPECT_NE(error_of(text).find(expected), std::string::npos)
@@ -165,6 +170,26 @@ TEST(WorkloadParser, LapackDriversAndTheirDefaults) {
   EXPECT_EQ(timed.timeout, 30);
   EXPECT_EQ(timed.ops[0].timeout, 2.5);
   EXPECT_FALSE(timed.ops[1].timeout.has_value());
+}
+
+TEST(WorkloadParser, BlasCallsOverwriteTheirOperandUnlessGivenAnOut) {
+  const Workload w = parse_workload_text(with_ops(R"([{"op": "gemv", "a": "a", "x": "b", "incx": -2, "incy": 0},
+      {"op": "trsm", "a": "a", "b": "b", "side": "R", "uplo": "U", "diag": "U", "trans": true},
+      {"op": "syrk", "a": "a", "out": "c"}, {"op": "gemv", "a": "a", "x": "b", "y": "c"}])"),
+                                         "/");
+  ASSERT_EQ(w.ops.size(), 4u);
+  EXPECT_EQ(w.ops[0].kind, OpKind::Gemv);
+  EXPECT_EQ(w.ops[0].b, "b");
+  EXPECT_EQ(w.ops[0].incx, -2);
+  EXPECT_EQ(w.ops[0].incy, 0);
+  EXPECT_EQ(w.ops[0].out, "op0_gemv");
+  EXPECT_EQ(w.ops[1].out, "b") << "TRSM overwrites B";
+  EXPECT_EQ(w.ops[1].side, 'R');
+  EXPECT_EQ(w.ops[1].uplo, 'U');
+  EXPECT_TRUE(w.ops[1].unit_diagonal);
+  EXPECT_TRUE(w.ops[1].trans_a);
+  EXPECT_EQ(w.ops[2].out, "c");
+  EXPECT_EQ(w.ops[3].out, "c") << "GEMV overwrites y";
 }
 
 TEST(ByteSize, UnitsAndErrors) {
