@@ -8,6 +8,13 @@ namespace blasscope::core {
 
 using record::Routine;
 
+std::string xerbla_list_cause(const std::string& routine) {
+  const std::string list = xerbla_parameter_list(routine);
+  return "BLAS and LAPACK check their arguments on entry and report the first bad one through XERBLA, as its "
+         "position in the Fortran argument list of the routine named" +
+         (list.empty() ? std::string(".") : ": for " + routine + " " + list + ".");
+}
+
 std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, const InfoContext& context) {
   if (info <= 0) return std::nullopt;
   const std::string i = std::to_string(info);

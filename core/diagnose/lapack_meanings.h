@@ -11,6 +11,10 @@
 
 namespace blasscope::core {
 
+// The Cause of an argument error where GEMM's page does not apply: how XERBLA numbers the
+// arguments, with the list of `routine` ("DGEMV") where it is known.
+std::string xerbla_list_cause(const std::string& routine);
+
 // What INFO > 0 from `routine` means: one line for the title, then the cause and the fix.
 struct PositiveInfo {
   std::string summary, cause, fix;

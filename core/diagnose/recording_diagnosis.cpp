@@ -229,12 +229,7 @@ bool refused_inside(const CallRecord& c, const CallRecord& top) {
 // The Cause of an argument error outside GEMM, where the catalogue's page (GEMM's list) does
 // not apply: the routine's own list, and who passed the value.
 std::string argument_cause(const CallRecord& c, const CallRecord& top) {
-  const std::string routine = xerbla_routine(c);
-  const std::string list = xerbla_parameter_list(routine);
-  std::string cause =
-      "BLAS and LAPACK check their arguments on entry and report the first bad one through XERBLA, "
-      "as its position in the Fortran argument list of the routine named";
-  cause += list.empty() ? "." : ": for " + routine + " " + list + ".";
+  std::string cause = xerbla_list_cause(xerbla_routine(c));
   if (refused_inside(c, top)) {
     cause += " Here " + call_name(top) +
              " made that call itself: the value was computed inside LAPACK from your "

@@ -1,6 +1,7 @@
 #include "diagnose/run_diagnosis.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -113,6 +114,28 @@ void add_record_evidence(const Detection& f, const KernelRecord& r, std::vector<
     }
   }
   if (r.seconds) evidence.push_back(r.kernel + " ran in " + format_number(*r.seconds * 1e3) + " ms");
+}
+
+// An argument a routine other than GEMM refused (a replayed GEMV, a LAPACK op's): its own list
+// for the Cause, and the leading dimension's bound where that was the argument.
+void explain_argument_outside_gemm(const RunResult& result, Diagnosis& d) {
+  const KernelRecord* r = record_of(result, d.op);
+  if (!r || r->op_kind == OpKind::Gemm || r->xerbla.empty()) return;
+  const XerblaRecord& x = r->xerbla.front();
+  if (r->op_kind != OpKind::Dlascl) d.cause = xerbla_list_cause(x.routine);
+  const std::string name = xerbla_parameter_name(x.routine, x.parameter);
+  if (name.size() != 3 || !name.starts_with("LD")) return;
+  const std::string role(1, static_cast<char>(std::tolower(name[2])));
+  for (const auto& o : r->operands) {
+    if (o.shape.size() != 2 || (o.role != role && !(role == "c" && o.role == "out"))) continue;
+    const bool row = o.order == MemoryOrder::C;
+    const std::uint64_t bound = std::max<std::uint64_t>(1, row ? o.shape[1] : o.shape[0]);
+    d.evidence.push_back(name + " = " + std::to_string(o.ld) + " for '" + o.tensor + "', stored " +
+                         (row ? "row-major" : "column-major") + " as " + std::to_string(o.shape[0]) + " x " +
+                         std::to_string(o.shape[1]) + ": it must be at least " + std::to_string(bound) + " (its " +
+                         (row ? "row" : "column") + " length)");
+    return;
+  }
 }
 
 // Below this slowdown against a clean twin, a layout difference is reported as costing nothing.
@@ -304,6 +327,7 @@ std::vector<Diagnosis> diagnose_run(const RunResult& result) {
   }
   for (auto& d : unique) {
     if (d.id == "lapack-failed") say_what_the_info_means(result, d);
+    if (d.id == "illegal-argument") explain_argument_outside_gemm(result, d);
     // The page's title is about multiplying operands; a LAPACK op's shape error says its own.
     const KernelRecord* r = d.id == "shape-mismatch" ? record_of(result, d.op) : nullptr;
     if (r && is_lapack_op(r->op_kind) && !d.evidence.empty()) d.title = d.evidence.front();

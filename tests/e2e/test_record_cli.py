@@ -1385,6 +1385,13 @@ class RecordC(unittest.TestCase):
                              ["illegal-argument"], capture)
             evidence = " ".join(" ".join(d["evidence"]) for d in run["diagnoses"])
             self.assertIn(f"parameter number {parameter} had an illegal value", evidence, capture)
+            # The routine's own argument list, not GEMM's page; a leading dimension with its bound.
+            cause = run["diagnoses"][0]["cause"]
+            self.assertIn("for D" + capture["routine"][1:].upper() + " 1 ", cause)
+            self.assertNotIn("GEMM", cause)
+            if parameter != 8:
+                self.assertIn("it must be at least 4" if parameter != 6 or capture["call"] == 2
+                              else "it must be at least 5", evidence)
 
     def test_a_scale_dlascl_refuses_is_captured_and_told_apart(self):
         exe = build_c("lascl", """
