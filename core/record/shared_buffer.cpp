@@ -91,18 +91,43 @@ ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t
   ClockMap map;
   if (tick1 <= tick0 || ns1 <= ns0) return map;  // too close to tell: treat ticks as ns
   map.identity = false;
-  map.tick0 = tick0;
-  map.ns0 = ns0;
   map.ns_per_tick = static_cast<double>(ns1 - ns0) / static_cast<double>(tick1 - tick0);
+  map.segments = {{tick0, static_cast<double>(ns0), map.ns_per_tick}};
   return map;
 }
 
+namespace {
+double mapped(const ClockMap& map, std::uint64_t ticks) {
+  // The last segment starting at or before the ticks (most are in the last one).
+  auto s = map.segments.end() - 1;
+  while (s != map.segments.begin() && s->tick > ticks) --s;
+  // Ticks from before the first sample (none are expected) land before it, not at 2^64.
+  return s->ns + (static_cast<double>(ticks) - static_cast<double>(s->tick)) * s->ns_per_tick;
+}
+}  // namespace
+
 std::uint64_t ClockMap::point(std::uint64_t ticks) const {
   if (identity) return ticks;
-  // Ticks from before the first sample (none are expected) land before ns0, not at 2^64.
-  const double offset = (static_cast<double>(ticks) - static_cast<double>(tick0)) * ns_per_tick;
-  const double ns = static_cast<double>(ns0) + offset;
+  const double ns = mapped(*this, ticks);
   return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
+}
+
+ClockMap ContinuousClockMap::update(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1) {
+  const ClockMap line = clock_map_between(tick0, ns0, tick1, ns1);
+  if (line.identity || m_map.identity) {
+    if (m_map.identity) m_map = line;  // the first map that can tell (or none yet)
+    return m_map;
+  }
+  m_map.ns_per_tick = line.ns_per_tick;
+  const std::uint64_t last = m_map.segments.back().tick;
+  if (tick1 <= last || tick1 - tick0 < 2 * (last - tick0)) return m_map;
+  // From where the map stands at the sample, a slope that makes up its distance from the line
+  // over as many ticks again (by when the next segment starts).
+  const double at = mapped(m_map, tick1);
+  double slope = line.ns_per_tick - (at - static_cast<double>(ns1)) / static_cast<double>(tick1 - tick0);
+  if (slope <= 0) slope = line.ns_per_tick;  // a sample far off: never run backwards
+  m_map.segments.push_back({tick1, at, slope});
+  return m_map;
 }
 
 std::uint64_t ClockMap::span(std::uint64_t ticks) const {
@@ -129,9 +154,10 @@ bool SharedBuffer::publish_long_call(std::uint64_t ns) {
 ClockMap SharedBuffer::clock_map() const {
   const CallClock clock = m_header->clock.load();
   if (clock == CallClock::MonotonicNs) return {};
+  const std::lock_guard lock(m_clock_lock);
   std::uint64_t tick1 = 0, ns1 = 0;
   sample_clocks(clock, tick1, ns1);
-  return clock_map_between(m_tick0, m_ns0, tick1, ns1);
+  return m_clock.update(m_tick0, m_ns0, tick1, ns1);
 }
 
 SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ring_entries(ring_entries) {

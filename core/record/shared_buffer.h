@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,15 +16,33 @@
 namespace blasscope::record {
 
 // Maps the calls' clock to CLOCK_MONOTONIC nanoseconds: the identity, or for the TSC a line
-// through two samples of both clocks.
+// through samples of both clocks, in segments (see ContinuousClockMap).
 struct ClockMap {
-  std::uint64_t tick0 = 0, ns0 = 0;
-  double ns_per_tick = 1;
+  struct Segment {
+    std::uint64_t tick = 0;  // where it starts (the first one also covers ticks before it)
+    double ns = 0, ns_per_tick = 1;
+  };
+  std::vector<Segment> segments;  // in tick order; none for the identity
+  double ns_per_tick = 1;         // the latest estimate of the rate, for durations
   bool identity = true;
   std::uint64_t point(std::uint64_t ticks) const;  // a time
   std::uint64_t span(std::uint64_t ticks) const;   // a duration
 };
 ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1);
+
+// The map refined as the samples grow apart, without ever moving a tick it mapped before: a
+// line through the first sample and the latest would change its slope at every drain, and a
+// call drained later could then start a few nanoseconds before one drained earlier that it
+// followed. Each refinement starts a segment where the map stood at the newest sample, steered
+// to meet the line through both samples one doubling later; segments start when the samples are
+// twice as far apart as at the last one, so a day's recording has some thirty.
+class ContinuousClockMap {
+ public:
+  ClockMap update(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1);
+
+ private:
+  ClockMap m_map;
+};
 
 // Removes the buffers in `dir` that no recorder holds any more (a recorder killed by SIGKILL
 // cannot remove its own), except those modified less than `min_age` ago; returns how many.
@@ -102,6 +121,8 @@ class SharedBuffer {
   std::map<std::uint32_t, ProcessTotals> m_reclaimed;  // the totals of slots taken back, by process
   std::uint64_t m_stuck_since_ns = 0;                  // when the entry at the read index was first seen unfinished
   std::uint64_t m_tick0 = 0, m_ns0 = 0;                // both clocks, when the buffer was made
+  mutable std::mutex m_clock_lock;                     // clock_map() from the drain and the end
+  mutable ContinuousClockMap m_clock;
 };
 
 }  // namespace blasscope::record
