@@ -286,7 +286,9 @@ class Planner {
       const std::uint64_t inc = static_cast<std::uint64_t>(std::llabs(op.incy.value_or(1)));
       return output(op.out, meta_of(a.dtype, {n == 0 || inc == 0 ? n : 1 + (n - 1) * inc}, MemoryOrder::C));
     }
-    output(op.out, meta_of(a.dtype, {n, n}, a.order));
+    const TensorMeta c = meta_of(a.dtype, {n, n}, a.order);
+    check_extent(op, "c", op.out, c, op.ldc);
+    output(op.out, c);
   }
 
   void plan_lascl_op(const OpSpec& op, const TensorMeta& a) {

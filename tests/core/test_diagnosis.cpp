@@ -88,6 +88,22 @@ TEST(WorkloadPlan, BufferOverrunFiresOnlyPastTheLastElement) {
           .predictions.empty());
 }
 
+TEST(WorkloadPlan, BlasCallsAreCheckedForOverrunsOfEveryMatrixTheyWalk) {
+  const std::string tensors =
+      R"({"a": {"shape": [4, 3], "dtype": "float64"}, "b": {"shape": [4, 2], "dtype": "float64"},
+      "t": {"shape": [4, 4], "dtype": "float64"}, "x": {"shape": [3], "dtype": "float64"}})";
+  // SYRK's new C is 4 x 4: LDC 5 walks past it, LDC 4 and an illegal 3 do not.
+  EXPECT_TRUE(ids(plan(tensors, R"([{"op": "syrk", "a": "a", "ldc": 5}])").predictions).count("buffer-overrun"));
+  EXPECT_TRUE(plan(tensors, R"([{"op": "syrk", "a": "a", "ldc": 4}, {"op": "syrk", "a": "a", "ldc": 3, "out": "c"}])")
+                  .predictions.empty());
+  EXPECT_TRUE(
+      ids(plan(tensors, R"([{"op": "trsm", "a": "t", "b": "b", "ldb": 3}])").predictions).count("buffer-overrun"));
+  EXPECT_TRUE(
+      ids(plan(tensors, R"([{"op": "gemv", "a": "a", "x": "x", "lda": 4}])").predictions).count("buffer-overrun"));
+  const auto planned = plan(tensors, R"([{"op": "gemv", "a": "a", "x": "x", "incy": -3}])");
+  EXPECT_EQ(planned.tensors.at("op0_gemv").shape, (std::vector<std::uint64_t>{10}));  // 1 + (4 - 1) * 3
+}
+
 TEST(WorkloadPlan, IndexOverflowAtExactlyTwoToTheThirtyOne) {
   const auto fits = plan(R"({"a": {"shape": [1, 2147483647], "dtype": "float32"}})", R"([{"op": "svd", "a": "a"}])");
   EXPECT_TRUE(fits.skip_ops.empty());
