@@ -600,11 +600,20 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       } else {
         // GETRF's factorisation is complete with a zero pivot: a warning (NumPy's det is rightly 0
         // from it); what fails is a solve with it, diagnosed on its own (a NaN/Inf result).
+        std::vector<std::string> evidence = {
+            label(c) + " returned INFO = " + std::to_string(c.info),
+            (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"};
+        if (c.routine == Routine::Getrf) {
+          evidence.push_back(
+              "a warning, not an error: the factors are complete (a determinant from them is rightly 0, as "
+              "numpy.linalg.det's); what cannot be done is to solve or invert with them, which is why "
+              "scipy.linalg.inv and solve raise LinAlgError after it (\"singular matrix\", \"Matrix is "
+              "singular.\")");
+        }
         out.add("lapack-failed", c.routine == Routine::Getrf ? Severity::Warning : Severity::Error, c,
                 label(c) + ": returned INFO = " + std::to_string(c.info) +
                     (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
-                {label(c) + " returned INFO = " + std::to_string(c.info),
-                 (c.flags & record::kValuesChecked) ? label(c) + ": " + values(c) : "its inputs were not checked"},
+                std::move(evidence),
                 Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "",
                          "INFO = " + std::to_string(c.info)});
       }

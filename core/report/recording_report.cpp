@@ -49,7 +49,7 @@ std::string command_line(const record::Recording& r) {
     if (!text.empty()) text += ' ';
     text += shell_quoted(a);
   }
-  return text;
+  return text.empty() ? "command unknown" : text;  // an unfinished session never wrote it
 }
 
 double total_self_seconds(const record::Recording& r) {

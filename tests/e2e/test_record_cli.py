@@ -810,6 +810,24 @@ class RecordSciPy(unittest.TestCase):
         self.assertIn("found the matrix singular", d["title"])
         self.assertNotIn("overflow", " ".join(d["evidence"]))
 
+    def test_a_singular_getrf_says_why_it_is_a_warning_and_what_raises_after_it(self):
+        script = write("singular_inv.py", """
+            import numpy as np, scipy.linalg as sl
+            for f in (lambda: sl.inv(np.ones((3, 3))), lambda: sl.solve(np.zeros((3, 3)), np.ones(3))):
+                try:
+                    f()
+                except sl.LinAlgError as e:
+                    print(repr(str(e)))
+            print(np.linalg.det(np.ones((3, 3))))
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.out.split("\n")[:3], ["'singular matrix'", "'Matrix is singular.'", "0.0"])
+        found = [d for d in report["diagnoses"] if d["id"] == "lapack-failed"]
+        self.assertTrue(found and all(d["severity"] == "warning" for d in found), found)
+        said = " ".join(found[0]["evidence"])
+        self.assertIn('scipy.linalg.inv and solve raise LinAlgError after it ("singular matrix", "Matrix is singular.")',
+                      said)
+
     def test_symmetric_solves_ldl_and_schur_are_recorded_with_their_failures(self):
         script = write("sym_schur.py", """
             import numpy as np, scipy.linalg as sl
@@ -1231,6 +1249,9 @@ class RecordLifecycle(unittest.TestCase):
         self.assertEqual(len(parts), 1, os.listdir(WORK))
         rep = subprocess.run([CLI, "report", os.path.join(WORK, parts[0]), "--format", "json"], capture_output=True,
                              timeout=60)
+        markdown = subprocess.run([CLI, "report", os.path.join(WORK, parts[0])], capture_output=True, text=True,
+                                  timeout=60).stdout
+        self.assertTrue(markdown.startswith("# BLAScope recording: `command unknown`"), markdown[:200])
         os.unlink(os.path.join(WORK, parts[0]))  # other tests check that no part file is left behind
         self.assertEqual(rep.returncode, 0, rep.stderr.decode())
         report = json.loads(rep.stdout)
