@@ -128,6 +128,8 @@ json to_json(const Recording& r, bool with_calls) {
   for (const auto& p : r.processes) {
     processes.push_back(
         {{"pid", p.pid}, {"parent_pid", p.parent_pid}, {"command", p.command}, {"blas_found", p.blas_found}});
+    // Loaded but none of the routines BLAScope records called (NumPy's dot of two vectors is DDOT).
+    if (p.blas_loaded && !p.blas_found) processes.back()["blas_loaded"] = true;
     if (const std::string ended = end_name(p); !ended.empty()) processes.back()["ended"] = ended;
     if (p.end_known && p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
   }
@@ -872,6 +874,7 @@ Recording recording_from_json(const json& s) {
     process.parent_pid = field<std::uint32_t>(p, "parent_pid", 0);
     process.command = field<std::string>(p, "command", "");
     process.blas_found = field<bool>(p, "blas_found", false);
+    process.blas_loaded = process.blas_found || field<bool>(p, "blas_loaded", false);
     read_end(p, process);
   }
   for (const json& t : field<json>(s, "routines", json::array())) {

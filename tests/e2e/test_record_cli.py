@@ -447,6 +447,17 @@ class RecordNumPy(unittest.TestCase):
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), gone without exiting: a signal")
         self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), returned from main without calling exit\(\)")
 
+    def test_a_program_that_loads_blas_but_calls_nothing_recorded_says_so(self):
+        script = write("dot_only.py", """
+            import numpy as np
+            print(np.dot(np.ones(5), np.ones(5)))   # DDOT: not a routine BLAScope records
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.out.strip(), "5.0")
+        self.assertEqual(report["calls"], [])
+        own = next(p for p in report["processes"] if p["pid"] == report["pid"])
+        self.assertEqual((own["blas_found"], own.get("blas_loaded")), (False, True))
+
     def test_a_forked_child_that_execs_is_named_by_both_commands(self):
         # Its BLAS calls were made as the forked Python, before the exec: both are said.
         script = write("fork_exec.py", """
