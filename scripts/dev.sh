@@ -136,9 +136,10 @@ SANITIZE_CI_LABELS='^(core|e2e)$'
 export_sanitizer_options() {
   local logs="$1"
   export BLASSCOPE_SANITIZED=1  # tests that set RLIMIT_AS use ASan's own cap instead
-  # handle_segv=0: a worker killed by SIGSEGV (a guard page, a bad pointer handed to OpenBLAS)
-  # is something BLAScope reports, so the signal must reach its default action.
-  export ASAN_OPTIONS="handle_segv=0:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$logs/asan"
+  # handle_segv=0, handle_sigbus=0: a worker killed by SIGSEGV or SIGBUS (a guard page, a bad
+  # pointer handed to OpenBLAS, a read past the end of a mapped file) is something BLAScope
+  # reports, so the signal must reach its default action.
+  export ASAN_OPTIONS="handle_segv=0:handle_sigbus=0:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:log_path=$logs/asan"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
   # libhdf5's own leaks on files it cannot read are not ours; any other leak is still a report.
   export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan_suppressions.txt"
