@@ -1,6 +1,7 @@
 #include "cli_record.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "diagnose/recording_diagnosis.h"
 #include "record/recording.h"
 #include "record/session_recording.h"
+#include "record/session_writer.h"
 #include "report/recording_report.h"
 #include "text/format.h"
 
@@ -70,6 +72,12 @@ bool parse_count(const std::string& text, double& out) {
 // Why a session could not be written as `output` (its folder, "" for the working directory):
 // found before the program runs, not after hours of it. "" when it can be.
 std::string why_unwritable(const std::string& output) {
+  if (const int fd = record::inherited_descriptor(output); fd >= 0) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+      return output + " (descriptor " + std::to_string(fd) + ") is not open for writing";
+    return "";
+  }
   struct stat st;
   if (!output.empty() && ::stat(output.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return output + " is a folder";
@@ -180,8 +188,10 @@ int run_record(const std::vector<std::string>& args) {
   }
   // The session's name is known once the program's pid is; captures go beside it, named from
   // --output, or from the recorder's own pid.
-  const std::string stem = output.empty() ? "blasscope-record-captures-" + std::to_string(::getpid())
-                                          : std::filesystem::path(output).replace_extension("").string();
+  // A session written into a descriptor or a device (/dev/stdout) names nothing beside it.
+  const bool named = !output.empty() && !record::session_written_into(output);
+  const std::string stem = !named ? "blasscope-record-captures-" + std::to_string(::getpid())
+                                  : std::filesystem::path(output).replace_extension("").string();
   options.capture_dir = stem + ".captures";
   forward_termination();
   options.stop_signal = &g_stop_signal;

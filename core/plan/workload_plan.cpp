@@ -261,7 +261,8 @@ class Planner {
     if (!index_ok) return unknown(op.out);
     check_extent(op, "a", op.a, a, op.lda);
     check_extent(op, "b", op.b, *b, op.ldb);
-    check_extent(op, "c", op.out, c ? *c : out, op.ldc);
+    // C in place keeps its own storage (padding included); any other result is a dense copy.
+    check_extent(op, "c", op.out, c && op.out == op.c && c->dtype == out_dtype ? *c : out, op.ldc);
     check_aliasing(op, "a", op.a, a, op.lda);
     check_aliasing(op, "b", op.b, *b, op.ldb);
     if (op.c.empty() || op.out != op.c) output(op.out, out);
@@ -275,10 +276,13 @@ class Planner {
     if (!overwritten.empty()) {
       const TensorMeta* given = find(overwritten);
       if (!given) return unknown(op.out);
-      if (op.kind != OpKind::Gemv)
-        check_extent(op, op.kind == OpKind::Trsm ? "b" : "c", overwritten, *given,
+      // Out of place, the call writes a dense copy: its ld is checked against the copy's storage.
+      const TensorMeta written = op.out == overwritten ? *given : meta_of(given->dtype, given->shape, given->order);
+      if (op.kind != OpKind::Gemv) {
+        check_extent(op, op.kind == OpKind::Trsm ? "b" : "c", op.out, written,
                      op.kind == OpKind::Trsm ? op.ldb : op.ldc);
-      if (op.out != overwritten) output(op.out, *given);
+      }
+      if (op.out != overwritten) output(op.out, written);
       return;
     }
     const std::uint64_t n = op.trans_a ? a.shape[1] : a.shape[0];  // y's length, or C's order

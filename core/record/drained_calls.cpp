@@ -23,13 +23,13 @@ std::size_t DrainedCalls::drain(bool final) {
   m_drained.clear();
   const std::size_t left_ring = m_buffer.drain(m_drained, final);
   if (m_drained.empty()) return left_ring;
-  // Mapped through the line from the start to now: every call drained lies between the two
-  // samples, so each is placed to within a sample's error, whenever it is drained.
+  // Mapped through the segments of the continuous map (ContinuousClockMap): each tick is placed
+  // to within a sample's error, and where it was placed at an earlier drain.
   const ClockMap clock = m_buffer.clock_map();
   std::size_t passed = 0;
   for (CallRecord& c : m_drained) {
+    c.duration_ns = clock.span_from(c.start_ns, c.duration_ns);
     c.start_ns = clock.point(c.start_ns);
-    c.duration_ns = clock.span(c.duration_ns);
     m_unlisted += c.unlisted;
     const Need need = need_of(c);
     if (m_taken >= m_options.max_calls) {

@@ -373,8 +373,8 @@ Recording record_program(const RecordOptions& options) {
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
   for (CallRecord& c : out.running) {
+    c.duration_ns = clock.span_from(c.start_ns, c.duration_ns);
     c.start_ns = clock.point(c.start_ns);
-    c.duration_ns = clock.span(c.duration_ns);
   }
   collect_totals(buffer, clock, out);
   out.captures_skipped = buffer.header().capture_skipped.load();

@@ -25,7 +25,12 @@ class SessionFiles {
     return m_options.folder.empty() ? name : (std::filesystem::path(m_options.folder) / name).string();
   }
   std::string child_path(const Recording& r, std::uint32_t pid) const {
-    const std::string stem = std::filesystem::path(session_path(r)).replace_extension("").string();
+    // Beside the program's session, or where it is written into a descriptor or a device
+    // (/dev/stdout), in the folder with the default names.
+    std::string stem = std::filesystem::path(session_path(r)).replace_extension("").string();
+    if (session_written_into(session_path(r))) {
+      stem = (std::filesystem::path(m_options.folder.empty() ? "." : m_options.folder) / "blasscope-record").string();
+    }
     return stem + "-" + r.host + "-" + std::to_string(pid) + ".json";
   }
   StreamedSession& session(const Recording& r) {

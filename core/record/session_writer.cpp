@@ -227,17 +227,49 @@ mode_t created_file_mode() {
 
 }  // namespace
 
+int inherited_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix)) continue;
+    int fd = -1;
+    const char* digits = path.data() + prefix.size();
+    const auto [end, error] = std::from_chars(digits, path.data() + path.size(), fd);
+    if (error == std::errc() && end == path.data() + path.size() && end != digits) return fd;
+  }
+  return -1;
+}
+
+bool session_written_into(const std::string& path) {
+  struct stat st;
+  return inherited_descriptor(path) >= 0 ||
+         (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
 namespace {
 
+// A link the kernel would not follow on open (fs.protected_symlinks): in a sticky folder anyone
+// may write to (/tmp), owned by neither this user nor the folder's owner. Another user's link
+// there must not make the session replace a file of ours.
+bool protected_link(const std::filesystem::path& link) {
+  struct stat folder, self;
+  const std::filesystem::path parent = link.parent_path().empty() ? "." : link.parent_path();
+  if (::stat(parent.c_str(), &folder) != 0 || ::lstat(link.c_str(), &self) != 0) return true;
+  const bool shared_sticky = (folder.st_mode & S_ISVTX) && (folder.st_mode & S_IWOTH);
+  return shared_sticky && self.st_uid != ::geteuid() && self.st_uid != folder.st_uid;
+}
+
 // Where a session named `path` is renamed to: the file a symbolic link names (a rename over the
-// link would replace the link), or "" where the session must be copied into what the path opens
-// instead: a device, a pipe or a terminal (/dev/stdout), or anything reached through /proc
-// (/dev/stdout is /proc/self/fd/1, whose "target" names no file to rename over).
+// link would replace the link; a protected link is replaced, as open() would refuse it), or ""
+// where the session must be copied into what the path opens instead: a device, a pipe or a
+// terminal, anything reached through /proc, or a descriptor it names (/dev/stdout).
 std::string rename_target(const std::string& path) {
   namespace fs = std::filesystem;
+  if (inherited_descriptor(path) >= 0) return "";
   std::error_code error;
   fs::path at = path;
   for (int links = 0; links < 40 && fs::is_symlink(fs::symlink_status(at, error)); ++links) {
+    if (protected_link(at)) return at.string();
     const fs::path target = fs::read_symlink(at, error);
     if (error) return "";
     at = target.is_absolute() ? target : at.parent_path() / target;
@@ -260,12 +292,13 @@ PartFile::PartFile(std::string path) : m_path(std::move(path)), m_target(rename_
   m_part = (m_target.empty() ? temporary_directory() + "/blasscope-session" : m_target) + ".XXXXXX.part";
   m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
   if (m_fd < 0) {
-    m_error = "cannot write " + m_path + ".part: " + std::strerror(errno);
+    m_error = "cannot write " + m_part + ": " + std::strerror(errno);
     m_failed.store(true);
     m_part.clear();
     return;
   }
-  ::fchmod(m_fd, created_file_mode());
+  // A copy in the temporary folder stays the user's own (mkostemps makes 0600).
+  if (!m_target.empty()) ::fchmod(m_fd, created_file_mode());
 }
 
 PartFile::~PartFile() {
@@ -299,8 +332,12 @@ void PartFile::commit() {
   m_fd = -1;
   if (m_target.empty()) {
     if (m_error.empty()) copy_into_path();
+    if (!m_error.empty()) {
+      // The only whole copy of the session: kept, and named.
+      m_committed = true;
+      throw std::runtime_error(m_error + "; the session is kept in " + m_part);
+    }
     ::unlink(m_part.c_str());
-    if (!m_error.empty()) throw std::runtime_error(m_error);
     m_committed = true;
     return;
   }
@@ -319,9 +356,13 @@ void PartFile::commit() {
 // The whole part file written, in order, into what the path opens (a pipe takes no offsets).
 void PartFile::copy_into_path() {
   const int from = ::open(m_part.c_str(), O_RDONLY | O_CLOEXEC);
+  // A descriptor it names is written through as it is (its offset, O_APPEND): reopening
+  // /proc/self/fd/1 with O_TRUNC would empty the file stdout was sent to, the program's output too.
+  const int inherited = inherited_descriptor(m_path);
   struct stat st;
-  const bool regular = ::stat(m_path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  const int to = ::open(m_path.c_str(), O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0));
+  const bool regular = ::stat(m_path.c_str(), &st) == 0 && S_ISREG(st.st_mode);  // through another /proc link
+  const int to = inherited >= 0 ? ::fcntl(inherited, F_DUPFD_CLOEXEC, 3)
+                                : ::open(m_path.c_str(), O_WRONLY | O_CLOEXEC | (regular ? O_TRUNC : 0));
   if (from < 0 || to < 0) {
     m_error = "cannot write " + m_path + ": " + std::strerror(errno);
   } else {

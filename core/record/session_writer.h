@@ -34,6 +34,13 @@ void append_calls_text(std::string& out, std::span<const CallRecord> calls, std:
 // write that wrote nothing).
 int write_all_at(int fd, const char* data, std::size_t size, std::uint64_t offset);
 
+// The descriptor a session path names (/dev/stdout 1, /dev/stderr 2, /dev/fd/N,
+// /proc/self/fd/N), or -1.
+int inherited_descriptor(const std::string& path);
+// Whether a session named `path` is written into it at the end (a descriptor, a device, a pipe)
+// rather than renamed over it: its captures and children's sessions are then named otherwise.
+bool session_written_into(const std::string& path);
+
 // A file written under PATH.XXXXXX.part (a name of its own) and renamed to PATH once whole, so
 // that a reader never sees half a session under the real name; removed if it never was. A PATH
 // that is a symbolic link is followed; one that is no regular file (/dev/stdout) gets the whole

@@ -92,24 +92,32 @@ ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t
   if (tick1 <= tick0 || ns1 <= ns0) return map;  // too close to tell: treat ticks as ns
   map.identity = false;
   map.ns_per_tick = static_cast<double>(ns1 - ns0) / static_cast<double>(tick1 - tick0);
-  map.segments = {{tick0, static_cast<double>(ns0), map.ns_per_tick}};
+  map.base_ns = ns0;
+  map.segments = {{tick0, 0.0, map.ns_per_tick}};
   return map;
 }
 
 namespace {
+// Nanoseconds after the map's base_ns (negative before it). Differences are taken in integers
+// and kept small: a TSC count or a boot-time ns count past 2^53 would round in a double.
 double mapped(const ClockMap& map, std::uint64_t ticks) {
   // The last segment starting at or before the ticks (most are in the last one).
   auto s = map.segments.end() - 1;
   while (s != map.segments.begin() && s->tick > ticks) --s;
   // Ticks from before the first sample (none are expected) land before it, not at 2^64.
-  return s->ns + (static_cast<double>(ticks) - static_cast<double>(s->tick)) * s->ns_per_tick;
+  return s->ns + static_cast<double>(static_cast<std::int64_t>(ticks - s->tick)) * s->ns_per_tick;
 }
 }  // namespace
 
 std::uint64_t ClockMap::point(std::uint64_t ticks) const {
   if (identity) return ticks;
-  const double ns = mapped(*this, ticks);
-  return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
+  const double after = mapped(*this, ticks);
+  if (after < 0 && static_cast<std::uint64_t>(-after) >= base_ns) return 0;
+  return after < 0 ? base_ns - static_cast<std::uint64_t>(-after) : base_ns + static_cast<std::uint64_t>(after);
+}
+
+std::uint64_t ClockMap::span_from(std::uint64_t start, std::uint64_t ticks) const {
+  return identity ? ticks : point(start + ticks) - point(start);
 }
 
 ClockMap ContinuousClockMap::update(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1) {
@@ -124,7 +132,8 @@ ClockMap ContinuousClockMap::update(std::uint64_t tick0, std::uint64_t ns0, std:
   // From where the map stands at the sample, a slope that makes up its distance from the line
   // over as many ticks again (by when the next segment starts).
   const double at = mapped(m_map, tick1);
-  double slope = line.ns_per_tick - (at - static_cast<double>(ns1)) / static_cast<double>(tick1 - tick0);
+  const double line_at = static_cast<double>(static_cast<std::int64_t>(ns1 - m_map.base_ns));
+  double slope = line.ns_per_tick - (at - line_at) / static_cast<double>(tick1 - tick0);
   if (slope <= 0) slope = line.ns_per_tick;  // a sample far off: never run backwards
   m_map.segments.push_back({tick1, at, slope});
   return m_map;

@@ -20,13 +20,18 @@ namespace blasscope::record {
 struct ClockMap {
   struct Segment {
     std::uint64_t tick = 0;  // where it starts (the first one also covers ticks before it)
-    double ns = 0, ns_per_tick = 1;
+    double ns = 0;           // where it starts, in ns after base_ns
+    double ns_per_tick = 1;
   };
+  std::uint64_t base_ns = 0;      // the first sample's
   std::vector<Segment> segments;  // in tick order; none for the identity
   double ns_per_tick = 1;         // the latest estimate of the rate, for durations
   bool identity = true;
   std::uint64_t point(std::uint64_t ticks) const;  // a time
-  std::uint64_t span(std::uint64_t ticks) const;   // a duration
+  std::uint64_t span(std::uint64_t ticks) const;   // a duration, at the latest rate (totals)
+  // A call's duration: from its mapped start to its mapped end, so that a call ends where the
+  // map puts it, never past the start of one that followed it.
+  std::uint64_t span_from(std::uint64_t start, std::uint64_t ticks) const;
 };
 ClockMap clock_map_between(std::uint64_t tick0, std::uint64_t ns0, std::uint64_t tick1, std::uint64_t ns1);
 

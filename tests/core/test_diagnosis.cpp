@@ -100,6 +100,14 @@ TEST(WorkloadPlan, BlasCallsAreCheckedForOverrunsOfEveryMatrixTheyWalk) {
       ids(plan(tensors, R"([{"op": "trsm", "a": "t", "b": "b", "ldb": 3}])").predictions).count("buffer-overrun"));
   EXPECT_TRUE(
       ids(plan(tensors, R"([{"op": "gemv", "a": "a", "x": "x", "lda": 4}])").predictions).count("buffer-overrun"));
+  // Out of place the result is a dense copy: B's own padding does not make room for LDB.
+  const std::string padded = R"({"t": {"shape": [4, 4], "dtype": "float64", "order": "F"},
+      "b": {"shape": [4, 4], "dtype": "float64", "order": "F", "ld": 64}})";
+  EXPECT_TRUE(plan(padded, R"([{"op": "trsm", "a": "t", "b": "b", "ldb": 64}])").predictions.empty());
+  EXPECT_TRUE(ids(plan(padded, R"([{"op": "trsm", "a": "t", "b": "b", "ldb": 64, "out": "x"}])").predictions)
+                  .count("buffer-overrun"));
+  EXPECT_TRUE(ids(plan(padded, R"([{"op": "gemm", "a": "t", "b": "t", "c": "b", "ldc": 64, "out": "y"}])").predictions)
+                  .count("buffer-overrun"));
   const auto planned = plan(tensors, R"([{"op": "gemv", "a": "a", "x": "x", "incy": -3}])");
   EXPECT_EQ(planned.tensors.at("op0_gemv").shape, (std::vector<std::uint64_t>{10}));  // 1 + (4 - 1) * 3
 }

@@ -56,8 +56,18 @@ TEST(ClockMap, RefinementsNeverMoveATickMappedBefore) {
       previous_point = point;
       if (drain % 50 == 0) seen.emplace_back(tick, point);
     }
-    if (drain > 100) EXPECT_LT(std::abs(static_cast<double>(map.point(tick1)) - truth(tick1)), 5000.0) << drain;
+    if (drain > 100) {
+      EXPECT_LT(std::abs(static_cast<double>(map.point(tick1)) - truth(tick1)), 5000.0) << drain;
+    }
+    // A call's end is where the map puts its last tick: it never reaches past a later start.
+    EXPECT_EQ(map.point(tick1 - 500) + map.span_from(tick1 - 500, 400), map.point(tick1 - 100));
   }
+  // Counts past 2^53 (a TSC after weeks of uptime) keep nanosecond steps.
+  ContinuousClockMap late;
+  const std::uint64_t big_tick = 1ull << 60, big_ns = 1ull << 56;
+  const ClockMap far = late.update(big_tick, big_ns, big_tick + 3'000'000'000ull, big_ns + 1'000'000'000ull);
+  EXPECT_EQ(far.point(big_tick + 3), big_ns + 1);
+  EXPECT_EQ(far.point(big_tick + 3'000'000'000ull), big_ns + 1'000'000'000ull);
   EXPECT_LT(clock.update(tick0, ns0, tick0 + 90'000'000'000ull, ns0 + 30'000'000'000ull).segments.size(), 20u);
 }
 

@@ -2216,6 +2216,38 @@ class RecordBadInput(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(json.loads(proc.stdout)["kind"], "recording")
         self.assertTrue(os.path.islink("/dev/stdout"))
+        # Into a file stdout was sent to with >>: written through the descriptor, after what
+        # was there and what the program printed, nothing truncated.
+        log = os.path.join(WORK, "appended.log")
+        with open(log, "w") as f:
+            f.write("OLD\n")
+        with open(log, "a") as f:
+            proc = subprocess.run([CLI, "record", "--quiet", "--output", "/dev/stdout", "--", "sh", "-c", "echo hello"],
+                                  stdout=f, stderr=subprocess.PIPE, timeout=60, cwd=WORK)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(log) as f:
+            text = f.read()
+        self.assertTrue(text.startswith("OLD\nhello\n"), text[:100])
+        self.assertEqual(json.loads(text[len("OLD\nhello\n"):])["kind"], "recording")
+        self.assertFalse([n for n in os.listdir("/dev") if n.startswith("stdout") and n != "stdout"])
+        # Another user's link in a shared sticky folder (/tmp) is replaced, not followed, as
+        # open() would refuse to follow it (fs.protected_symlinks).
+        if os.geteuid() == 0:
+            victim = os.path.join(WORK, "victim.txt")
+            with open(victim, "w") as f:
+                f.write("mine")
+            planted = tempfile.mktemp(prefix="blasscope-planted-", suffix=".json", dir="/tmp")
+            os.symlink(victim, planted)
+            os.lchown(planted, 65534, 65534)
+            try:
+                proc = subprocess.run([CLI, "record", "--quiet", "--output", planted, "--", "true"],
+                                      capture_output=True, timeout=60, cwd=WORK)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                with open(victim) as f:
+                    self.assertEqual(f.read(), "mine")
+                self.assertFalse(os.path.islink(planted))
+            finally:
+                os.unlink(planted)
 
     def test_a_recorder_started_without_stdout_and_stderr_keeps_its_session_clean(self):
         # The session must not take fd 1 or 2 (the summary would be written into it), and the
