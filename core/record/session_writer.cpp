@@ -289,10 +289,11 @@ std::string temporary_directory() {
 
 PartFile::PartFile(std::string path) : m_path(std::move(path)), m_target(rename_target(m_path)) {
   // A name of its own: two recorders given the same --output must not write into one file.
-  m_part = (m_target.empty() ? temporary_directory() + "/blasscope-session" : m_target) + ".XXXXXX.part";
+  const std::string stem = m_target.empty() ? temporary_directory() + "/blasscope-session" : m_target;
+  m_part = stem + ".XXXXXX.part";
   m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
   if (m_fd < 0) {
-    m_error = "cannot write " + m_part + ": " + std::strerror(errno);
+    m_error = "cannot write " + stem + ".part: " + std::strerror(errno);
     m_failed.store(true);
     m_part.clear();
     return;
