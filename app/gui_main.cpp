@@ -77,9 +77,8 @@ int main(int argc, char** argv) {
   const bool screenshots = parser.isSet(screenshot);
   window.setInteractive(!screenshots);
   bool waiting = false;
-  bool finishing = false;
-  qint64 opened_ms = -1;  // set where opening finished inside open() itself  // idle can come more than once: a failed
-                          // open, then the start-up check
+  bool finishing = false;  // idle can come more than once: a failed open, then the start-up check
+  qint64 opened_ms = -1;   // set where opening finished inside open() itself
   if (screenshots) {
     QObject::connect(
         &window, &blasscope::ui::MainWindow::idle, &app,

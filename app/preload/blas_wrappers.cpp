@@ -251,7 +251,8 @@ BLASSCOPE_F77_BLAS_ALL(gemv, 12, Gemv, {.ch = 0, .trans = 0, .m = 1, .n = 2, .al
 BLASSCOPE_F77_BLAS_ALL(syrk, 12, Syrk,
                        {.ch = 0, .trans = 1, .n = 2, .k = 3, .alpha = 4, .a = 5, .lda = 6, .beta = 7, .ldc = 9})
 // ?TRSM(SIDE, UPLO, TRANSA, DIAG, M, N, ALPHA, A, LDA, B, LDB)
-BLASSCOPE_F77_BLAS_ALL(trsm, 15, Trsm, {.ch = 0, .m = 4, .n = 5, .alpha = 6, .a = 7, .lda = 8, .b = 9, .ldb = 10})
+BLASSCOPE_F77_BLAS_ALL(trsm, 15, Trsm,
+                       {.ch = 0, .trans = 2, .m = 4, .n = 5, .alpha = 6, .a = 7, .lda = 8, .b = 9, .ldb = 10})
 
 // CBLAS names.
 using SGemm = void (*)(int, int, int, int, int, int, float, const void*, int, const void*, int, float, void*, int);

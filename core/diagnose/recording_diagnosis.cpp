@@ -276,6 +276,7 @@ class Collector {
     const auto it = m_index.find(key);
     if (it != m_index.end()) {
       if (child) m_child_pids[it->second].insert(c.pid);
+      if (!child) m_in_program[it->second] = true;
       ++m_repeats[it->second];
       ++m_details[it->second][specific.detail];
       auto& ids = m_out[it->second].facts["calls"];
@@ -302,6 +303,7 @@ class Collector {
     m_repeats.push_back(0);
     m_child_pids.emplace_back();
     if (child) m_child_pids.back().insert(c.pid);
+    m_in_program.push_back(!child);
     m_details.emplace_back();
     m_details.back()[m_specific.back().detail] = 0;  // the first call's own, listed only if repeated
   }
@@ -341,11 +343,11 @@ class Collector {
 
  private:
   // Which processes the calls counted together ran in, where that is more than the message says:
-  // the first call in the program and a repeat in a child, or repeats in several children.
+  // calls in the program and in a child, or in several children.
   std::string child_processes(std::size_t i) const {
     const std::set<std::uint32_t>& pids = m_child_pids[i];
     const bool first_in_child = m_out[i].facts.value("pid", 0u) != m_program_pid;
-    if (pids.empty() || (first_in_child && pids.size() == 1)) return {};
+    if (pids.empty() || (first_in_child && pids.size() == 1 && !m_in_program[i])) return {};
     constexpr std::size_t kListed = 10;
     std::string list;
     std::size_t listed = 0;
@@ -357,7 +359,7 @@ class Collector {
       list += (list.empty() ? "" : ", ") + std::to_string(pid);
     }
     const std::string processes = pids.size() == 1 ? "child process " : "child processes ";
-    return "such calls ran in " + processes + list + (first_in_child ? "" : " as well as in the program");
+    return "such calls ran in " + processes + list + (m_in_program[i] ? " as well as in the program" : "");
   }
 
   std::uint32_t m_program_pid;
@@ -367,6 +369,7 @@ class Collector {
   std::vector<Specific> m_specific;
   std::vector<std::uint64_t> m_repeats;
   std::vector<std::set<std::uint32_t>> m_child_pids;  // per diagnosis: children its calls ran in
+  std::vector<bool> m_in_program;                     // and whether any ran in the program itself
   // Calls counted by detail, the first call's detail included; numbers in order ("INFO = 5"
   // before "INFO = 10").
   struct ByNumber {

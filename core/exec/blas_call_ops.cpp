@@ -1,13 +1,16 @@
 // gemv, syrk and trsm on the CPU: one CBLAS call each, in A's memory order, with the leading
 // dimensions and strides the op gives (a replayed capture passes the program's own, illegal
 // ones too: BLAS refuses them through xerbla before it reads anything).
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "exec/cpu_ops.h"
 #include "exec/op_support.h"
 #include "kernels/argument_lists.h"
 #include "kernels/blas_calls.h"
+#include "tensor/element_codec.h"
 #include "text/format.h"
 
 namespace blasscope::core {
@@ -50,7 +53,8 @@ std::uint64_t vector_span(std::uint64_t length, std::int64_t inc) {
 
 void require_span(const HostTensor& v, std::uint64_t length, std::int64_t inc, const OpSpec& op, const char* role) {
   const std::uint64_t span = vector_span(length, inc);
-  if (v.element_count() < span || (span > 1 && v.is_matrix() && v.rows() > 1 && v.cols() > 1)) {
+  // BLAS steps through memory: a padded 1 x N (or N x 1) tensor would have it read the padding.
+  if (v.element_count() < span || (span > 1 && v.is_matrix() && v.rows() > 1 && v.cols() > 1) || v.is_padded()) {
     throw OpRejected(ErrorKind::ShapeMismatch, std::string(name(op.kind)) + ": " + role + " '" + v.name() +
                                                    "' has shape " + format_shape(v.shape()) + " but the call reads " +
                                                    std::to_string(length) + " elements " + std::to_string(inc) +
@@ -71,17 +75,41 @@ std::string kernel_name(const OpSpec& op, DType dtype) {
   return std::string("cblas_") + (dtype == DType::Float32 ? "s" : "d") + std::string(name(op.kind));
 }
 
+// The elements of `out` the call writes, where that is not all of them: SYRK's triangle,
+// GEMV's y at its stride. Nothing else counts towards its NaN/Inf.
+using Written = std::function<bool(std::uint64_t i, std::uint64_t j)>;
+
+void count_written_nonfinite(KernelRecord& record, const HostTensor& out, const Written& written) {
+  std::uint64_t nan = 0, inf = 0;
+  for (std::uint64_t i = 0; i < out.rows(); ++i) {
+    for (std::uint64_t j = 0; j < out.cols(); ++j) {
+      if (!written(i, j)) continue;
+      const std::byte* p = out.data() + (out.is_matrix() ? out.offset_of(i, j) : out.offset_of_flat(i));
+      const double v = load_element(out.dtype(), p).real();
+      nan += std::isnan(v) ? 1 : 0;
+      inf += std::isinf(v) ? 1 : 0;
+    }
+  }
+  record.operands.back().nan = record.output_nan = nan;
+  record.operands.back().inf = record.output_inf = inf;
+}
+
 // Runs `call` under a capture of argument errors, and fills the record from what it did.
 void run_call(const OpSpec& op, RunState& state, KernelRecord& record, HostTensor& out, double flops,
-              const std::function<void()>& call) {
+              const std::function<void()>& call, const Written& written = {}) {
   emit_kernel_started(state, record);
-  // Each repetition from the same values: the call overwrites its result.
-  std::vector<std::byte> saved;
-  if (op.repeat > 1) saved.assign(out.data(), out.data() + out.storage_bytes());
+  // Each repetition from the same values where the call reads its result's old ones (beta, or
+  // TRSM's B), from a copy charged to the budget like any tensor.
+  ScopedTemporaries temporaries(state);
+  HostTensor* saved = nullptr;
+  if (op.repeat > 1 && (op.kind == OpKind::Trsm || op.beta != 0)) {
+    saved = &state.create(temporaries.add(op.out + ".saved"), out.dtype(), out.shape(), out.order());
+    std::memcpy(saved->data(), out.data(), out.storage_bytes());
+  }
   XerblaCapture capture;
-  time_repeats(record, op.repeat, call, saved.empty() ? std::function<void()>() : std::function<void()>([&] {
-                 std::memcpy(out.data(), saved.data(), saved.size());
-               }));
+  time_repeats(record, op.repeat, call,
+               saved ? std::function<void()>([&] { std::memcpy(out.data(), saved->data(), out.storage_bytes()); })
+                     : std::function<void()>());
   record_argument_errors(state, record, capture.calls(), [](const XerblaCall& x) {
     const std::string argument = xerbla_parameter_name(x.routine, x.parameter);
     return argument.empty() ? "parameter " + std::to_string(x.parameter) : argument;
@@ -91,6 +119,7 @@ void run_call(const OpSpec& op, RunState& state, KernelRecord& record, HostTenso
   fill_value_summary(record.operands.back(), out);
   record.output_nan = record.operands.back().nan;
   record.output_inf = record.operands.back().inf;
+  if (written) count_written_nonfinite(record, out, written);
 }
 
 KernelRecord run_gemv(const OpSpec& op, RunState& state, HostTensor& a) {
@@ -125,8 +154,15 @@ KernelRecord run_gemv(const OpSpec& op, RunState& state, HostTensor& a) {
   if (op.beta != 0) record.operands.push_back(operand_record("y", *y, 0));
   record.operands.push_back(operand_record("out", *y, 0, false));
   record.bytes_touched = (a.rows() * a.cols() + x_length + y_length * (op.beta != 0 ? 2 : 1)) * item_size(a.dtype());
-  run_call(op, state, record, *y, 2.0 * static_cast<double>(a.rows()) * static_cast<double>(a.cols()),
-           [&] { call_gemv(a.dtype(), call, op.alpha, op.beta, a.data(), x.data(), y->data()); });
+  const std::uint64_t stride = static_cast<std::uint64_t>(std::llabs(call.incy));
+  const Written at_stride = [stride, y_length](std::uint64_t i, std::uint64_t j) {
+    const std::uint64_t flat = i + j;  // y is a vector: one of the two is 0
+    return flat % stride == 0 && flat / stride < y_length;
+  };
+  run_call(
+      op, state, record, *y, 2.0 * static_cast<double>(a.rows()) * static_cast<double>(a.cols()),
+      [&] { call_gemv(a.dtype(), call, op.alpha, op.beta, a.data(), x.data(), y->data()); },
+      stride > 1 ? at_stride : Written());
   return record;
 }
 
@@ -163,8 +199,11 @@ KernelRecord run_syrk(const OpSpec& op, RunState& state, HostTensor& a) {
   if (op.beta != 0) record.operands.push_back(operand_record("c", *c, call.ldc));
   record.operands.push_back(operand_record("out", *c, call.ldc, false));
   record.bytes_touched = (n * k + n * n * (op.beta != 0 ? 2 : 1)) * item_size(a.dtype());
-  run_call(op, state, record, *c, static_cast<double>(n) * static_cast<double>(n + 1) * static_cast<double>(k),
-           [&] { call_syrk(a.dtype(), call, op.alpha, op.beta, a.data(), c->data()); });
+  const bool lower = op.uplo == 'L';
+  run_call(
+      op, state, record, *c, static_cast<double>(n) * static_cast<double>(n + 1) * static_cast<double>(k),
+      [&] { call_syrk(a.dtype(), call, op.alpha, op.beta, a.data(), c->data()); },
+      [lower](std::uint64_t i, std::uint64_t j) { return lower ? i >= j : i <= j; });
   return record;
 }
 

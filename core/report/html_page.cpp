@@ -40,7 +40,9 @@ void html_diagnoses(std::ostream& out, const std::vector<Diagnosis>& diagnoses) 
         << escape_html(d.title) << " (<code>" << escape_html(d.id) << "</code>)</h3>\n<h4>Evidence</h4><ul>";
     for (const auto& e : d.evidence) out << "<li>" << escape_html(e) << "</li>";
     out << "</ul>\n";
-    const auto [first, added] = explained.emplace(std::make_pair(d.cause, d.fix), i + 1);
+    std::string seen;
+    for (const auto& s : d.seen_as) seen += s + '\n';
+    const auto [first, added] = explained.emplace(std::make_pair(d.cause, d.fix + '\n' + seen), i + 1);
     if (!added) {
       out << "<p>Cause, fix and how it is seen: as for <a href=\"#d" << first->second << "\">" << first->second
           << "</a> above.</p>\n";

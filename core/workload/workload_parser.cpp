@@ -310,7 +310,6 @@ class OpParser {
     return "op" + std::to_string(op.index) + "_" + std::string(core::name(op.kind));
   }
 
-  // The LAPACK driver an op names, one of those the op runs (the first is its default).
   // gemv (y = alpha op(A) x + beta y), syrk (C = alpha op(A) op(A)^T + beta C) and trsm
   // (B = alpha op(A)^-1 B, or B op(A)^-1): one CBLAS call each, in A's memory order, arguments
   // as given (an illegal leading dimension or stride is passed on, as the program passed it).
@@ -364,6 +363,7 @@ class OpParser {
     return text[0];
   }
 
+  // The LAPACK driver an op names, one of those the op runs (the first is its default).
   std::string driver(const json& spec, std::initializer_list<const char*> drivers) {
     if (!spec.contains("driver")) return *drivers.begin();
     const std::string name = spec["driver"].is_string() ? spec["driver"].get<std::string>() : "";

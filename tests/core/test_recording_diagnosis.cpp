@@ -499,6 +499,12 @@ TEST(RecordingDiagnosis, FailuresCountedTogetherSayWhichProcessesTheyRanIn) {
   r.calls.erase(r.calls.begin() + 1);
   found = of(diagnose_recording(r), "lapack-failed");
   EXPECT_FALSE(contains(found[0].evidence, "such calls ran"));
+  // The first in a child, a repeat in the program: the program is named too.
+  CallRecord own = r.calls.front();
+  own.id = 99, own.pid = 1;
+  r.calls.push_back(own);
+  found = of(diagnose_recording(r), "lapack-failed");
+  EXPECT_TRUE(contains(found[0].evidence, "such calls ran in child process 7 as well as in the program"));
   // A message that names the process already is not told it again.
   Recording crashed;
   crashed.pid = 1;

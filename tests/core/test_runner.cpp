@@ -144,6 +144,32 @@ TEST(Runner, GemvSyrkAndTrsmPassTheArgumentsTheyAreGiven) {
   EXPECT_EQ(r.ops[7].error_kind, ErrorKind::DtypeMismatch);
 }
 
+TEST(Runner, BlasCallsCountOnlyWhatTheyWriteAndRepeatFromTheSameValues) {
+  // SYRK leaves the other triangle of C alone, GEMV the elements between y's strided ones: their
+  // NaN are not the call's output.
+  const RunResult r = run(R"({"name": "written", "tensors": {
+      "a": {"shape": [4, 3], "dtype": "float64", "order": "F"}, "x": {"shape": [3], "dtype": "float64"},
+      "c": {"shape": [4, 4], "dtype": "float64", "order": "F", "nan": 16},
+      "y": {"shape": [7], "dtype": "float64", "nan": 7},
+      "t": {"shape": [3, 3], "dtype": "float64", "fill": "ones"}, "b": {"shape": [3, 2], "dtype": "float64"},
+      "p": {"shape": [1, 3], "dtype": "float64", "order": "F", "ld": 2}},
+    "ops": [{"op": "syrk", "a": "a", "c": "c", "beta": 0},
+            {"op": "gemv", "a": "a", "x": "x", "y": "y", "incy": 2, "beta": 0},
+            {"op": "trsm", "a": "t", "b": "b", "out": "once"},
+            {"op": "trsm", "a": "t", "b": "b", "out": "thrice", "repeat": 3},
+            {"op": "gemv", "a": "a", "x": "p", "out": "padded"}]})");
+  ASSERT_EQ(r.ops.size(), 5u);
+  EXPECT_EQ(r.ops[0].status, OpStatus::Ok);
+  EXPECT_EQ(r.ops[0].output_nan, 0u) << "the upper triangle's NaN are not SYRK's";
+  EXPECT_EQ(r.ops[1].output_nan, 0u) << "y[1], y[3], y[5] are not GEMV's";
+  EXPECT_FALSE(has_finding(r, "non-finite-output"));
+  // Each repetition solves from B as it was: the result is the same as one solve's.
+  EXPECT_EQ(r.ops[3].seconds_each.size(), 3u);
+  EXPECT_EQ(r.ops[2].operands.back().max_abs, r.ops[3].operands.back().max_abs);
+  // A padded 1 x 3 x would have BLAS read its padding: refused.
+  EXPECT_EQ(r.ops[4].error_kind, ErrorKind::ShapeMismatch);
+}
+
 TEST(Runner, NaNReachesLapackAsItDoesInNumPy) {
   const RunResult r = run(R"({"name": "svd", "tensors": {"x": {"shape": [10, 5], "dtype": "float64", "nan": 1}},
     "ops": [{"op": "svd", "a": "x"}, {"op": "dlascl", "a": "x", "cfrom": "norm", "cto": 1},
