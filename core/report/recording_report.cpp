@@ -150,6 +150,7 @@ struct Uncaptured {
 Uncaptured uncaptured_failures(const record::Recording& r) {
   using record::Routine;
   Uncaptured out;
+  if (r.capture_mode == "none") return out;  // nothing was to be captured: the summary says captures were off
   for (const auto& c : r.calls) {
     if (!record::call_failed(c) || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine)) continue;
     const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;

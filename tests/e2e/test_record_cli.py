@@ -220,8 +220,11 @@ class RecordNumPy(unittest.TestCase):
         markdown = subprocess.run([CLI, "report", report_path(report)], capture_output=True, text=True, timeout=60).stdout
         self.assertIn("## Captures and child processes", markdown)
         # --capture none writes nothing; a cap of 0 MiB says what it left out.
-        _, report = record(PYTHON, script, options=("--capture", "none"))
+        proc, report = record(PYTHON, script, options=("--capture", "none"))
         self.assertEqual(report["captures"], [])
+        self.assertIn("note: captures were off (--capture none)", proc.err)
+        self.assertNotIn("not captured", proc.err)  # no reason to give for each failing call
+        self.assertEqual(report["uncaptured"], {"not_replayable": {}, "finite_inputs": {}})
         proc, report = record(PYTHON, script, options=("--capture-limit", "0"))
         self.assertEqual(report["captures"], [])
         self.assertEqual(report["captures_skipped"], 1)
