@@ -290,9 +290,10 @@ struct BlasReplay {
   char keys[256] = {};
 };
 
-// The refused argument's own value, where it is a leading dimension below its bound (else the
-// op passes the tensor's own): `parameter` is its position in the Fortran list.
-void add_ld(BlasReplay& r, const record::CallRecord& c, int parameter, const char* key, std::int64_t ld) {
+// The refused argument's own value (a leading dimension below its bound, a zero stride), where
+// `parameter`, its position in the Fortran list, is the one refused; the others the op takes
+// from its tensors.
+void add_refused(BlasReplay& r, const record::CallRecord& c, int parameter, const char* key, std::int64_t ld) {
   if (c.xerbla_parameter != parameter) return;
   const std::size_t used = std::strlen(r.keys);
   std::snprintf(r.keys + used, sizeof r.keys - used, ", \"%s\": %lld", key, static_cast<long long>(ld));
@@ -309,17 +310,17 @@ bool plan_replay(const record::CallRecord& c, BlasReplay& r) {
     r.a_rows = c.m, r.a_cols = c.n, r.b_rows = trans ? c.m : c.n, r.b_cols = 0, r.b_name = "x";
     std::snprintf(r.keys, sizeof r.keys, "\"op\": \"gemv\", \"a\": \"a\", \"x\": \"x\", \"trans\": %s",
                   trans ? "true" : "false");
-    add_ld(r, c, 6, "lda", c.lda);
-    add_ld(r, c, 8, "incx", 0);  // a stride is refused only when it is 0
-    add_ld(r, c, 11, "incy", 0);
+    add_refused(r, c, 6, "lda", c.lda);
+    add_refused(r, c, 8, "incx", 0);  // a stride is refused only when it is 0
+    add_refused(r, c, 11, "incy", 0);
     return true;
   }
   if (c.routine == Routine::Syrk) {
     if (p == 1 || p == 2 || c.n < 0 || c.k < 0) return false;
     r.a_rows = trans ? c.k : c.n, r.a_cols = trans ? c.n : c.k;
     std::snprintf(r.keys, sizeof r.keys, "\"op\": \"syrk\", \"a\": \"a\", \"trans\": %s", trans ? "true" : "false");
-    add_ld(r, c, 7, "lda", c.lda);
-    add_ld(r, c, 10, "ldc", c.ldc);
+    add_refused(r, c, 7, "lda", c.lda);
+    add_refused(r, c, 10, "ldc", c.ldc);
     return true;
   }
   if (c.routine == Routine::Trsm) {
@@ -328,8 +329,8 @@ bool plan_replay(const record::CallRecord& c, BlasReplay& r) {
     r.a_rows = r.a_cols = right ? c.n : c.m, r.b_rows = c.m, r.b_cols = c.n, r.b_name = "b";
     std::snprintf(r.keys, sizeof r.keys, "\"op\": \"trsm\", \"a\": \"a\", \"b\": \"b\", \"side\": \"%c\"",
                   right ? 'R' : 'L');
-    add_ld(r, c, 9, "lda", c.lda);
-    add_ld(r, c, 11, "ldb", c.ldb);
+    add_refused(r, c, 9, "lda", c.lda);
+    add_refused(r, c, 11, "ldb", c.ldb);
     return true;
   }
   return false;

@@ -1,6 +1,7 @@
 // gemv, syrk and trsm on the CPU: one CBLAS call each, in A's memory order, with the leading
 // dimensions and strides the op gives (a replayed capture passes the program's own, illegal
 // ones too: BLAS refuses them through xerbla before it reads anything).
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -75,19 +76,28 @@ std::string kernel_name(const OpSpec& op, DType dtype) {
   return std::string("cblas_") + (dtype == DType::Float32 ? "s" : "d") + std::string(name(op.kind));
 }
 
-// The elements of `out` the call writes, where that is not all of them: SYRK's triangle,
-// GEMV's y at its stride. Nothing else counts towards its NaN/Inf.
-using Written = std::function<bool(std::uint64_t i, std::uint64_t j)>;
+// The part of `out` the call writes, where that is not all of it: SYRK's triangle, GEMV's y
+// at its stride. Nothing else counts towards its NaN/Inf.
+struct Written {
+  enum class Part { All, Lower, Upper, Strided } part = Part::All;
+  std::uint64_t stride = 1, length = 0;  // Strided: every stride-th element, `length` of them
+};
 
 void count_written_nonfinite(KernelRecord& record, const HostTensor& out, const Written& written) {
   std::uint64_t nan = 0, inf = 0;
-  for (std::uint64_t i = 0; i < out.rows(); ++i) {
+  const auto count = [&](const std::byte* p) {
+    const double v = load_element(out.dtype(), p).real();
+    nan += std::isnan(v) ? 1 : 0;
+    inf += std::isinf(v) ? 1 : 0;
+  };
+  if (written.part == Written::Part::Strided) {
+    for (std::uint64_t k = 0; k < written.length; ++k) count(out.data() + out.offset_of_flat(k * written.stride));
+  } else {
+    const bool lower = written.part == Written::Part::Lower;
     for (std::uint64_t j = 0; j < out.cols(); ++j) {
-      if (!written(i, j)) continue;
-      const std::byte* p = out.data() + (out.is_matrix() ? out.offset_of(i, j) : out.offset_of_flat(i));
-      const double v = load_element(out.dtype(), p).real();
-      nan += std::isnan(v) ? 1 : 0;
-      inf += std::isinf(v) ? 1 : 0;
+      for (std::uint64_t i = lower ? j : 0; i < (lower ? out.rows() : std::min(j + 1, out.rows())); ++i) {
+        count(out.data() + out.offset_of(i, j));
+      }
     }
   }
   record.operands.back().nan = record.output_nan = nan;
@@ -119,7 +129,7 @@ void run_call(const OpSpec& op, RunState& state, KernelRecord& record, HostTenso
   fill_value_summary(record.operands.back(), out);
   record.output_nan = record.operands.back().nan;
   record.output_inf = record.operands.back().inf;
-  if (written) count_written_nonfinite(record, out, written);
+  if (written.part != Written::Part::All) count_written_nonfinite(record, out, written);
 }
 
 KernelRecord run_gemv(const OpSpec& op, RunState& state, HostTensor& a) {
@@ -155,14 +165,10 @@ KernelRecord run_gemv(const OpSpec& op, RunState& state, HostTensor& a) {
   record.operands.push_back(operand_record("out", *y, 0, false));
   record.bytes_touched = (a.rows() * a.cols() + x_length + y_length * (op.beta != 0 ? 2 : 1)) * item_size(a.dtype());
   const std::uint64_t stride = static_cast<std::uint64_t>(std::llabs(call.incy));
-  const Written at_stride = [stride, y_length](std::uint64_t i, std::uint64_t j) {
-    const std::uint64_t flat = i + j;  // y is a vector: one of the two is 0
-    return flat % stride == 0 && flat / stride < y_length;
-  };
   run_call(
       op, state, record, *y, 2.0 * static_cast<double>(a.rows()) * static_cast<double>(a.cols()),
       [&] { call_gemv(a.dtype(), call, op.alpha, op.beta, a.data(), x.data(), y->data()); },
-      stride > 1 ? at_stride : Written());
+      stride > 1 ? Written{Written::Part::Strided, stride, y_length} : Written{});
   return record;
 }
 
@@ -199,11 +205,10 @@ KernelRecord run_syrk(const OpSpec& op, RunState& state, HostTensor& a) {
   if (op.beta != 0) record.operands.push_back(operand_record("c", *c, call.ldc));
   record.operands.push_back(operand_record("out", *c, call.ldc, false));
   record.bytes_touched = (n * k + n * n * (op.beta != 0 ? 2 : 1)) * item_size(a.dtype());
-  const bool lower = op.uplo == 'L';
   run_call(
       op, state, record, *c, static_cast<double>(n) * static_cast<double>(n + 1) * static_cast<double>(k),
       [&] { call_syrk(a.dtype(), call, op.alpha, op.beta, a.data(), c->data()); },
-      [lower](std::uint64_t i, std::uint64_t j) { return lower ? i >= j : i <= j; });
+      Written{op.uplo == 'L' ? Written::Part::Lower : Written::Part::Upper});
   return record;
 }
 
