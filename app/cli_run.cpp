@@ -207,6 +207,11 @@ int run_run(const std::vector<std::string>& raw_args) {
     return reject(args, error);
   }
   const auto diagnoses = core::diagnose_run(result);
+  if (result.skipped_events) {
+    // A worker of another BLAScope build can send what this one cannot read: left out, said.
+    std::cerr << "warning: " << result.skipped_events << " event(s) from the worker (" << worker_path()
+              << ") could not be read and are left out of these results; is it from another BLAScope build?\n";
+  }
   if (args.json) {
     json report = core::to_json(result);
     report["diagnoses"] = json::array();

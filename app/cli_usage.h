@@ -32,7 +32,7 @@ commands:
       --quiet             no progress on stderr
 
   run WORKLOAD [OPTIONS]   run a workload file or a built-in scenario id (tensors + gemm, dlascl, svd, lstsq,
-                          cholesky, lu, solve, eigh, cast ops)
+                          cholesky, lu, solve, lu_solve, eigh, gemv, syrk, trsm, cast ops)
                           through instrumented OpenBLAS/LAPACK kernels in an isolated worker
                           process; a crash in a kernel is reported, never fatal
       --json              print one JSON object (environment, ops, findings, crash)

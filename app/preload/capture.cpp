@@ -30,13 +30,18 @@ bool write_all(int fd, const void* data, std::size_t size) {
   return true;
 }
 
-// A NumPy .npy (format 1.0) of a packed matrix, Fortran order unless row_major.
+// A NumPy .npy (format 1.0) of a packed matrix, Fortran order unless row_major; of `integers`
+// (LAPACK's 32-bit ones), a vector of rows.
 bool write_npy(const char* path, const void* data, std::int64_t rows, std::int64_t cols, std::size_t element_size,
-               bool row_major) {
+               bool row_major, bool integers) {
   char header[128];
-  int length = std::snprintf(header, sizeof header, "{'descr': '<f%zu', 'fortran_order': %s, 'shape': (%lld, %lld), }",
-                             element_size, row_major ? "False" : "True", static_cast<long long>(rows),
-                             static_cast<long long>(cols));
+  int length =
+      integers
+          ? std::snprintf(header, sizeof header, "{'descr': '<i%zu', 'fortran_order': False, 'shape': (%lld,), }",
+                          element_size, static_cast<long long>(rows))
+          : std::snprintf(header, sizeof header, "{'descr': '<f%zu', 'fortran_order': %s, 'shape': (%lld, %lld), }",
+                          element_size, row_major ? "False" : "True", static_cast<long long>(rows),
+                          static_cast<long long>(cols));
   const int total = ((10 + length + 1 + 63) / 64) * 64;  // magic, version, length, dict, '\n': 64-aligned
   while (10 + length + 1 < total) header[length++] = ' ';
   header[length++] = '\n';
@@ -159,6 +164,18 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
   }
 }
 
+void InputCapture::keep_integers(int slot, const int* data, std::int64_t count, const char* name) {
+  keep(slot, data, count, 1, count, sizeof(int));
+  if (!has(slot)) return;
+  m_inputs[slot].integers = true;
+  m_inputs[slot].name = name;
+}
+
+const char* InputCapture::slot_name(int slot) const {
+  static const char* const kDefault[3] = {"a", "b", "c"};
+  return m_inputs[slot].name ? m_inputs[slot].name : kDefault[slot];
+}
+
 bool InputCapture::write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
   if (m_skipped || !m_inputs[0].data) return false;
   std::uint64_t bytes = 0;
@@ -172,15 +189,14 @@ bool InputCapture::write_files(record::CallRecord& call, const char* op_json, co
   m_written_bytes = bytes;
   char path[4200], text[4096], tensors[1024] = "";
   bool written = make_directory(call, m_dir, sizeof m_dir);
-  const char* names[3] = {"a", "b", "c"};
   for (int i = 0; i < 3 && written; ++i) {
     const Matrix& m = m_inputs[i];
     if (!m.data) continue;
-    std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, names[i]);
-    written = write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major);
+    std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, slot_name(i));
+    written = write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major, m.integers);
     const std::size_t used = std::strlen(tensors);
-    std::snprintf(tensors + used, sizeof tensors - used, R"(%s"%s": {"file": "%s.npy"})", used ? ", " : "", names[i],
-                  names[i]);
+    std::snprintf(tensors + used, sizeof tensors - used, R"(%s"%s": {"file": "%s.npy"})", used ? ", " : "",
+                  slot_name(i), slot_name(i));
   }
   if (written) {
     std::snprintf(text, sizeof text,
@@ -203,10 +219,12 @@ bool InputCapture::write_files(record::CallRecord& call, const char* op_json, co
 void InputCapture::remove_written() {
   if (!m_dir[0]) return;
   char path[4200];
-  for (const char* name : {"a.npy", "b.npy", "c.npy", "workload.json"}) {
-    std::snprintf(path, sizeof path, "%s/%s", m_dir, name);
+  for (int i = 0; i < 3; ++i) {
+    std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, slot_name(i));
     ::unlink(path);
   }
+  std::snprintf(path, sizeof path, "%s/workload.json", m_dir);
+  ::unlink(path);
   ::rmdir(m_dir);
   unreserve(m_written_bytes);
   m_dir[0] = '\0';

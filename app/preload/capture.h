@@ -2,7 +2,7 @@
 
 // Captures: a failing call's inputs as they were before it ran (LAPACK overwrites them),
 // written as .npy files beside a workload.json that replays the call with
-// `blasscope-cli run`. Only drivers and GEMM argument errors are captured, and only real
+// `blasscope-cli run`. Only drivers, GETRS and BLAS argument errors are captured, and only real
 // precisions (BLAScope's replay ops run float32/float64). Copies are made only when
 // captures are on, and only for LAPACK drivers, whose O(n^3) work dwarfs the O(n^2) copy, and
 // only for calls likely to fail (NaN/Inf inputs, a scale ?LASCL refuses) unless every call is
@@ -34,6 +34,9 @@ class InputCapture {
   // (row_major: each of the rows holds cols elements). Slots 0, 1, 2 are the tensors a, b, c.
   void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::size_t element_size,
             bool row_major = false);
+  // Keeps a copy of `count` LAPACK integers (GETRS's pivots) in slot `slot`, written as the
+  // int32 vector `name`.npy (a string that outlives the capture).
+  void keep_integers(int slot, const int* data, std::int64_t count, const char* name);
   // Writes the capture now (a GEMM, whose A and B are still as they were): `tensors_extra` are
   // further tensor entries of the workload ("" for none). Marks the call kCaptured; one that
   // failed and could not be captured is counted as skipped.
@@ -60,7 +63,10 @@ class InputCapture {
     std::int64_t rows = 0, cols = 0;
     std::size_t element_size = 0;
     bool row_major = false;
+    bool integers = false;       // a vector of int32 (pivots), not a matrix of reals
+    const char* name = nullptr;  // its tensor's name, when not its slot's ("a", "b", "c")
   };
+  const char* slot_name(int slot) const;
   // Writes the kept matrices and the workload into the call's folder; false when nothing was.
   bool write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra);
   // Removes what write_files wrote, and gives its share of the caps back.

@@ -23,6 +23,7 @@ struct LapackArgs {
   int lwork2 = -1;  // LIWORK (or LRWORK): -1 there is a query too
   int lwork3 = -1;  // HEEVR's and HEGVD's LIWORK, beside their LRWORK
   int diag = -1;    // DIAG (TRTRS): 'U' leaves the diagonal unread
+  int ipiv = -1;    // IPIV given to the routine (GETRS: GETRF's pivots, captured with A and B)
   // Eigen: N real values (HEEV's W too); ComplexEigen: N values of the call's precision (CGEEV's W).
   enum class Output { None, Singular, Eigen, ComplexEigen, B, A } output = Output::None;
   int out = -1;        // the output array's word
@@ -153,6 +154,7 @@ const char* driver_name(Routine routine) {
     case Routine::Potrf: return "potrf";
     case Routine::Getrf: return "getrf";
     case Routine::Gesv: return "gesv";
+    case Routine::Getrs: return "getrs";
     case Routine::Syevd: return "syevd";
     case Routine::Syev: return "syev";
     case Routine::Syevr: return "syevr";
@@ -192,6 +194,11 @@ bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::
       return true;
     case Routine::Getrf: std::snprintf(out, size, R"({"op": "lu", "a": "a"})"); return true;
     case Routine::Gesv: std::snprintf(out, size, R"({"op": "solve", "a": "a", "b": "b"})"); return true;
+    case Routine::Getrs:  // `job`: TRANS ('C' is 'T' for the real matrices replayed)
+      if (!one_of(job, "NTC")) return false;
+      std::snprintf(out, size, R"({"op": "lu_solve", "a": "a", "pivots": "pivots", "b": "b", "trans": "%c"})",
+                    one_of(job, "N") ? 'N' : 'T');
+      return true;
     case Routine::Syevd:
     case Routine::Syev:
     case Routine::Syevr:
@@ -285,6 +292,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
       if (d.b >= 0 && d.nrhs >= 0) {
         capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
       }
+      if (d.ipiv >= 0) capture.keep_integers(2, reinterpret_cast<const int*>(a[d.ipiv]), c.n, "pivots");
       char op[256];
       // The first two CHARACTER arguments (side_uplo holds SYEV's UPLO, its second); for SYEVR
       // JOBZ and UPLO, its third. The replay computes every eigenvalue: a SYEVR call for some of
@@ -502,9 +510,19 @@ BLASSCOPE_LAPACK_CZ(
 BLASSCOPE_LAPACK_SDCZ(getrf, 6, Getrf, {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 5, .output = Out::A, .out = 2})
 // ?GETRS(TRANS, N, NRHS, A, LDA, IPIV, B, LDB, INFO): A holds GETRF's factors, scanned too:
 // factors GETRF made NaN (torch.linalg.inv of a NaN matrix) or a program changed are its input.
-BLASSCOPE_LAPACK_SDCZ(
-    getrs, 10, Getrs,
-    {.ch = 0, .m = 1, .n = 1, .nrhs = 2, .a = 3, .lda = 4, .b = 6, .ldb = 7, .info = 8, .output = Out::B, .out = 6})
+BLASSCOPE_LAPACK_SDCZ(getrs, 10, Getrs,
+                      {.ch = 0,
+                       .m = 1,
+                       .n = 1,
+                       .nrhs = 2,
+                       .a = 3,
+                       .lda = 4,
+                       .b = 6,
+                       .ldb = 7,
+                       .info = 8,
+                       .ipiv = 5,
+                       .output = Out::B,
+                       .out = 6})
 // ?POTRF(UPLO, N, A, LDA, INFO)
 BLASSCOPE_LAPACK_SDCZ(
     potrf, 6, Potrf,

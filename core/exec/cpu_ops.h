@@ -12,7 +12,7 @@ KernelRecord run_gemm_op(const OpSpec& op, RunState& state);
 KernelRecord run_lascl_op(const OpSpec& op, RunState& state);
 KernelRecord run_svd_op(const OpSpec& op, RunState& state);
 KernelRecord run_lstsq_op(const OpSpec& op, RunState& state);
-// cholesky, lu, solve and eigh
+// cholesky, lu, solve, lu_solve and eigh
 KernelRecord run_factor_op(const OpSpec& op, RunState& state);
 KernelRecord run_cast_op(const OpSpec& op, RunState& state);
 // gemv, syrk and trsm

@@ -1,5 +1,5 @@
-// The cholesky, lu, solve and eigh ops: POTRF, GETRF, GESV and SYEVD/SYEV called as NumPy,
-// SciPy and PyTorch call them, so a capture of a failing call replays its INFO.
+// The cholesky, lu, solve, lu_solve and eigh ops: POTRF, GETRF, GESV, GETRS and SYEVD/SYEV
+// called as NumPy, SciPy and PyTorch call them, so a capture of a failing call replays its INFO.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +9,7 @@
 #include "exec/cpu_ops.h"
 #include "exec/lapack_support.h"
 #include "kernels/lapack_factorisations.h"
+#include "tensor/element_codec.h"
 #include "text/format.h"
 
 namespace blasscope::core {
@@ -64,17 +65,49 @@ void count_triangle_only(OperandRecord& a, const HostTensor& tensor, char uplo) 
   }
 }
 
+// lu_solve's pivots: GETRF's 1-based row interchanges, one per row of the n x n factors. GETRS
+// swaps rows by them unchecked, so one outside 1..n is refused here rather than read past B.
+std::vector<int> lu_pivots(const HostTensor& pivots, std::uint64_t n) {
+  const DTypeKind k = kind(pivots.dtype());
+  if (k != DTypeKind::SignedInt && k != DTypeKind::UnsignedInt) {
+    throw OpRejected(ErrorKind::DtypeMismatch, "lu_solve: pivots '" + pivots.name() + "' must be integers (GETRF's " +
+                                                   "IPIV), not " + std::string(name(pivots.dtype())));
+  }
+  const auto& shape = pivots.shape();
+  const bool vector = std::count_if(shape.begin(), shape.end(), [](std::uint64_t d) { return d != 1; }) <= 1;
+  if (!vector || pivots.element_count() != n) {
+    throw OpRejected(ErrorKind::ShapeMismatch, "lu_solve: pivots '" + pivots.name() + "' has shape " +
+                                                   format_shape(shape) +
+                                                   " but needs one per row of a: " + std::to_string(n));
+  }
+  std::vector<int> out(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double v = load_element(pivots.dtype(), pivots.data() + pivots.offset_of_flat(i)).real();
+    if (!(v >= 1 && v <= static_cast<double>(n))) {
+      throw OpRejected(ErrorKind::IllegalArgument, "lu_solve: pivots[" + std::to_string(i) + "] = " + format_number(v) +
+                                                       " is outside 1.." + std::to_string(n) +
+                                                       " (GETRF's row interchanges count from 1): GETRS would swap " +
+                                                       "a row outside B");
+    }
+    out[i] = static_cast<int>(v);
+  }
+  return out;
+}
+
 template <typename T>
 int run_factor(RunState& state, KernelRecord& record, FactorDriver driver, const OpSpec& op,
-               const LapackWorkspace<double>& sizes, HostTensor& a, HostTensor* b, std::int64_t nrhs, HostTensor* w) {
+               const LapackWorkspace<double>& sizes, HostTensor& a, HostTensor* b, std::int64_t nrhs, HostTensor* w,
+               const std::vector<int>& pivots) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   const std::string name = driver_name(driver);
   Workspace workspace(state, record.op);
   auto work = workspace.take<T>(sizes.work, name + " workspace");
   auto iwork = workspace.take<int>(sizes.iwork, name + (sizes.work ? " integer workspace" : " pivots"));
+  std::copy_n(pivots.begin(), std::min(pivots.size(), iwork.size()), iwork.begin());       // GETRS's, given
+  const char letter = driver == FactorDriver::Getrs ? (op.trans_a ? 'T' : 'N') : op.uplo;  // its TRANS, or UPLO
   int info = 0;
   time_repeats(record, 1, [&] {
-    info = factor_run<T>(driver, op.uplo, op.compute_uv, m, n, nrhs, reinterpret_cast<T*>(a.data()),
+    info = factor_run<T>(driver, letter, op.compute_uv, m, n, nrhs, reinterpret_cast<T*>(a.data()),
                          b ? reinterpret_cast<T*>(b->data()) : nullptr, w ? reinterpret_cast<T*>(w->data()) : nullptr,
                          work, iwork);
   });
@@ -89,8 +122,11 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   const HostTensor& a = input_tensor(state, op.a);
   require_real_matrix(a, op_name.c_str());
   if (op.kind != OpKind::Lu) require_square(a, op_name.c_str());
-  const HostTensor* b = op.kind == OpKind::Solve ? &input_tensor(state, op.b) : nullptr;
+  const bool solves = op.kind == OpKind::Solve || op.kind == OpKind::LuSolve;
+  const HostTensor* b = solves ? &input_tensor(state, op.b) : nullptr;
   if (b) require_right_hand_side(a, *b, op_name.c_str());
+  const std::vector<int> pivots =
+      op.kind == OpKind::LuSolve ? lu_pivots(input_tensor(state, op.pivots), a.rows()) : std::vector<int>{};
   // The parser names the routine of every factorisation op ("potrf" for cholesky, ...).
   const std::optional<FactorDriver> named = factor_driver_named(op.driver);
   if (!named) throw OpRejected(ErrorKind::IllegalArgument, op_name + ": no LAPACK routine named '" + op.driver + "'");
@@ -101,6 +137,7 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a");
   HostTensor* work_b = b ? &column_major_copy(state, temps, *b, b->rows(), prefix + "b") : nullptr;
   const std::int64_t nrhs = b ? (b->is_matrix() ? static_cast<std::int64_t>(b->cols()) : 1) : 0;
+  if (op.kind == OpKind::LuSolve) record.k = nrhs;
   HostTensor* w = op.kind == OpKind::Eigh ? &state.create(op.out, a.dtype(), {a.rows()}, MemoryOrder::C) : nullptr;
   record.operands = {operand_record("a", a, static_cast<std::int64_t>(work_a.leading_dim()))};
   if (op.kind == OpKind::Cholesky || op.kind == OpKind::Eigh) count_triangle_only(record.operands[0], a, op.uplo);
@@ -118,8 +155,8 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
   const int info = a.dtype() == DType::Float64
-                       ? run_factor<double>(state, record, driver, op, sizes, work_a, work_b, nrhs, w)
-                       : run_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w);
+                       ? run_factor<double>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots)
+                       : run_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots);
   finish_lapack(state, record, capture, info, argument_names(driver),
                 info > 0 ? positive_info_meaning(driver, info) : std::string());
   switch (op.kind) {
@@ -128,6 +165,7 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
       if (op.compute_uv) record_output(record, "v", result_of(state, op.out + "_v", work_a, a.shape()));
       break;
     case OpKind::Solve:
+    case OpKind::LuSolve:
       if (info == 0) record_output(record, "out", result_of(state, op.out, *work_b, b->shape()));
       break;
     default: {

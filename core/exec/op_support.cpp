@@ -96,6 +96,7 @@ void emit_kernel_started(RunState& state, const KernelRecord& record) {
   if (record.op_kind == OpKind::Cholesky || record.op_kind == OpKind::Lu || record.op_kind == OpKind::Solve) {
     flops = m * n * std::min(m, n);
   }
+  if (record.op_kind == OpKind::LuSolve) flops = 2 * n * n * k;  // two triangular solves of K columns
   started.flops = static_cast<std::uint64_t>(flops);
   for (const auto& o : record.operands) {
     if (o.is_output()) continue;

@@ -40,6 +40,7 @@ KernelRecord dispatch_cpu(const OpSpec& op, RunState& state) {
     case OpKind::Cholesky:
     case OpKind::Lu:
     case OpKind::Solve:
+    case OpKind::LuSolve:
     case OpKind::Eigh: return run_factor_op(op, state);
     case OpKind::Gemv:
     case OpKind::Syrk:
@@ -256,7 +257,7 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
         record.error_kind = ErrorKind::IndexOverflow;
         record.error = "not run: its sizes exceed what a 32-bit BLAS integer can address (nothing was allocated)";
       } else {
-        for (const std::string* input : {&op.a, &op.b, &op.c}) inputs.ensure(*input);
+        for (const std::string* input : {&op.a, &op.b, &op.c, &op.pivots}) inputs.ensure(*input);
         if (device == Device::Gpu) {
           record = run_on_gpu(op, state, gpu, gpu_out);
         } else {

@@ -13,6 +13,10 @@ void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
 void sgetrf_(const int*, const int*, float*, const int*, int*, int*);
 void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
 void sgesv_(const int*, const int*, float*, const int*, int*, float*, const int*, int*);
+void dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*, int*,
+             std::size_t);
+void sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
+             std::size_t);
 void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*, const int*,
              int*, std::size_t, std::size_t);
 void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*, const int*,
@@ -50,6 +54,14 @@ void gesv(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, d
 }
 void gesv(const int* n, const int* nrhs, float* a, const int* lda, int* ipiv, float* b, const int* ldb, int* info) {
   sgesv_(n, nrhs, a, lda, ipiv, b, ldb, info);
+}
+void getrs(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+           double* b, const int* ldb, int* info) {
+  dgetrs_(trans, n, nrhs, a, lda, ipiv, b, ldb, info, 1);
+}
+void getrs(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv, float* b,
+           const int* ldb, int* info) {
+  sgetrs_(trans, n, nrhs, a, lda, ipiv, b, ldb, info, 1);
 }
 void syevd(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
            const int* lwork, int* iwork, const int* liwork, int* info) {
@@ -104,8 +116,8 @@ void eigen_query(FactorDriver driver, bool vectors, int n, T& lwork, int& liwork
 }  // namespace
 
 std::optional<FactorDriver> factor_driver_named(std::string_view name) {
-  for (FactorDriver d : {FactorDriver::Potrf, FactorDriver::Getrf, FactorDriver::Gesv, FactorDriver::Syevd,
-                         FactorDriver::Syev, FactorDriver::Syevr}) {
+  for (FactorDriver d : {FactorDriver::Potrf, FactorDriver::Getrf, FactorDriver::Gesv, FactorDriver::Getrs,
+                         FactorDriver::Syevd, FactorDriver::Syev, FactorDriver::Syevr}) {
     if (name == driver_name(d)) return d;
   }
   return std::nullopt;
@@ -116,6 +128,7 @@ const char* driver_name(FactorDriver driver) {
     case FactorDriver::Potrf: return "potrf";
     case FactorDriver::Getrf: return "getrf";
     case FactorDriver::Gesv: return "gesv";
+    case FactorDriver::Getrs: return "getrs";
     case FactorDriver::Syevd: return "syevd";
     case FactorDriver::Syevr: return "syevr";
     case FactorDriver::Syev: break;
@@ -128,6 +141,7 @@ std::vector<const char*> argument_names(FactorDriver driver) {
     case FactorDriver::Potrf: return {"UPLO", "N", "A", "LDA", "INFO"};
     case FactorDriver::Getrf: return {"M", "N", "A", "LDA", "IPIV", "INFO"};
     case FactorDriver::Gesv: return {"N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "INFO"};
+    case FactorDriver::Getrs: return {"TRANS", "N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "INFO"};
     case FactorDriver::Syevd: return {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK", "IWORK", "LIWORK", "INFO"};
     case FactorDriver::Syevr:
       return {"JOBZ", "RANGE", "UPLO", "N",   "A",      "LDA",  "VL",    "VU",    "IL",     "IU",  "ABSTOL",
@@ -144,6 +158,7 @@ std::string positive_info_meaning(FactorDriver driver, int info) {
     case FactorDriver::Getrf:
     case FactorDriver::Gesv: return "U(" + i + "," + i + ") is exactly zero: the matrix is singular";
     case FactorDriver::Syevr: return "an internal error in the eigenvalue algorithm";
+    case FactorDriver::Getrs: return "INFO = " + i + ", which GETRS never returns";
     case FactorDriver::Syevd:
     case FactorDriver::Syev: break;
   }
@@ -155,7 +170,8 @@ LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int6
   switch (driver) {
     case FactorDriver::Potrf: return {};
     case FactorDriver::Getrf: return {0, std::max<std::int64_t>(1, std::min(m, n))};
-    case FactorDriver::Gesv: return {0, std::max<std::int64_t>(1, n)};
+    case FactorDriver::Gesv:
+    case FactorDriver::Getrs: return {0, std::max<std::int64_t>(1, n)};  // the pivots (GETRS: given)
     case FactorDriver::Syevd:
     case FactorDriver::Syev:
     case FactorDriver::Syevr: break;
@@ -193,6 +209,7 @@ int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std
     case FactorDriver::Potrf: potrf(triangle, &cols, a, &lda, &info); break;
     case FactorDriver::Getrf: getrf(&rows, &cols, a, &lda, iwork.data(), &info); break;
     case FactorDriver::Gesv: gesv(&cols, &rhs, a, &lda, iwork.data(), b, &lda, &info); break;
+    case FactorDriver::Getrs: getrs(triangle, &cols, &rhs, a, &lda, iwork.data(), b, &lda, &info); break;
     case FactorDriver::Syevd:
       syevd(jobz, triangle, &cols, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
       break;

@@ -1,7 +1,8 @@
 #pragma once
 
 // The factorisations and solvers NumPy, SciPy and PyTorch call for cholesky, solve/inv, det/lu
-// and eigh, run as they call them: POTRF, GESV, GETRF, SYEVD, SYEV and SYEVR (SciPy's eigh). Their usual failures
+// and eigh, run as they call them: POTRF, GESV, GETRF, GETRS (SciPy's lu_solve), SYEVD, SYEV and
+// SYEVR (SciPy's eigh). Their usual failures
 // come from finite input (a matrix not positive definite, a singular one), which INFO > 0
 // reports. All matrices are column-major and dense; A is overwritten.
 #include <cstdint>
@@ -14,9 +15,9 @@
 
 namespace blasscope::core {
 
-enum class FactorDriver { Potrf, Getrf, Gesv, Syevd, Syev, Syevr };
+enum class FactorDriver { Potrf, Getrf, Gesv, Getrs, Syevd, Syev, Syevr };
 
-// "potrf", "getrf", "gesv", "syevd", "syev", "syevr"
+// "potrf", "getrf", "gesv", "getrs", "syevd", "syev", "syevr"
 std::optional<FactorDriver> factor_driver_named(std::string_view name);
 const char* driver_name(FactorDriver driver);
 // The names of the routine's arguments in order, for an INFO = -i ("UPLO", "N", ...).
@@ -35,7 +36,8 @@ LapackWorkspace<double> factor_workspace(DType dtype, FactorDriver driver, bool 
 
 // One call of the routine on the m x n matrix a (POTRF, SYEVD, SYEV: n x n, from the `uplo`
 // triangle), with the workspace factor_workspace asked for. GESV solves A X = B for b
-// (n x nrhs), leaving X in b; the eigen drivers write the eigenvalues into w (n) and, with
+// (n x nrhs), leaving X in b; GETRS the same from GETRF's factors in a and its pivots in
+// iwork, with `uplo` as its TRANS; the eigen drivers write the eigenvalues into w (n) and, with
 // `vectors`, the eigenvectors over a (SYEVR, with RANGE 'A' and ABSTOL 0 as SciPy calls it,
 // computes them into its Z, then copied over a). Returns INFO.
 template <typename T>

@@ -110,6 +110,7 @@ class Planner {
       case OpKind::Cholesky:
       case OpKind::Lu:
       case OpKind::Solve:
+      case OpKind::LuSolve:
       case OpKind::Eigh: return plan_factor_op(op, *a);
       case OpKind::Cast: return output(op.out, meta_of(op.cast_to, a->shape, a->order));
       case OpKind::Gemv:
@@ -118,12 +119,12 @@ class Planner {
     }
   }
 
-  // cholesky, lu, solve, eigh: a column-major copy of A (and B) while it runs; the result is the
-  // factor (A's shape), the solution (B's) or the eigenvalues (and eigenvectors).
+  // cholesky, lu, solve, lu_solve, eigh: a column-major copy of A (and B) while it runs; the
+  // result is the factor (A's shape), the solution (B's) or the eigenvalues (and eigenvectors).
   void plan_factor_op(const OpSpec& op, const TensorMeta& a) {
-    const TensorMeta* b = op.kind == OpKind::Solve ? find(op.b) : nullptr;
-    if (!check_index(op, op.a, a) || a.shape.size() != 2 ||
-        (op.kind == OpKind::Solve && (!b || !check_index(op, op.b, *b)))) {
+    const bool solves = op.kind == OpKind::Solve || op.kind == OpKind::LuSolve;
+    const TensorMeta* b = solves ? find(op.b) : nullptr;
+    if (!check_index(op, op.a, a) || a.shape.size() != 2 || (solves && (!b || !check_index(op, op.b, *b)))) {
       return unknown(op.out);
     }
     const std::uint64_t item = item_size(a.dtype), n = a.shape[1];

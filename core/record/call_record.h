@@ -133,11 +133,10 @@ struct CallRecord {
 static_assert(sizeof(CallRecord) == 128);
 
 // Whether a workload op replays a call of this routine (gemm, gemv, syrk, trsm, dlascl, svd,
-// lstsq, cholesky, lu, solve, eigh; SYEVR's of every eigenvalue): the preload captures only
-// these, the reports name the others.
+// lstsq, cholesky, lu, solve, lu_solve, eigh; SYEVR's of every eigenvalue): the preload
+// captures only these, the reports name the others.
 inline bool has_replay_op(Routine r) {
   switch (r) {
-    case Routine::Getrs:
     case Routine::Geev:
     case Routine::Geqrf:
     case Routine::Orgqr:

@@ -234,7 +234,7 @@ std::string captures_text(const record::Recording& r) {
   if (!uncaptured.not_replayable.empty()) {
     out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
            "double-precision GEMM, GEMV, SYRK, TRSM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every "
-           "eigenvalue, POTRF, GETRF and GESV calls, and only with arguments LAPACK accepts): "
+           "eigenvalue, POTRF, GETRF, GESV and GETRS calls, and only with arguments LAPACK accepts): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {

@@ -90,8 +90,9 @@ std::optional<ErrorKind> error_kind_from_name(std::string_view n) {
 }
 
 std::optional<OpKind> op_kind_from_name(std::string_view n) {
-  for (OpKind kind : {OpKind::Gemm, OpKind::Dlascl, OpKind::Svd, OpKind::Lstsq, OpKind::Cast, OpKind::Cholesky,
-                      OpKind::Lu, OpKind::Solve, OpKind::Eigh, OpKind::Gemv, OpKind::Syrk, OpKind::Trsm}) {
+  for (OpKind kind :
+       {OpKind::Gemm, OpKind::Dlascl, OpKind::Svd, OpKind::Lstsq, OpKind::Cast, OpKind::Cholesky, OpKind::Lu,
+        OpKind::Solve, OpKind::Eigh, OpKind::Gemv, OpKind::Syrk, OpKind::Trsm, OpKind::LuSolve}) {
     if (name(kind) == n) return kind;
   }
   return std::nullopt;

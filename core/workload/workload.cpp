@@ -11,6 +11,7 @@ std::string_view name(OpKind kind) {
     case OpKind::Cholesky: return "cholesky";
     case OpKind::Lu: return "lu";
     case OpKind::Solve: return "solve";
+    case OpKind::LuSolve: return "lu_solve";
     case OpKind::Eigh: return "eigh";
     case OpKind::Gemv: return "gemv";
     case OpKind::Syrk: return "syrk";
@@ -22,7 +23,7 @@ std::string_view name(OpKind kind) {
 
 bool is_lapack_op(OpKind kind) {
   return kind == OpKind::Svd || kind == OpKind::Lstsq || kind == OpKind::Cholesky || kind == OpKind::Lu ||
-         kind == OpKind::Solve || kind == OpKind::Eigh;
+         kind == OpKind::Solve || kind == OpKind::LuSolve || kind == OpKind::Eigh;
 }
 
 bool is_blas_call_op(OpKind kind) {

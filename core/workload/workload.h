@@ -37,9 +37,9 @@ struct TensorSpec {
   std::variant<FileTensorSource, SyntheticTensorSource> source;
 };
 
-// Svd, Lstsq and the factorisations (Cholesky: POTRF; Lu: GETRF; Solve: GESV; Eigh: SYEVD or
-// SYEV) run LAPACK; GEMM and DLASCL are BLAScope's instrumented kernels.
-enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast, Cholesky, Lu, Solve, Eigh, Gemv, Syrk, Trsm };
+// Svd, Lstsq and the factorisations (Cholesky: POTRF; Lu: GETRF; Solve: GESV; LuSolve: GETRS;
+// Eigh: SYEVD or SYEV) run LAPACK; GEMM and DLASCL are BLAScope's instrumented kernels.
+enum class OpKind { Gemm, Dlascl, Svd, Lstsq, Cast, Cholesky, Lu, Solve, Eigh, Gemv, Syrk, Trsm, LuSolve };
 // An op that calls a LAPACK routine on the CPU (no GPU version): svd, lstsq, the factorisations.
 bool is_lapack_op(OpKind kind);
 // gemv, syrk and trsm: one CBLAS level 2/3 call, as a recorded one was made (replays of captures).
@@ -53,9 +53,10 @@ std::string_view name(Device device);
 struct OpSpec {
   OpKind kind = OpKind::Gemm;
   std::size_t index = 0;
-  std::string a, b, c;  // operands (b and c where the op takes them)
-  std::string out;      // name of the result tensor
-  bool trans_a = false, trans_b = false;
+  std::string a, b, c;                    // operands (b and c where the op takes them)
+  std::string pivots;                     // lu_solve: GETRF's IPIV (1-based row interchanges), an integer vector
+  std::string out;                        // name of the result tensor
+  bool trans_a = false, trans_b = false;  // lu_solve: trans_a solves A^T X = B (TRANS 'T')
   double alpha = 1, beta = 0;
   std::optional<std::int64_t> lda, ldb, ldc;  // explicit overrides: may be illegal on purpose
   std::optional<std::int64_t> incx, incy;     // gemv: vector strides (0 is illegal, on purpose)

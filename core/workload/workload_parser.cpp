@@ -281,6 +281,20 @@ class OpParser {
       op.b = input(spec, "b");
       op.driver = "gesv";
       op.out = output(spec, default_name(op), false);
+    } else if (kind == "lu_solve") {
+      check_keys(spec, m_where, {"op", "timeout", "a", "pivots", "b", "trans", "device", "out"});
+      op.kind = OpKind::LuSolve;  // SciPy's lu_solve, torch's solve and inv after lu_factor (GETRS)
+      op.a = input(spec, "a");
+      op.pivots = input(spec, "pivots");
+      op.b = input(spec, "b");
+      op.driver = "getrs";
+      if (spec.contains("trans")) {
+        // Real matrices only: 'C' solves with A^T, as LAPACK's real GETRS takes it.
+        const std::string t = spec["trans"].is_string() ? spec["trans"].get<std::string>() : "";
+        if (t != "N" && t != "T" && t != "C") fail_field(m_where + ".trans", "must be \"N\", \"T\" or \"C\"");
+        op.trans_a = t != "N";
+      }
+      op.out = output(spec, default_name(op), false);
     } else if (kind == "gemv" || kind == "syrk" || kind == "trsm") {
       parse_blas_call(spec, kind, op);
     } else if (kind == "cast") {
@@ -292,9 +306,9 @@ class OpParser {
       if (!spec.contains("out")) fail_field(m_where, "missing required key 'out'");
       op.out = output(spec, default_name(op), false);
     } else {
-      fail_field(
-          m_where + ".op",
-          "unknown op '" + kind + "' (gemm, dlascl, svd, lstsq, cholesky, lu, solve, eigh, gemv, syrk, trsm, cast)");
+      fail_field(m_where + ".op",
+                 "unknown op '" + kind +
+                     "' (gemm, dlascl, svd, lstsq, cholesky, lu, solve, lu_solve, eigh, gemv, syrk, trsm, cast)");
     }
     if (spec.contains("device")) op.device = get_device(spec["device"], m_where + ".device");
     if (spec.contains("timeout")) op.timeout = get_timeout(spec["timeout"], m_where + ".timeout");

@@ -403,6 +403,40 @@ TEST(Runner, AnEigenWorkspaceBeyondLapacksIntIsRefusedBeforeAnythingIsAllocated)
   EXPECT_EQ(r.peak_host_bytes, 0u);
 }
 
+TEST(Runner, LuSolveRunsGetrsWithTheGivenPivotsAndRefusesPivotsItWouldMisuse) {
+  // Any square matrix is a valid store of LU factors (unit L below, U on and above the diagonal).
+  const RunResult r = run(R"({"name": "lu_solve", "tensors": {
+      "lu": {"shape": [4, 4], "dtype": "float64", "seed": 3},
+      "b": {"shape": [4, 2], "dtype": "float64", "seed": 4},
+      "bad": {"shape": [4], "dtype": "float64", "nan": 1, "seed": 5},
+      "p": {"shape": [4], "dtype": "int32", "fill": {"constant": 4}},
+      "p0": {"shape": [4], "dtype": "int32", "fill": "range"},
+      "p3": {"shape": [3], "dtype": "int32", "fill": "ones"},
+      "pf": {"shape": [4], "dtype": "float64", "fill": "ones"},
+      "lu32": {"shape": [4, 4], "dtype": "float32", "seed": 6},
+      "b32": {"shape": [4], "dtype": "float32", "seed": 7}},
+    "ops": [{"op": "lu_solve", "a": "lu", "pivots": "p", "b": "b", "out": "x"},
+            {"op": "lu_solve", "a": "lu", "pivots": "p", "b": "bad", "trans": "T", "out": "y"},
+            {"op": "lu_solve", "a": "lu", "pivots": "p0", "b": "b", "out": "z0"},
+            {"op": "lu_solve", "a": "lu", "pivots": "p3", "b": "b", "out": "z3"},
+            {"op": "lu_solve", "a": "lu", "pivots": "pf", "b": "b", "out": "zf"},
+            {"op": "lu_solve", "a": "lu32", "pivots": "p", "b": "b32", "out": "x32"}]})");
+  ASSERT_EQ(r.ops.size(), 6u);
+  EXPECT_EQ(r.ops[0].status, OpStatus::Ok);
+  EXPECT_EQ(r.ops[0].kernel, "dgetrs");
+  EXPECT_EQ(r.ops[0].k, 2) << "NRHS";
+  // This LAPACK's GETRS takes a NaN in B through to NaN in X with INFO = 0.
+  EXPECT_EQ(r.ops[1].info, 0);
+  EXPECT_TRUE(has_finding(r, "non-finite-input", 1));
+  EXPECT_TRUE(has_finding(r, "non-finite-output", 1));
+  EXPECT_EQ(r.ops[2].error_kind, ErrorKind::IllegalArgument);
+  EXPECT_NE(r.ops[2].error->find("pivots[0] = 0 is outside 1..4"), std::string::npos) << *r.ops[2].error;
+  EXPECT_EQ(r.ops[3].error_kind, ErrorKind::ShapeMismatch);
+  EXPECT_EQ(r.ops[4].error_kind, ErrorKind::DtypeMismatch);
+  EXPECT_EQ(r.ops[5].status, OpStatus::Ok);
+  EXPECT_EQ(r.ops[5].kernel, "sgetrs");
+}
+
 TEST(Runner, FactorisationsRefuseWhatLapackCannotTake) {
   const RunResult r = run(R"({"name": "refused", "tensors": {"r": {"shape": [3, 2], "dtype": "float64"},
       "v": {"shape": [3], "dtype": "float64"}, "i": {"shape": [2, 2], "dtype": "int32"}},

@@ -102,6 +102,10 @@ TEST(WorkloadParser, ErrorsNameTheField) {
        R"(ops[0].driver: must be one of "syevd", "syev", "syevr")"},
       {with_ops(R"([{"op": "eigh", "a": "a", "vectors": 1}])"), "ops[0].vectors"},
       {with_ops(R"([{"op": "solve", "a": "a"}])"), "missing required key 'b'"},
+      {with_ops(R"([{"op": "lu_solve", "a": "a", "b": "b"}])"), "missing required key 'pivots'"},
+      {with_ops(R"([{"op": "lu_solve", "a": "a", "pivots": "p", "b": "b"}])"), "ops[0].pivots: unknown tensor 'p'"},
+      {with_ops(R"([{"op": "lu_solve", "a": "a", "pivots": "b", "b": "b", "trans": "X"}])"),
+       R"(ops[0].trans: must be "N", "T" or "C")"},
       {with_ops(R"([{"op": "lu", "a": "a", "uplo": "L"}])"), "ops[0]: unknown key 'uplo'"},
       {with_ops(R"([{"op": "eigh", "a": "a", "out": "w", "vectors": true}, {"op": "svd", "a": "a", "out": "w_v"}])"),
        "ops[1].out: 'w_v' already names a tensor"},
@@ -163,6 +167,16 @@ TEST(WorkloadParser, LapackDriversAndTheirDefaults) {
   EXPECT_EQ(factors.ops[3].uplo, 'U');
   EXPECT_TRUE(factors.ops[3].compute_uv);
   EXPECT_EQ(factors.ops[3].out, "op3_eigh");
+  const Workload solves = parse_workload_text(with_ops(R"([{"op": "lu_solve", "a": "a", "pivots": "b", "b": "b"},
+                   {"op": "lu_solve", "a": "a", "pivots": "b", "b": "b", "trans": "C", "out": "x"}])"),
+                                              "/");
+  ASSERT_EQ(solves.ops.size(), 2u);
+  EXPECT_EQ(solves.ops[0].kind, OpKind::LuSolve);
+  EXPECT_EQ(solves.ops[0].driver, "getrs");
+  EXPECT_EQ(solves.ops[0].pivots, "b");
+  EXPECT_FALSE(solves.ops[0].trans_a);
+  EXPECT_TRUE(solves.ops[1].trans_a) << "'C' is A^T for a real matrix";
+  EXPECT_EQ(solves.ops[1].out, "x");
   const Workload timed = parse_workload_text(
       R"({"name": "t", "timeout": 30, "tensors": {"a": {"shape": [2, 2], "dtype": "float64"}},
           "ops": [{"op": "svd", "a": "a", "timeout": 2.5}, {"op": "svd", "a": "a", "out": "s2"}]})",

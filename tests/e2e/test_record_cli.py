@@ -961,6 +961,55 @@ class RecordSciPy(unittest.TestCase):
         self.assertEqual(getrs.get("input_nan"), 1)
         self.assertIn("non-finite-input", ids(report))
         self.assertNotIn("overflow", " ".join(e for d in report["diagnoses"] for e in d["evidence"]))
+        # Captured before it ran, with its pivots: the replay says what the recording said.
+        capture = next(c for c in report["captures"] if c["call"] == getrs["id"])
+        recorded = {d["id"] for d in report["diagnoses"] if d["call"] == getrs["id"]}
+        self.assertEqual(set(replay_ids(capture)), recorded)
+
+    def test_lu_solve_captures_replay_the_programs_own_solution(self):
+        # GETRS replays as lu_solve from the factors and pivots it was given: the replay's X is
+        # the program's, untransposed and transposed, and a NaN in B replays as recorded.
+        script = write("lu_solve.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(4)
+            a = rng.random((7, 7)); b = rng.random((7, 2))
+            lu = sl.lu_factor(a)
+            np.save("x_N.npy", sl.lu_solve(lu, b))
+            np.save("x_T.npy", sl.lu_solve(lu, b, trans=1))
+            bad = np.ones(7, dtype=np.float32); bad[3] = np.nan
+            x = sl.lu_solve(sl.lu_factor(a.astype(np.float32)), bad, check_finite=False)
+            print("nan" if np.isnan(x).any() else "finite", flush=True)
+        """)
+        proc, report = record(PYTHON, script, options=("--capture", "all"))
+        self.assertEqual(proc.out.strip(), "nan", proc.err)
+        calls = {c["id"]: c for c in report["calls"]}
+        by_call = {}
+        for d in report["diagnoses"]:
+            by_call.setdefault(d["call"], set()).add(d["id"])
+        getrs = {c["call"]: c for c in report["captures"] if calls[c["call"]]["routine"] in ("dgetrs", "sgetrs")}
+        self.assertEqual(len(getrs), 3, proc.err)
+        self.assertNotIn("getrs", json.dumps(report["uncaptured"]))
+        solved = 0
+        for call, capture in sorted(getrs.items()):
+            with open(capture["workload"]) as f:
+                op = json.load(f)["ops"][0]
+            self.assertEqual(op["op"], "lu_solve")
+            if calls[call]["routine"] == "sgetrs":
+                self.assertEqual(set(replay_ids(capture)), by_call[call])
+                self.assertEqual(by_call[call], {"non-finite-input", "non-finite-output"})
+                continue
+            outputs = os.path.join(WORK, f"lu_solve_out_{call}")
+            run = subprocess.run([CLI, "run", capture["workload"], "--json", "--save-outputs", outputs],
+                                 capture_output=True, timeout=300)
+            self.assertEqual(run.returncode, 0, run.stderr.decode())
+            self.assertEqual(json.loads(run.stdout)["ops"][0]["kernel"], "dgetrs")
+            import numpy as np
+            saved = [n for n in os.listdir(outputs) if n not in ("a.npy", "b.npy", "pivots.npy")]
+            self.assertEqual(len(saved), 1, saved)
+            expected = np.load(os.path.join(WORK, f"x_{op['trans']}.npy"))
+            np.testing.assert_allclose(np.load(os.path.join(outputs, saved[0])), expected, rtol=1e-12)
+            solved += 1
+        self.assertEqual(solved, 2)
 
     def test_failing_factorisations_are_captured_and_replay_their_info(self):
         # NumPy's cholesky, solve and eigh as users hit them: a matrix that is not positive
