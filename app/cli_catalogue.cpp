@@ -19,6 +19,32 @@
 #include "workload/scenarios.h"
 
 namespace blasscope::app {
+namespace {
+
+// What a file `report` was given is, when it is no session: only one a tensor reader would take
+// is sent to `inspect` (a folder may be a sharded checkpoint; other files are named as unknown).
+std::string not_a_session(const core::Document& document, const std::string& path) {
+  const std::string what =
+      " (`blasscope-cli record -- COMMAND` or `blasscope-cli run WORKLOAD --session FILE` makes one)";
+  if (document.kind == core::DocumentKind::Workload) {
+    return "a workload, not a saved session: `blasscope-cli run " + path + " --session FILE` makes one";
+  }
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return "a folder, not a saved session" + what +
+           "; a folder of checkpoint shards is read by `blasscope-cli inspect " + path + "`";
+  }
+  char head[8] = {};
+  std::ifstream(path, std::ios::binary).read(head, sizeof head);
+  const std::string_view magic(head, sizeof head);
+  const bool tensor = magic.starts_with("\x93NUMPY") || magic.starts_with("PK") || magic.starts_with("\x89HDF") ||
+                      static_cast<unsigned char>(head[0]) == 0x80 ||
+                      (path.ends_with(".safetensors") || path.ends_with(".index.json"));
+  if (tensor) return "a tensor file, not a saved session: `blasscope-cli inspect " + path + "` reads it";
+  return "not a saved session, nor a file BLAScope reads" + what;
+}
+
+}  // namespace
 
 int run_scenarios(const std::vector<std::string>& args) {
   bool json = false;
@@ -82,6 +108,10 @@ void write_report(const std::string& text, const std::string& output) {
   if (output.empty()) {
     std::cout << core::printable_utf8(text);
   } else {
+    // A folder named in --output is made, as `record --output` makes one.
+    std::error_code ignored;
+    const std::filesystem::path folder = std::filesystem::path(output).parent_path();
+    if (!folder.empty()) std::filesystem::create_directories(folder, ignored);
     core::write_text_file(output, text);
   }
 }
@@ -128,11 +158,7 @@ int run_report(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (document.kind != core::DocumentKind::Session) {
-      throw core::InputError(
-          core::InputError::Kind::Malformed,
-          document.kind == core::DocumentKind::TensorFile
-              ? "a tensor file, not a saved session: `blasscope-cli inspect " + session + "` reads it"
-              : "a workload, not a saved session: `blasscope-cli run " + session + " --session FILE` makes one");
+      throw core::InputError(core::InputError::Kind::Malformed, not_a_session(document, session));
     }
     const core::RunResult& result = *document.run;
     const auto diagnoses = core::diagnose_run(result);

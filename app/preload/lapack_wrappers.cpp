@@ -252,6 +252,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
   static_assert(N <= kMaxWords);
   Word a[kMaxWords] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];
+  bool scanned_scale = false;  // a ?LASCL's values looked at for its odd scale
   if (scope.recording()) {
     CallRecord& c = scope.call;
     c.flags |= record::kHasInfo;
@@ -276,7 +277,13 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     if (routine == Routine::Syevr && !(a[1] && one_of(*reinterpret_cast<const char*>(a[1]), "A"))) {
       c.flags |= record::kSomeEigenvalues;  // RANGE 'V' or 'I'
     }
-    if (d.scan_inputs && !query && top_level) {
+    // A ?LASCL of the program's own (TYPE G) given an Inf or NaN scale or a zero CFROM is looked at
+    // before and after, as a driver is: an Inf CTO turns a finite matrix into NaN with INFO = 0.
+    // Its usual calls are not: their scan would cost as much as the call.
+    const bool odd_scale =
+        routine == Routine::Lascl && (c.alpha == 0 || !std::isfinite(c.alpha) || !std::isfinite(c.beta));
+    scanned_scale = odd_scale && top_level && letter_at(a, d.ch) == 'G';
+    if ((d.scan_inputs && !query && top_level) || scanned_scale) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
     }
@@ -285,7 +292,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     // scale it refuses (CFROM zero or NaN, CTO NaN), or when every call is captured; written
     // before the call, so that a call that never returns is captured too.
     const bool refused_scale = routine == Routine::Lascl && (c.alpha == 0 || std::isnan(c.alpha) || std::isnan(c.beta));
-    const bool worth_copying = c.input_nan + c.input_inf > 0 || refused_scale || InputCapture::capturing_all();
+    const bool worth_copying = c.input_nan + c.input_inf > 0 || odd_scale || InputCapture::capturing_all();
     if (top_level && replayable && !query && worth_copying && InputCapture::enabled(precision)) {
       capture.set_failure_expected(c.input_nan + c.input_inf > 0 || refused_scale);
       if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
@@ -323,6 +330,9 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
     const bool query = is_query(a, d);
     if (c.info == 0 && d.scan_inputs && !query && top_level) scan_output<Real>(a, d, reals, c);
+    if (c.info == 0 && scanned_scale) {
+      count_nonfinite<Real>(reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, reals, c.output_nan, c.output_inf);
+    }
     if (top_level && replayable && !query) capture.settle(c, scope.failed_here_or_inside());
   }
 }

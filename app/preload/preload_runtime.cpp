@@ -536,6 +536,26 @@ std::uint8_t alignment_code(const void* p) {
   return static_cast<std::uint8_t>(1 + (v == 0 ? 12 : std::min(12, __builtin_ctzll(v))));
 }
 
+namespace {
+// `elements` values of `reals` parts each (2: complex), counted once per value: a complex NaN is
+// one NaN whichever part holds it, and one with a NaN and an Inf part is NaN.
+template <typename Real>
+void count_values(const Real* values, std::size_t elements, int reals, std::uint64_t& nans, std::uint64_t& infs) {
+  if (reals == 1) return count_nonfinite_run(values, elements, nans, infs);
+  std::uint64_t parts_nan = 0, parts_inf = 0;
+  count_nonfinite_run(values, elements * 2, parts_nan, parts_inf);  // vectorised: most runs hold none
+  if (parts_nan + parts_inf == 0) return;
+  for (std::size_t e = 0; e < elements; ++e) {
+    const Real re = values[2 * e], im = values[2 * e + 1];
+    if (std::isnan(re) || std::isnan(im)) {
+      ++nans;
+    } else if (std::isinf(re) || std::isinf(im)) {
+      ++infs;
+    }
+  }
+}
+}  // namespace
+
 template <typename Real>
 void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int64_t ld, int reals, std::uint32_t& nan,
                      std::uint32_t& inf) {
@@ -543,11 +563,10 @@ void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int6
   const Real* base = static_cast<const Real*>(data);
   std::uint64_t nans = 0, infs = 0;
   if (ld == m) {
-    count_nonfinite_run(base, static_cast<std::size_t>(m * n * reals), nans, infs);  // one run, no gaps
+    count_values(base, static_cast<std::size_t>(m * n), reals, nans, infs);  // one run, no gaps
   } else {
-    for (std::int64_t j = 0; j < n; ++j) {
-      count_nonfinite_run(base + j * ld * reals, static_cast<std::size_t>(m * reals), nans, infs);
-    }
+    for (std::int64_t j = 0; j < n; ++j)
+      count_values(base + j * ld * reals, static_cast<std::size_t>(m), reals, nans, infs);
   }
   nan = static_cast<std::uint32_t>(std::min<std::uint64_t>(nan + nans, UINT32_MAX));
   inf = static_cast<std::uint32_t>(std::min<std::uint64_t>(inf + infs, UINT32_MAX));

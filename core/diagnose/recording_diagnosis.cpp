@@ -25,7 +25,20 @@ std::string upper(std::string s) {
   return s;
 }
 
+std::string xerbla_routine(const CallRecord& c) {
+  return std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine));
+}
+
+// A ?LASCL scale as LAPACK users write it: Inf and NaN, not inf and nan.
+std::string scale_text(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Inf" : "-Inf";
+  return format_number(v);
+}
+
+// A report recorded alone (Routine::Xerbla) is named after the routine xerbla named.
 std::string call_name(const CallRecord& c) {
+  if (c.routine == Routine::Xerbla && c.xerbla_routine[0]) return upper(xerbla_routine(c));
   return upper(record::routine_name(c.routine, c.precision));
 }
 
@@ -69,15 +82,12 @@ std::string sizes(const CallRecord& c) {
 }
 
 std::string label(const CallRecord& c) {
+  if (c.routine == Routine::Xerbla) return "call " + std::to_string(c.id) + " " + call_name(c) + " (not recorded)";
   return "call " + std::to_string(c.id) + " " + call_name(c) + " (" + sizes(c) + ")";
 }
 
 std::string values(const CallRecord& c) {
   return std::to_string(c.input_nan) + " NaN and " + std::to_string(c.input_inf) + " Inf in its inputs";
-}
-
-std::string xerbla_routine(const CallRecord& c) {
-  return std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine));
 }
 
 // What GEMM's parameter `p` (as xerbla numbers it) is in the caller's own terms, with the
@@ -177,6 +187,22 @@ std::string leading_dimension_bound(const CallRecord& c, const std::string& name
 // itself unless LAPACK made `c` internally) led to.
 std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord& top) {
   std::vector<std::string> evidence;
+  if (c.routine == Routine::Xerbla) {
+    // Only the report is known: not the arguments, nor who called the routine.
+    const std::string routine = xerbla_routine(c), name = xerbla_parameter_name(routine, c.xerbla_parameter);
+    evidence.push_back("xerbla reported " + routine + " parameter " + std::to_string(c.xerbla_parameter) +
+                       (name.empty() ? std::string() : ": that parameter is " + name));
+    std::string lower = routine;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    evidence.push_back(record::parse_routine_name(lower)
+                           ? "no recorded " + upper(routine) +
+                                 " call was running on that thread: the program (or a library) called xerbla_ "
+                                 "itself, so no arguments are known, only this report"
+                           : upper(routine) +
+                                 " is not a routine BLAScope records (nor made inside one it records): its "
+                                 "arguments and time are unknown, only this report is");
+    return evidence;
+  }
   if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");
   // A transpose flag GEMM refused is neither N nor T: the call transposed nothing.
   const bool bad_transpose = c.routine == Routine::Gemm && (c.xerbla_parameter == 1 || c.xerbla_parameter == 2);
@@ -648,11 +674,16 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
         add_singular_solve(out, c, *factor->second);
         continue;
       }
-      const Specific variant{from_inputs ? "from its inputs" : "overflow", "", ""};
+      // A ?LASCL of the program's own with an Inf or NaN scale: the scale is the cause, not overflow.
+      const bool scale = c.routine == Routine::Lascl && (!std::isfinite(c.alpha) || !std::isfinite(c.beta));
+      const Specific variant{from_inputs ? "from its inputs" : scale ? "from its scale" : "overflow", "", ""};
       std::vector<std::string> evidence = {
           label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
               " with a non-finite result: nothing reported it",
-          from_inputs                          ? label(c) + ": " + values(c)
+          from_inputs ? label(c) + ": " + values(c)
+          : scale     ? label(c) + " was given CFROM = " + scale_text(c.alpha) + " and CTO = " + scale_text(c.beta) +
+                        ": A is multiplied by CTO/CFROM, which is not finite, and a zero "
+                        "times Inf is NaN (LAPACK refuses only a zero or NaN CFROM and a NaN CTO)"
           : (c.flags & record::kValuesChecked) ? label(c) + ": every input was finite (overflow)"
                                                : label(c) +
                                                      ": its inputs were not checked (with alpha = 0 "
@@ -672,6 +703,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                     " results are no eigenvalues: the caller's array holds what it held, SciPy's zeros)"
               : label(c) + ": " +
                     (from_inputs                          ? "its NaN/Inf inputs gave "
+                     : scale                              ? "its non-finite scale gave "
                      : (c.flags & record::kValuesChecked) ? "finite inputs gave "
                                                           : "inputs it did not check gave ") +
                     std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output";

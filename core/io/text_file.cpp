@@ -16,10 +16,11 @@ namespace blasscope::core {
 namespace {
 
 // Writes all of `content` to `path` as it is (no rename): the error names the failing step.
-void write_in_place(const std::string& path, const std::string& content) {
+// `named`: the file the user asked for, which errors name (not the temporary written beside it).
+void write_in_place(const std::string& path, const std::string& content, const std::string& named) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
-  auto fail = [&path](int error) {
-    throw InputError(InputError::Kind::Unreadable, "cannot write " + path + ": " + std::strerror(error));
+  auto fail = [&named](int error) {
+    throw InputError(InputError::Kind::Unreadable, "cannot write " + named + ": " + std::strerror(error));
   };
   if (!file) fail(errno);
   errno = 0;
@@ -75,14 +76,14 @@ void write_text_file(const std::string& path, const std::string& content) {
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    return write_in_place(path, content);
+    return write_in_place(path, content, path);
   }
   const std::string temporary = path + ".part";
   try {
-    write_in_place(temporary, content);
+    write_in_place(temporary, content, path);
   } catch (const InputError&) {
     std::filesystem::remove(temporary, error);
-    throw;  // names the file beside `path` and the system's reason
+    throw;  // names `path` and the system's reason
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     const int rename_error = errno;

@@ -64,6 +64,9 @@ enum class Routine : std::uint8_t {
   Gehrd,
   Geqp3,  // generalized eigen and Schur, Hessenberg, pivoted QR (recorded, not replayed)
   Lascl,
+  // An argument error xerbla reported outside every recorded call (a routine BLAScope does not
+  // record, DTRTRI, or the program's own xerbla_ call): xerbla_routine names it, precision S.
+  Xerbla,
   // cuBLAS and the CUDA runtime (precision S; `info` is the cublasStatus_t / cudaError_t)
   CublasCreate,
   CublasSgemm,
@@ -150,7 +153,8 @@ inline bool has_replay_op(Routine r) {
     case Routine::Sygv:
     case Routine::Gges:
     case Routine::Gehrd:
-    case Routine::Geqp3: return false;
+    case Routine::Geqp3:
+    case Routine::Xerbla: return false;
     default: return r < Routine::CublasCreate;
   }
 }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -409,6 +410,10 @@ Recording record_program(const RecordOptions& options) {
                                    " and stopped the program; what it had recorded is kept"
                              : "stopped on request while it ran";
   }
+  // How long each unfinished call ran, fixed now that the processes' ends are known: a session
+  // read back (without when each process was last seen) says the same.
+  for (CallRecord& c : out.running)
+    c.duration_ns = static_cast<std::uint64_t>(std::llround(running_seconds(out, c) * 1e9));
   bool blas_found = false, blas_loaded = false;
   for (const auto& p : out.processes)
     blas_found = blas_found || p.blas_found, blas_loaded = blas_loaded || p.blas_loaded;
@@ -484,6 +489,7 @@ std::vector<RoutineTotal> with_unfinished(const Recording& r) {
 }
 
 double running_seconds(const Recording& r, const CallRecord& c) {
+  if (c.duration_ns) return static_cast<double>(c.duration_ns) * 1e-9;  // fixed when it was recorded
   double end = static_cast<double>(r.start_ns) * 1e-9 + r.wall_seconds;
   // A child gone before the program ended stopped running its call then (as last seen alive).
   const auto process =

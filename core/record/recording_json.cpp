@@ -94,6 +94,14 @@ void read_end(const json& p, ProcessInfo& process) {
 
 }  // namespace
 
+json running_call_to_json(const Recording& r, const CallRecord& c) {
+  json call = call_to_json(c, 0, r.start_ns);
+  call.erase("seconds");
+  call.erase("info");
+  call["ran_seconds"] = running_seconds(r, c);
+  return call;
+}
+
 json call_to_json(const CallRecord& c, std::uint64_t seq, std::uint64_t start_ns) {
   // One writer of the format: the tree is parsed from what the session writer writes.
   char text[kMaxCallText];
@@ -139,15 +147,7 @@ json to_json(const Recording& r, bool with_calls) {
     for (std::size_t i = 0; i < r.calls.size(); ++i) calls.push_back(call_to_json(r.calls[i], i, r.start_ns));
   }
   json running = json::array();
-  for (const auto& c : r.running) {
-    // It never returned: no duration, no INFO (a call's 0 would read as "0 s, succeeded"), but
-    // how long it had run.
-    json call = call_to_json(c, 0, r.start_ns);
-    call.erase("seconds");
-    call.erase("info");
-    call["ran_seconds"] = running_seconds(r, c);
-    running.push_back(std::move(call));
-  }
+  for (const auto& c : r.running) running.push_back(running_call_to_json(r, c));
   json children = json::array();
   for (const auto& c : r.children) {
     children.push_back({{"pid", c.pid}, {"command", c.command}, {"session", c.session}});
@@ -617,7 +617,9 @@ class FastCallReader {
       out.push_back(m_builder.finish(0));
       skip();
       if (m_p >= m_end) return true;
-      // The calls' end: a session cut in its totals is not told from one damaged there.
+      // The calls' end: what follows (the command, the totals) was cut, or is damaged; the
+      // calls before it are whole.
+      if (*m_p == ']') return true;
       if (*m_p++ != ',') return false;
     }
   }
@@ -813,8 +815,8 @@ std::optional<Recording> read_unfinished_session(std::string_view text) {
   // Which process was the program's is in the part never written: only a lone one is surely it.
   if (r.processes.size() == 1) r.pid = r.processes.front().pid;
   r.problem =
-      "this session was never finished (its recorder was killed before it wrote the rest, e.g. by "
-      "SIGKILL or when memory ran out): the " +
+      "this session was never finished, or its end is cut or damaged (its recorder was killed before it "
+      "wrote the rest, e.g. by SIGKILL or when memory ran out; or the file was truncated): the " +
       std::to_string(r.calls.size()) +
       " calls written before are shown, with totals summed from them; the command, the exit status "
       "and what was running are unknown";
@@ -911,7 +913,13 @@ Recording recording_from_json(const json& s) {
     r.children.push_back({field<std::uint32_t>(c, "pid", 0), field<std::string>(c, "command", ""),
                           field<std::string>(c, "session", "")});
   }
-  for (const json& c : field<json>(s, "running", json::array())) r.running.push_back(call_from_json(c, r.start_ns));
+  for (const json& c : field<json>(s, "running", json::array())) {
+    r.running.push_back(call_from_json(c, r.start_ns));
+    // How long it had run, as the recorder measured it (its "seconds" are left out: it never returned).
+    const double ran = field<double>(c, "ran_seconds", 0.0);
+    if (std::isfinite(ran) && ran > 0 && ran < 1e9)
+      r.running.back().duration_ns = static_cast<std::uint64_t>(std::llround(ran * 1e9));
+  }
   return r;
 }
 

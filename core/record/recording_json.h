@@ -15,6 +15,9 @@ namespace blasscope::record {
 nlohmann::json to_json(const Recording& recording);
 nlohmann::json to_json(const Recording& recording, bool with_calls);
 nlohmann::json call_to_json(const CallRecord& call, std::uint64_t seq, std::uint64_t start_ns);
+// A call that never returned (running when the program ended or was stopped): no `seconds` or
+// `info` (a 0 would read as "0 s, succeeded"), but `ran_seconds`, how long it had run.
+nlohmann::json running_call_to_json(const Recording& recording, const CallRecord& call);
 // Per-routine totals as the session and the JSON report list them.
 nlohmann::json routines_to_json(std::span<const RoutineTotal> totals);
 // Throws std::invalid_argument naming the field that is wrong.

@@ -41,6 +41,7 @@ std::string routine_name(Routine routine, Precision precision) {
     case Routine::Gehrd: base = "gehrd"; break;
     case Routine::Geqp3: base = "geqp3"; break;
     case Routine::Lascl: base = "lascl"; break;
+    case Routine::Xerbla: return "xerbla";
     case Routine::CublasCreate: return "cublasCreate_v2";
     case Routine::CublasSgemm: return "cublasSgemm_v2";
     case Routine::CublasDgemm: return "cublasDgemm_v2";
@@ -81,7 +82,8 @@ const char* precision_dtype(Precision precision, Routine routine) {
     case Routine::CublasGemmEx:
     case Routine::CublasGemmStridedBatchedEx:
     case Routine::CublasCreate:
-    case Routine::CudaMalloc: return "";
+    case Routine::CudaMalloc:
+    case Routine::Xerbla: return "";
     case Routine::CublasSgemm:
     case Routine::CublasSgemmStridedBatched: return "float32";
     default: return precision_dtype(precision);
@@ -148,7 +150,7 @@ const char* call_dtype(const CallRecord& call) {
 
 bool is_lapack(Routine routine) {
   return routine != Routine::Gemm && routine != Routine::Gemv && routine != Routine::Syrk && routine != Routine::Trsm &&
-         !is_gpu(routine);
+         routine != Routine::Xerbla && !is_gpu(routine);
 }
 
 }  // namespace blasscope::record

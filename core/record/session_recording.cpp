@@ -95,7 +95,16 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
   }
   try {
     if (in_place) {
-      core::write_text_file(session.output, session_text(r));
+      const std::string text = session_text(r);
+      try {
+        core::write_text_file(session.output, text);
+      } catch (const std::runtime_error& error) {
+        // The device or pipe took it not (/dev/full, a reader gone): the only copy is kept in
+        // the working folder, as a child's session would be, and named.
+        const std::string kept = files.child_path(r, r.pid);
+        core::write_text_file(kept, text);
+        throw std::runtime_error(std::string(error.what()) + "; the session is kept in " + kept);
+      }
       saved.session = session.output;
     } else {
       StreamedSession& writer = files.session(r);

@@ -292,6 +292,13 @@ PartFile::PartFile(std::string path) : m_path(std::move(path)), m_target(rename_
   const std::string stem = m_target.empty() ? temporary_directory() + "/blasscope-session" : m_target;
   m_part = stem + ".XXXXXX.part";
   m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
+  if (m_fd < 0 && errno == ENOENT && !m_target.empty()) {
+    // Its folder went while the program ran (the recorder made it at the start): made again.
+    std::error_code ignored;
+    std::filesystem::create_directories(std::filesystem::path(stem).parent_path(), ignored);
+    m_part = stem + ".XXXXXX.part";
+    m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
+  }
   if (m_fd < 0) {
     m_error = "cannot write " + stem + ".part: " + std::strerror(errno);
     m_failed.store(true);
@@ -327,7 +334,50 @@ bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset
   return !m_failed.load();
 }
 
+// The part file's folder was removed while it was written (the program deleted its output
+// folder): the file has no name left, but its descriptor still reads it whole. Copied into a new
+// part file in the folder made again; false when that cannot be done.
+bool PartFile::relink_if_removed() {
+  struct stat st;
+  if (m_target.empty() || m_fd < 0 || ::stat(m_part.c_str(), &st) == 0 || errno != ENOENT) return true;
+  const std::filesystem::path folder = std::filesystem::path(m_target).parent_path();
+  std::error_code ignored;
+  if (!folder.empty()) std::filesystem::create_directories(folder, ignored);
+  std::string part = m_target + ".XXXXXX.part";
+  const int fd = ::mkostemps(part.data(), 5, O_CLOEXEC);
+  if (fd < 0) return false;
+  ::fchmod(fd, created_file_mode());
+  char buffer[1 << 16];
+  bool ok = true;
+  for (std::uint64_t offset = 0;;) {
+    const ssize_t got = ::pread(m_fd, buffer, sizeof buffer, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      ok = got == 0;
+      break;
+    }
+    if (write_all_at(fd, buffer, static_cast<std::size_t>(got), offset) != 0) {
+      ok = false;
+      break;
+    }
+    offset += static_cast<std::uint64_t>(got);
+  }
+  if (!ok) {
+    ::close(fd);
+    ::unlink(part.c_str());
+    return false;
+  }
+  ::close(m_fd);
+  m_fd = fd;
+  m_part = part;
+  return true;
+}
+
 void PartFile::commit() {
+  if (m_error.empty() && !relink_if_removed()) {
+    m_error =
+        "cannot write " + m_target + ".part: its folder was removed while the program ran, and " + std::strerror(errno);
+  }
   if (m_fd >= 0 && ::close(m_fd) != 0 && m_error.empty())
     m_error = "cannot write " + m_part + ": " + std::strerror(errno);
   m_fd = -1;

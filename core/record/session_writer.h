@@ -65,6 +65,7 @@ class PartFile {
 
  private:
   void copy_into_path();
+  bool relink_if_removed();
   // m_target: the file renamed over (PATH, or the file its link names); "" to copy the whole
   // file into PATH instead (a device, a pipe: --output /dev/stdout).
   std::string m_path, m_target, m_part;

@@ -152,7 +152,11 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
   Uncaptured out;
   if (r.capture_mode == "none") return out;  // nothing was to be captured: the summary says captures were off
   for (const auto& c : r.calls) {
-    if (!record::call_failed(c) || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine)) continue;
+    // A report recorded alone has no arguments to capture: its diagnosis says so.
+    if (!record::call_failed(c) || c.parent || (c.flags & record::kCaptured) || record::is_gpu(c.routine) ||
+        c.routine == Routine::Xerbla) {
+      continue;
+    }
     const bool real = c.precision == record::Precision::S || c.precision == record::Precision::D;
     const bool has_op = record::has_replay_op(c.routine);
     // With NaN/Inf inputs an INFO < 0 is the values' doing (DGESDD's -4 for a NaN norm), which
@@ -314,7 +318,7 @@ json recording_report_json(const record::Recording& r, const std::vector<Diagnos
   if (!r.signal.empty() && !r.timed_out) {
     json call = nullptr;
     for (const auto& c : r.running) {
-      if (c.pid == r.pid) call = record::call_to_json(c, 0, r.start_ns);
+      if (c.pid == r.pid) call = record::running_call_to_json(r, c);
     }
     out["crash"] = {{"signal", r.signal}, {"call", call}};
   }

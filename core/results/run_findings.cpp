@@ -62,8 +62,13 @@ Detection silent_nonfinite_output(const KernelRecord& r) {
     cause += std::string(cause.empty() ? "" : " and ") + "'" + o.tensor + "' (" + nonfinite_summary(o) + ")";
     inputs.push_back(o.tensor);
   }
-  cause = cause.empty() ? "every input was finite: the values overflowed " + text(r.dtype)
-                        : "they come from the NaN/Inf in " + cause;
+  // ?LASCL multiplies by CTO/CFROM, which is not in the operands: an Inf CTO makes a zero NaN.
+  const std::string finite_cause =
+      r.op_kind == OpKind::Dlascl
+          ? "every element of the matrix was finite: the scale did it (an Inf CTO, or a CTO/CFROM beyond " +
+                text(r.dtype) + ": a zero times Inf is NaN)"
+          : "every input was finite: the values overflowed " + text(r.dtype);
+  cause = cause.empty() ? finite_cause : "they come from the NaN/Inf in " + cause;
   const std::string silence = r.info ? r.kernel + " returned INFO = 0" : r.kernel + " reported no error";
   if (where.empty()) {
     where = std::to_string(r.output_nan) + " NaN and " + std::to_string(r.output_inf) + " Inf in the result";

@@ -325,7 +325,10 @@ TEST(SessionReader, AMissingSeparatorIsNotJoinedOver) {
   const std::string text = R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)"
                            R"({"seq":0,"id":1,"routine":"dgemm","start":0,"seconds":1}] "pid":7})";
   EXPECT_FALSE(read_written_session(text).has_value());
-  EXPECT_THROW(parse_recording_text(text), nlohmann::json::exception);
+  // Not read as whole: its calls are, with the damage said.
+  const Recording back = parse_recording_text(text);
+  EXPECT_EQ(back.calls.size(), 1u);
+  EXPECT_NE(back.problem.find("its end is cut or damaged"), std::string::npos) << back.problem;
 }
 
 TEST(SessionReader, IntegersOutsideTheirFieldAreRefusedNamingIt) {
@@ -387,9 +390,12 @@ TEST(SessionReader, ASessionCutShortGivesTheCallsWrittenBeforeTheCut) {
     EXPECT_EQ(back.processes.size(), 2u);
     EXPECT_EQ(back.pid, 0u);
   }
-  // Damage that is not a cut is still refused, and so is a cut in the totals (which cannot be
-  // told from damage there).
-  EXPECT_THROW(parse_recording_text(std::string_view(text).substr(0, tail + 10)), nlohmann::json::exception);
+  // A cut after the calls (in the command, the totals) keeps every call, and says that the end
+  // is cut or damaged (the two cannot be told apart there).
+  const Recording cut_totals = parse_recording_text(std::string_view(text).substr(0, tail + 10));
+  EXPECT_EQ(cut_totals.calls.size(), 3u);
+  EXPECT_NE(cut_totals.problem.find("its end is cut or damaged"), std::string::npos) << cut_totals.problem;
+  // Damage among the calls is still refused.
   std::string damaged = text.substr(0, third);
   damaged += ",\n{\"id\":9,@}";
   EXPECT_THROW(parse_recording_text(damaged), nlohmann::json::exception);
@@ -468,17 +474,35 @@ TEST_F(TempDir, TwoSessionsWrittenUnderOneNameDoNotMix) {
 }
 
 TEST_F(TempDir, AFolderThatCannotBeWrittenIsAnErrorNamingThePath) {
-  const std::string file = path("missing-folder/session.json");
+  std::ofstream(path("plain-file")) << "x";  // a file where the folder should be: it cannot be made
+  const std::string file = path("plain-file/session.json");
   const Recording r = recording_of({call(1)});
   StreamedSession session(file);
   session.append(r.calls, r.start_ns);
   try {
     session.finish(r);
-    FAIL() << "finished a session in a folder that does not exist";
+    FAIL() << "finished a session in a folder that cannot exist";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("missing-folder/session.json.part"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("plain-file/session.json.part"), std::string::npos) << error.what();
   }
   EXPECT_FALSE(std::filesystem::exists(file));
+}
+
+TEST_F(TempDir, AFolderRemovedWhileTheSessionIsWrittenIsMadeAgain) {
+  // The program deleted its output folder: before the first write, and after it.
+  for (const bool after_first_write : {false, true}) {
+    SCOPED_TRACE(after_first_write);
+    const std::string file = path("gone/session.json");
+    std::filesystem::create_directories(path("gone"));
+    const Recording r = recording_of({call(1), call(2)});
+    StreamedSession session(file);
+    if (after_first_write) session.append(std::span(r.calls).first(1), r.start_ns);
+    std::filesystem::remove_all(path("gone"));
+    session.append(std::span(r.calls).subspan(after_first_write ? 1 : 0), r.start_ns);
+    session.finish(r);
+    EXPECT_EQ(parse_recording_text(file_text(file)).calls.size(), 2u);
+    std::filesystem::remove_all(path("gone"));
+  }
 }
 
 TEST_F(TempDir, AnUnfinishedSessionLeavesNothingBehind) {

@@ -2142,6 +2142,117 @@ CUDA_LIB = "/usr/local/cuda/lib64"
 
 @unittest.skipUnless(os.path.exists(os.path.join(CUDA_LIB, "libcublas.so")),
                      "no CUDA toolkit in /usr/local/cuda: cuBLAS calls cannot be built or recorded here")
+class RecordWhatNothingElseTells(unittest.TestCase):
+    def test_an_argument_error_outside_every_recorded_call_is_recorded_alone(self):
+        # DTRTRI is not recorded, and a program may call xerbla_ itself: the report must not be lost.
+        exe = build_c("xerbla_alone", r"""
+            #include <stdio.h>
+            extern void dtrtri_(const char*, const char*, const int*, double*, const int*, int*);
+            extern void xerbla_(const char*, const int*, long);
+            int main(void) {
+              double a[25] = {0}; int n = 5, lda = 2, info = 0, p = 8;
+              dtrtri_("U", "N", &n, a, &lda, &info);
+              xerbla_("DGEMM ", &p, 6);
+              printf("%d\n", info);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        # OpenBLAS's xerbla still prints (to stdout), and the program goes on.
+        self.assertEqual(proc.out.splitlines()[-1], "-5", proc.err)
+        self.assertIn("On entry to DTRTRI parameter number  5", proc.out)
+        self.assertEqual(calls_of(report, "xerbla"), 2)
+        titles = [d["title"] for d in report["diagnoses"] if d["id"] == "illegal-argument"]
+        self.assertEqual(len(titles), 2, report["diagnoses"])
+        self.assertIn("DTRTRI (not recorded): on entry to DTRTRI parameter number 5", titles[0])
+        evidence = " ".join(e for d in report["diagnoses"] for e in d["evidence"])
+        self.assertIn("DTRTRI is not a routine BLAScope records", evidence)
+        self.assertIn("xerbla reported DGEMM parameter 8: that parameter is LDA", evidence)
+        self.assertIn("no recorded DGEMM call was running", evidence)
+        self.assertEqual(report["uncaptured"]["not_replayable"], {})
+
+    def test_a_lascl_given_an_infinite_scale_is_a_silent_nan_and_is_captured(self):
+        exe = build_c("lascl_inf", r"""
+            #include <math.h>
+            #include <stdio.h>
+            extern void slascl_(const char*, const int*, const int*, const float*, const float*, const int*,
+                                const int*, float*, const int*, int*);
+            int main(void) {
+              float a[25] = {0}, cfrom = 1, cto = INFINITY; int zero = 0, n = 5, info = 0;
+              slascl_("G", &zero, &zero, &cfrom, &cto, &n, &n, a, &n, &info);
+              printf("%d %d\n", info, isnan(a[0]));
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.out.split(), ["0", "1"], proc.err)
+        call = next(c for c in report["calls"] if c["routine"] == "slascl")
+        self.assertEqual(call.get("output_nan"), 25)
+        diagnosis = next(d for d in report["diagnoses"] if d["id"] == "non-finite-output")
+        self.assertIn("its non-finite scale gave 25 NaN", diagnosis["title"])
+        self.assertIn("CTO = Inf", " ".join(diagnosis["evidence"]))
+        capture = next(c for c in report["captures"] if c["call"] == call["id"])
+        self.assertEqual(replay_ids(capture), ["non-finite-output"])
+
+    def test_complex_nan_counts_are_per_value_not_per_part(self):
+        script = write("complex_nan.py", """
+            import numpy as np
+            a = np.eye(6, dtype=np.complex128) * 6 + 1j * np.eye(6)
+            b = np.ones(6, dtype=np.complex128); b[2] = complex(np.nan, np.nan)
+            print(int(np.isnan(np.linalg.solve(a, b)).sum()))
+        """)
+        proc, report = record(PYTHON, script)
+        nan_values = int(proc.out.strip())  # NumPy counts complex values, whichever part is NaN
+        call = next(c for c in report["calls"] if c["routine"] == "zgesv")
+        self.assertEqual((call.get("input_nan"), call.get("output_nan")), (1, nan_values))
+        self.assertLessEqual(nan_values, 6)
+
+    def test_a_session_whose_folder_went_or_whose_device_is_full_is_kept(self):
+        program = [PYTHON, "-c", "import numpy as np, shutil; a = np.ones((5, 5)); a @ a; shutil.rmtree('gone')"]
+        proc = subprocess.run([CLI, "record", "--quiet", "--output", "gone/s.json", "--", *program],
+                              capture_output=True, timeout=120, cwd=WORK)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(os.path.join(WORK, "gone", "s.json")) as f:
+            self.assertEqual(json.load(f)["calls_total"], 1)
+        folder = os.path.join(WORK, "full")
+        os.makedirs(folder, exist_ok=True)
+        proc = subprocess.run([CLI, "record", "--quiet", "--output", "/dev/full", "--", PYTHON, "-c", "pass"],
+                              capture_output=True, timeout=120, cwd=folder)
+        said = proc.stderr.decode()
+        self.assertIn("cannot write /dev/full", said)
+        kept = re.search(r"the session is kept in (\S+)", said)
+        self.assertTrue(kept, said)
+        with open(os.path.join(folder, kept.group(1))) as f:
+            self.assertEqual(json.load(f)["kind"], "recording")
+
+    def test_an_unfinished_call_has_no_seconds_and_runs_as_long_read_back(self):
+        script = write("hung_lstsq.py", """
+            import numpy as np, scipy.linalg
+            a = np.random.rand(30, 9); a[0, 0] = np.inf
+            scipy.linalg.lstsq(a, np.random.rand(30), check_finite=False)
+        """)
+        proc, report = record(PYTHON, script, options=("--timeout", "2"))
+        self.assertEqual(proc.returncode, 124, proc.err)
+        ran = report["running"][0]["ran_seconds"]
+        self.assertNotIn("seconds", report["running"][0])
+        # The summary printed live and the report of the file read back say the same time.
+        self.assertIn(f"(ran {ran:.4g} s)", proc.err)
+        # A crash's call is an unfinished one too: no seconds, its running time.
+        exe = build_c("crash_in_gemm", r"""
+            #include <cblas.h>
+            int main(void) {
+              static double b[4], c[4];
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2000, 2000, 2000, 1.0, (double*)16, 2000,
+                          b, 2000, 0.0, c, 2000);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 139, proc.err)
+        self.assertNotIn("seconds", report["crash"]["call"])
+        self.assertIn("ran_seconds", report["crash"]["call"])
+
+
 class RecordCuBlas(unittest.TestCase):
     def test_cublas_create_without_a_driver_is_the_blas_gemm_launch_failure(self):
         exe = build_c("cublas_create", """

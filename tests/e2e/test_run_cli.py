@@ -285,13 +285,20 @@ class Rejections(unittest.TestCase):
         for args, expected in ((("run", tensor), "a tensor file, not a workload"),
                                (("run", session), "a saved session, not a workload"),
                                (("report", workload), "a workload, not a saved session"),
-                               (("report", tensor), "a tensor file, not a saved session")):
+                               (("report", tensor), "a tensor file, not a saved session"),
+                               (("report", WORK), "a folder, not a saved session"),
+                               (("report", write_workload("list.json", [])), "not a saved session, nor a file "
+                                                                            "BLAScope reads")):
             with self.subTest(args=args):
                 proc = run_cli(*args)
                 self.assertEqual(proc.returncode, 3, proc.err)
                 self.assertIn(expected, proc.err)
-        # The session itself reports, and keeps the workload file as an absolute path.
+        # The session itself reports (into a folder made for it), and keeps the workload file as
+        # an absolute path.
         self.assertEqual(run_cli("report", session).returncode, 0)
+        report = os.path.join(WORK, "new folder", "r.html")
+        self.assertEqual(run_cli("report", session, "--format", "html", "--output", report).returncode, 0)
+        self.assertTrue(os.path.getsize(report) > 0)
         with open(session) as f:
             self.assertEqual(json.load(f)["workload_file"], os.path.abspath(workload))
 
