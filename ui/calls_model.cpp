@@ -27,7 +27,8 @@ QString CallsModel::sizesText(const record::CallRecord& c) {
   if (c.routine == record::Routine::Syrk) return QStringLiteral("N %1 · K %2").arg(c.n).arg(c.k);
   if (c.routine == record::Routine::CudaMalloc)
     return QString::fromStdString(core::format_bytes(record::malloc_bytes(c)));
-  if (c.routine == record::Routine::CublasCreate) return {};
+  // cublasCreate has no sizes, nor has an xerbla report recorded alone (no argument is known).
+  if (c.routine == record::Routine::CublasCreate || c.routine == record::Routine::Xerbla) return {};
   QString text = QStringLiteral("%1 × %2").arg(c.m).arg(c.n);
   if (c.k) text += QStringLiteral(" × %1").arg(c.k);
   if (record::is_strided_batched(c.routine)) text += QObject::tr(" · batch %1").arg(static_cast<long long>(c.beta));
