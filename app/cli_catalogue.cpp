@@ -10,6 +10,7 @@
 #include "diagnose/run_diagnosis.h"
 #include "document/document.h"
 #include "io/input_error.h"
+#include "io/tensor_file_reader.h"
 #include "io/text_file.h"
 #include "report/inspect_text.h"
 #include "report/recording_report.h"
@@ -21,27 +22,24 @@
 namespace blasscope::app {
 namespace {
 
-// What a file `report` was given is, when it is no session: only one a tensor reader would take
-// is sent to `inspect` (a folder may be a sharded checkpoint; other files are named as unknown).
+// What a file `report` was given is, when it is no session: one the tensor readers open (a
+// folder of checkpoint shards too) is sent to `inspect`; anything else is named for what it is.
 std::string not_a_session(const core::Document& document, const std::string& path) {
-  const std::string what =
-      " (`blasscope-cli record -- COMMAND` or `blasscope-cli run WORKLOAD --session FILE` makes one)";
   if (document.kind == core::DocumentKind::Workload) {
     return "a workload, not a saved session: `blasscope-cli run " + path + " --session FILE` makes one";
   }
+  const std::string makes =
+      " (`blasscope-cli record -- COMMAND` or `blasscope-cli run WORKLOAD --session FILE` makes one)";
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) {
-    return "a folder, not a saved session" + what +
-           "; a folder of checkpoint shards is read by `blasscope-cli inspect " + path + "`";
+  const bool folder = std::filesystem::is_directory(path, error);
+  try {
+    core::open_tensor_file(path);
+    return std::string(folder ? "a checkpoint's folder" : "a tensor file") +
+           ", not a saved session: `blasscope-cli inspect " + path + "` reads it";
+  } catch (const core::InputError& reason) {
+    if (folder) return "a folder, not a saved session" + makes;
+    return "not a saved session" + makes + ", nor a tensor file BLAScope reads: " + reason.what();
   }
-  char head[8] = {};
-  std::ifstream(path, std::ios::binary).read(head, sizeof head);
-  const std::string_view magic(head, sizeof head);
-  const bool tensor = magic.starts_with("\x93NUMPY") || magic.starts_with("PK") || magic.starts_with("\x89HDF") ||
-                      static_cast<unsigned char>(head[0]) == 0x80 ||
-                      (path.ends_with(".safetensors") || path.ends_with(".index.json"));
-  if (tensor) return "a tensor file, not a saved session: `blasscope-cli inspect " + path + "` reads it";
-  return "not a saved session, nor a file BLAScope reads" + what;
 }
 
 }  // namespace

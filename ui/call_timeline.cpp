@@ -39,10 +39,11 @@ void CallTimeline::setRecording(const record::Recording* recording) {
   m_lanes.clear();
   m_unfinished.clear();
   if (recording) {
-    // A call that never returned (a hang stopped by --timeout, a crash) ran until the end.
+    // A call that never returned (a hang stopped by --timeout, a crash) ran as long as the
+    // recorder measured (until its process ended), or, in an older session, until the end.
     const auto end_ns = recording->start_ns + static_cast<std::uint64_t>(std::max(0.0, recording->wall_seconds) * 1e9);
     for (record::CallRecord c : recording->running) {
-      c.duration_ns = end_ns > c.start_ns ? end_ns - c.start_ns : 0;
+      if (!c.duration_ns) c.duration_ns = end_ns > c.start_ns ? end_ns - c.start_ns : 0;
       m_unfinished.push_back(c);
     }
     std::vector<const record::CallRecord*> all;

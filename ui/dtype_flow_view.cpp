@@ -188,7 +188,7 @@ void DtypeFlowView::setDocument(const RunDocument* doc) {
     const bool mismatch = record && record->error_kind == core::ErrorKind::DtypeMismatch;
     std::vector<QPointF> sources;
     std::vector<QString> labels;
-    for (const std::string* input : {&op.a, &op.b, &op.c}) {
+    for (const std::string* input : {&op.a, &op.b, &op.c, &op.pivots}) {
       if (input->empty() || !outlet.count(*input)) continue;
       sources.push_back(outlet[*input]);
       labels.push_back(dtypeOf(*input));

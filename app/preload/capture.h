@@ -4,9 +4,9 @@
 // written as .npy files beside a workload.json that replays the call with
 // `blasscope-cli run`. Only drivers, GETRS and BLAS argument errors are captured, and only real
 // precisions (BLAScope's replay ops run float32/float64). Copies are made only when
-// captures are on, and only for LAPACK drivers, whose O(n^3) work dwarfs the O(n^2) copy, and
-// only for calls likely to fail (NaN/Inf inputs, a scale ?LASCL refuses) unless every call is
-// captured; they are written before the call and removed after it if it did not fail.
+// captures are on, and only for calls likely to fail (NaN/Inf inputs, a scale ?LASCL refuses or
+// an Inf one) unless every call is captured (then a GETRS, O(n^2 NRHS) work, costs about as much
+// again); they are written before the call and removed after it if it did not fail.
 #include <cstddef>
 #include <cstdint>
 

@@ -277,12 +277,13 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     if (routine == Routine::Syevr && !(a[1] && one_of(*reinterpret_cast<const char*>(a[1]), "A"))) {
       c.flags |= record::kSomeEigenvalues;  // RANGE 'V' or 'I'
     }
-    // A ?LASCL of the program's own (TYPE G) given an Inf or NaN scale or a zero CFROM is looked at
-    // before and after, as a driver is: an Inf CTO turns a finite matrix into NaN with INFO = 0.
-    // Its usual calls are not: their scan would cost as much as the call.
-    const bool odd_scale =
-        routine == Routine::Lascl && (c.alpha == 0 || !std::isfinite(c.alpha) || !std::isfinite(c.beta));
-    scanned_scale = odd_scale && top_level && letter_at(a, d.ch) == 'G';
+    // A ?LASCL of the program's own (TYPE G) given an Inf scale LAPACK accepts is looked at before
+    // and after, as a driver is: an Inf CTO turns a finite matrix into NaN with INFO = 0. Its usual
+    // calls are not (their scan would cost as much as the call), nor are those it refuses before
+    // reading A (a zero or NaN CFROM, a NaN CTO).
+    const bool refused_scale = routine == Routine::Lascl && (c.alpha == 0 || std::isnan(c.alpha) || std::isnan(c.beta));
+    const bool odd_scale = routine == Routine::Lascl && (std::isinf(c.alpha) || std::isinf(c.beta));
+    scanned_scale = odd_scale && !refused_scale && top_level && letter_at(a, d.ch) == 'G';
     if ((d.scan_inputs && !query && top_level) || scanned_scale) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
@@ -291,8 +292,8 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     // written only when they hold NaN/Inf (what makes these drivers fail) or ?LASCL is given a
     // scale it refuses (CFROM zero or NaN, CTO NaN), or when every call is captured; written
     // before the call, so that a call that never returns is captured too.
-    const bool refused_scale = routine == Routine::Lascl && (c.alpha == 0 || std::isnan(c.alpha) || std::isnan(c.beta));
-    const bool worth_copying = c.input_nan + c.input_inf > 0 || odd_scale || InputCapture::capturing_all();
+    const bool worth_copying =
+        c.input_nan + c.input_inf > 0 || refused_scale || odd_scale || InputCapture::capturing_all();
     if (top_level && replayable && !query && worth_copying && InputCapture::enabled(precision)) {
       capture.set_failure_expected(c.input_nan + c.input_inf > 0 || refused_scale);
       if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
@@ -314,7 +315,8 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
       // A solver whose B cannot be copied (NRHS = 0, LDB below its rows) has nothing to replay
       // B from. (An input over the caps is another matter: write_before counts it as skipped.)
       const bool b_unusable = d.b >= 0 && d.nrhs >= 0 && (c.k <= 0 || c.ldb < c.m);
-      if (!b_unusable && every_eigenvalue && replay_op_of(c, routine, first, second, op, sizeof op)) {
+      const bool no_pivots = d.ipiv >= 0 && !a[d.ipiv];  // GETRS given no IPIV: nothing to replay it with
+      if (!b_unusable && !no_pivots && every_eigenvalue && replay_op_of(c, routine, first, second, op, sizeof op)) {
         capture.write_before(c, op);
       } else {
         capture.give_up();  // counted as not captured after the call, if it failed

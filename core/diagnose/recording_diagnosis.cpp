@@ -272,9 +272,10 @@ bool is_gemm_xerbla(const CallRecord& c) {
   return routine.size() == 5 && routine.substr(1) == "GEMM";
 }
 
+// A ?LASCL refusing its CFROM, whose value the record holds (not a report recorded alone).
 bool is_lascl_cfrom(const CallRecord& c) {
   const std::string r = xerbla_routine(c);
-  return c.xerbla_parameter == 4 && r.size() == 6 && r.substr(1) == "LASCL";
+  return c.routine != Routine::Xerbla && c.xerbla_parameter == 4 && r.size() == 6 && r.substr(1) == "LASCL";
 }
 
 // Diagnoses keyed by (id, routine, variant): the first call is named, later ones like it are

@@ -110,7 +110,8 @@ class InputLoader {
 
 // The operands of an op that did not run, as far as they exist (for the diagnosis).
 void describe_operands(const OpSpec& op, RunState& state, KernelRecord& record) {
-  const std::pair<const char*, const std::string*> roles[] = {{"a", &op.a}, {"b", &op.b}, {"c", &op.c}};
+  const std::pair<const char*, const std::string*> roles[] = {
+      {"a", &op.a}, {"b", &op.b}, {"c", &op.c}, {"pivots", &op.pivots}};
   for (const auto& [role, name] : roles) {
     if (const HostTensor* t = name->empty() ? nullptr : state.find(*name)) {
       record.operands.push_back(operand_record(role, *t, 0, false));

@@ -585,7 +585,7 @@ std::vector<Recording> child_recordings(const Recording& r) {
     for (const CallRecord& c : r.running) {
       if (c.pid != p.pid) continue;
       child.running.push_back(c);
-      first = std::min(first, c.start_ns), last = std::max(last, c.start_ns);
+      first = std::min(first, c.start_ns), last = std::max(last, c.start_ns + c.duration_ns);  // as long as it ran
     }
     for (const auto* calls : {&child.calls, &child.running}) {
       for (const CallRecord& c : *calls) child.calls_unlisted += c.unlisted;

@@ -485,6 +485,7 @@ class SessionSax {
   using dom = nlohmann::detail::json_sax_dom_parser<json>;
   explicit SessionSax(json& root) : m_dom(root) {}
   std::vector<CallRecord> calls;
+  std::size_t error_position = 0;  // where a syntax error was found (1 past the end: the text ended)
 
   bool null() {
     if (!value_in_calls()) return m_dom.null();
@@ -552,6 +553,7 @@ class SessionSax {
     return m_dom.end_array();
   }
   bool parse_error(std::size_t position, const std::string& last, const nlohmann::detail::exception& e) {
+    error_position = position;  // the DOM parser rethrows `e` as a plain json::exception
     return m_dom.parse_error(position, last, e);
   }
 
@@ -608,7 +610,7 @@ class FastCallReader {
   // The calls of a text that ends inside them (a session whose writer was killed): every complete
   // call, and true when what follows the last one is only the start of another cut by the end
   // of the text; false for text that is damaged instead.
-  bool read_unfinished(std::vector<CallRecord>& out) {
+  bool read_unfinished(std::vector<CallRecord>& out, bool cut_after_calls) {
     while (true) {
       skip();
       if (m_p >= m_end) return true;
@@ -617,9 +619,9 @@ class FastCallReader {
       out.push_back(m_builder.finish(0));
       skip();
       if (m_p >= m_end) return true;
-      // The calls' end: what follows (the command, the totals) was cut, or is damaged; the
-      // calls before it are whole.
-      if (*m_p == ']') return true;
+      // The calls' end: what follows (the command, the totals) was cut; the calls before it
+      // are whole.
+      if (*m_p == ']') return cut_after_calls;
       if (*m_p++ != ',') return false;
     }
   }
@@ -790,12 +792,12 @@ std::optional<Recording> read_written_session(std::string_view text) {
   return r;
 }
 
-std::optional<Recording> read_unfinished_session(std::string_view text) {
+std::optional<Recording> read_unfinished_session(std::string_view text, bool cut_after_calls) {
   const std::string_view head = session_head();
   if (!text.starts_with(head)) return std::nullopt;
   std::vector<CallRecord> calls;
   FastCallReader reader(text.data() + head.size(), text.data() + text.size());
-  if (!reader.read_unfinished(calls)) return std::nullopt;
+  if (!reader.read_unfinished(calls, cut_after_calls)) return std::nullopt;
   Recording r;
   r.calls = std::move(calls);
   r.calls_total = r.calls.size();
@@ -815,8 +817,8 @@ std::optional<Recording> read_unfinished_session(std::string_view text) {
   // Which process was the program's is in the part never written: only a lone one is surely it.
   if (r.processes.size() == 1) r.pid = r.processes.front().pid;
   r.problem =
-      "this session was never finished, or its end is cut or damaged (its recorder was killed before it "
-      "wrote the rest, e.g. by SIGKILL or when memory ran out; or the file was truncated): the " +
+      "this session was never finished, or its end was cut off (its recorder was killed before it wrote "
+      "the rest, e.g. by SIGKILL or when memory ran out; or the file was truncated): the " +
       std::to_string(r.calls.size()) +
       " calls written before are shown, with totals summed from them; the command, the exit status "
       "and what was running are unknown";
@@ -830,8 +832,11 @@ Recording parse_recording_text(std::string_view text) {
   try {
     json::sax_parse(text, &sax);
   } catch (const json::exception&) {
-    // Not JSON: perhaps a session cut short, whose calls are still worth reading.
-    if (auto unfinished = read_unfinished_session(text)) return std::move(*unfinished);
+    // Not JSON: perhaps a session cut short, whose calls are still worth reading. Past its calls
+    // only a cut (the parser stopped at the end of the text) is read so: damage there is refused,
+    // not taken for a session whose end (its exit, its crash) is unknown.
+    const bool cut = sax.error_position >= text.size();
+    if (auto unfinished = read_unfinished_session(text, cut)) return std::move(*unfinished);
     throw;
   }
   Recording r = recording_from_json(root);

@@ -34,9 +34,10 @@ Recording parse_recording_text(std::string_view text);
 // parse_recording_text then reads with the JSON parser).
 std::optional<Recording> read_written_session(std::string_view text);
 
-// A session whose writer was killed before it finished (it ends inside its calls): the calls it
-// holds, with totals summed from them and a `problem` that says so; nullopt for any other text.
-std::optional<Recording> read_unfinished_session(std::string_view text);
+// A session whose writer was killed before it finished (it ends inside its calls, or with
+// `cut_after_calls` anywhere after them): the calls it holds, with totals summed from them and a
+// `problem` that says so; nullopt for any other text.
+std::optional<Recording> read_unfinished_session(std::string_view text, bool cut_after_calls);
 
 // Whether a parsed session file holds a recording (rather than a run).
 bool is_recording_session(const nlohmann::json& session);

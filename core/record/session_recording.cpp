@@ -102,7 +102,11 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
         // The device or pipe took it not (/dev/full, a reader gone): the only copy is kept in
         // the working folder, as a child's session would be, and named.
         const std::string kept = files.child_path(r, r.pid);
-        core::write_text_file(kept, text);
+        try {
+          core::write_text_file(kept, text);
+        } catch (const std::runtime_error& also) {
+          throw std::runtime_error(std::string(error.what()) + "; nor could it be kept: " + also.what());
+        }
         throw std::runtime_error(std::string(error.what()) + "; the session is kept in " + kept);
       }
       saved.session = session.output;

@@ -299,6 +299,19 @@ PartFile::PartFile(std::string path) : m_path(std::move(path)), m_target(rename_
     m_part = stem + ".XXXXXX.part";
     m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
   }
+  if (m_fd < 0 && !m_target.empty()) {
+    // Its folder cannot be written (or made again) now: the session is written into the
+    // temporary folder instead, kept there and named when it is committed.
+    const int error = errno;
+    m_part = temporary_directory() + "/blasscope-session.XXXXXX.part";
+    m_fd = ::mkostemps(m_part.data(), 5, O_CLOEXEC);
+    if (m_fd >= 0) {
+      m_error = "cannot write " + stem + ".part: " + std::strerror(error);
+      m_kept = true;
+      return;
+    }
+    errno = error;
+  }
   if (m_fd < 0) {
     m_error = "cannot write " + stem + ".part: " + std::strerror(errno);
     m_failed.store(true);
@@ -334,50 +347,61 @@ bool PartFile::write_at(const char* data, std::size_t size, std::uint64_t offset
   return !m_failed.load();
 }
 
-// The part file's folder was removed while it was written (the program deleted its output
-// folder): the file has no name left, but its descriptor still reads it whole. Copied into a new
-// part file in the folder made again; false when that cannot be done.
-bool PartFile::relink_if_removed() {
-  struct stat st;
-  if (m_target.empty() || m_fd < 0 || ::stat(m_part.c_str(), &st) == 0 || errno != ENOENT) return true;
-  const std::filesystem::path folder = std::filesystem::path(m_target).parent_path();
-  std::error_code ignored;
-  if (!folder.empty()) std::filesystem::create_directories(folder, ignored);
-  std::string part = m_target + ".XXXXXX.part";
-  const int fd = ::mkostemps(part.data(), 5, O_CLOEXEC);
-  if (fd < 0) return false;
+namespace {
+// A new part file made from `pattern` (ending in XXXXXX.part) holding all that `from` holds:
+// 0 and its name in `made`, or the error number.
+int copy_into_new_part(int from, std::string pattern, std::string& made) {
+  const int fd = ::mkostemps(pattern.data(), 5, O_CLOEXEC);
+  if (fd < 0) return errno;
   ::fchmod(fd, created_file_mode());
   char buffer[1 << 16];
-  bool ok = true;
+  int error = 0;
   for (std::uint64_t offset = 0;;) {
-    const ssize_t got = ::pread(m_fd, buffer, sizeof buffer, static_cast<off_t>(offset));
+    const ssize_t got = ::pread(from, buffer, sizeof buffer, static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      ok = got == 0;
-      break;
-    }
-    if (write_all_at(fd, buffer, static_cast<std::size_t>(got), offset) != 0) {
-      ok = false;
-      break;
-    }
+    if (got < 0) error = errno;
+    if (got <= 0) break;
+    if ((error = write_all_at(fd, buffer, static_cast<std::size_t>(got), offset)) != 0) break;
     offset += static_cast<std::uint64_t>(got);
   }
-  if (!ok) {
-    ::close(fd);
-    ::unlink(part.c_str());
-    return false;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    ::unlink(pattern.c_str());
+    return error;
   }
-  ::close(m_fd);
-  m_fd = fd;
-  m_part = part;
-  return true;
+  made = pattern;
+  return 0;
+}
+}  // namespace
+
+// The part file's folder was removed while it was written (the program deleted its output
+// folder): the file has no name left, but its descriptor still reads it whole. It is copied into
+// a new part file in the folder made again, or where that cannot be, into the temporary folder,
+// where it is kept and named (the error says so).
+void PartFile::relink_if_removed() {
+  struct stat st;
+  if (m_target.empty() || m_fd < 0 || ::stat(m_part.c_str(), &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) return;
+  std::error_code ignored;
+  const std::filesystem::path folder = std::filesystem::path(m_target).parent_path();
+  if (!folder.empty()) std::filesystem::create_directories(folder, ignored);
+  std::string made;
+  const int error = copy_into_new_part(m_fd, m_target + ".XXXXXX.part", made);
+  if (error == 0) {
+    ::close(m_fd);
+    m_fd = -1;
+    m_part = made;
+    return;
+  }
+  m_error = "cannot write " + m_target + ": its folder was removed while the program ran and cannot be made again (" +
+            std::strerror(error) + ")";
+  if (copy_into_new_part(m_fd, temporary_directory() + "/blasscope-session.XXXXXX.part", made) == 0) {
+    m_part = made;
+    m_kept = true;
+  }
 }
 
 void PartFile::commit() {
-  if (m_error.empty() && !relink_if_removed()) {
-    m_error =
-        "cannot write " + m_target + ".part: its folder was removed while the program ran, and " + std::strerror(errno);
-  }
+  if (m_error.empty()) relink_if_removed();
   if (m_fd >= 0 && ::close(m_fd) != 0 && m_error.empty())
     m_error = "cannot write " + m_part + ": " + std::strerror(errno);
   m_fd = -1;
@@ -399,6 +423,10 @@ void PartFile::commit() {
   }
   if (m_error.empty() && ::rename(m_part.c_str(), m_target.c_str()) != 0) {
     m_error = "cannot rename " + m_part + " to " + m_target + ": " + std::strerror(errno);
+  }
+  if (m_kept && !m_failed.load()) {
+    m_committed = true;  // the only whole copy: not removed
+    throw std::runtime_error(m_error + "; the session is kept in " + m_part);
   }
   if (!m_error.empty()) throw std::runtime_error(m_error);
   m_committed = true;

@@ -65,7 +65,7 @@ class PartFile {
 
  private:
   void copy_into_path();
-  bool relink_if_removed();
+  void relink_if_removed();
   // m_target: the file renamed over (PATH, or the file its link names); "" to copy the whole
   // file into PATH instead (a device, a pipe: --output /dev/stdout).
   std::string m_path, m_target, m_part;
@@ -74,6 +74,7 @@ class PartFile {
   std::atomic<bool> m_failed{false};  // m_error is set (written once, under m_error_lock)
   std::mutex m_error_lock;
   bool m_committed = false;
+  bool m_kept = false;  // the part file is the only copy, kept where the error says
 };
 
 // A session file written in two stages: calls as they come, everything else at the end.

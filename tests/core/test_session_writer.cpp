@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -325,10 +326,8 @@ TEST(SessionReader, AMissingSeparatorIsNotJoinedOver) {
   const std::string text = R"({"format":"blasscope-session","version":1,"kind":"recording","calls":[)"
                            R"({"seq":0,"id":1,"routine":"dgemm","start":0,"seconds":1}] "pid":7})";
   EXPECT_FALSE(read_written_session(text).has_value());
-  // Not read as whole: its calls are, with the damage said.
-  const Recording back = parse_recording_text(text);
-  EXPECT_EQ(back.calls.size(), 1u);
-  EXPECT_NE(back.problem.find("its end is cut or damaged"), std::string::npos) << back.problem;
+  // Damage after the calls is no cut: refused, not read as a session whose end is unknown.
+  EXPECT_THROW(parse_recording_text(text), nlohmann::json::exception);
 }
 
 TEST(SessionReader, IntegersOutsideTheirFieldAreRefusedNamingIt) {
@@ -390,11 +389,15 @@ TEST(SessionReader, ASessionCutShortGivesTheCallsWrittenBeforeTheCut) {
     EXPECT_EQ(back.processes.size(), 2u);
     EXPECT_EQ(back.pid, 0u);
   }
-  // A cut after the calls (in the command, the totals) keeps every call, and says that the end
-  // is cut or damaged (the two cannot be told apart there).
+  // A cut after the calls (in the command, the totals) keeps every call and says its end was cut;
+  // damage there (a byte changed, text appended) is refused.
   const Recording cut_totals = parse_recording_text(std::string_view(text).substr(0, tail + 10));
   EXPECT_EQ(cut_totals.calls.size(), 3u);
-  EXPECT_NE(cut_totals.problem.find("its end is cut or damaged"), std::string::npos) << cut_totals.problem;
+  EXPECT_NE(cut_totals.problem.find("its end was cut off"), std::string::npos) << cut_totals.problem;
+  std::string changed = text;
+  changed.insert(tail + 2, "@");  // right after the calls' `]`
+  EXPECT_THROW(parse_recording_text(changed), nlohmann::json::exception);
+  EXPECT_THROW(parse_recording_text(text + text), nlohmann::json::exception);
   // Damage among the calls is still refused.
   std::string damaged = text.substr(0, third);
   damaged += ",\n{\"id\":9,@}";
@@ -483,7 +486,14 @@ TEST_F(TempDir, AFolderThatCannotBeWrittenIsAnErrorNamingThePath) {
     session.finish(r);
     FAIL() << "finished a session in a folder that cannot exist";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("plain-file/session.json.part"), std::string::npos) << error.what();
+    const std::string said = error.what();
+    EXPECT_NE(said.find("plain-file/session.json.part"), std::string::npos) << said;
+    // Written into the temporary folder instead, whole, and named.
+    const std::size_t kept = said.find("; the session is kept in ");
+    ASSERT_NE(kept, std::string::npos) << said;
+    const std::string copy = said.substr(kept + std::strlen("; the session is kept in "));
+    EXPECT_EQ(parse_recording_text(file_text(copy)).calls.size(), 1u);
+    std::filesystem::remove(copy);
   }
   EXPECT_FALSE(std::filesystem::exists(file));
 }

@@ -287,8 +287,7 @@ class Rejections(unittest.TestCase):
                                (("report", workload), "a workload, not a saved session"),
                                (("report", tensor), "a tensor file, not a saved session"),
                                (("report", WORK), "a folder, not a saved session"),
-                               (("report", write_workload("list.json", [])), "not a saved session, nor a file "
-                                                                            "BLAScope reads")):
+                               (("report", write_workload("list.json", [])), "nor a tensor file BLAScope reads")):
             with self.subTest(args=args):
                 proc = run_cli(*args)
                 self.assertEqual(proc.returncode, 3, proc.err)
