@@ -252,7 +252,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
   static_assert(N <= kMaxWords);
   Word a[kMaxWords] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];
-  bool scanned_scale = false;  // a ?LASCL's values looked at for its odd scale
+  bool scanned = false;  // its values looked at: before the call, and its output after
   if (scope.recording()) {
     CallRecord& c = scope.call;
     c.flags |= record::kHasInfo;
@@ -283,8 +283,9 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     // reading A (a zero or NaN CFROM, a NaN CTO).
     const bool refused_scale = routine == Routine::Lascl && (c.alpha == 0 || std::isnan(c.alpha) || std::isnan(c.beta));
     const bool odd_scale = routine == Routine::Lascl && (std::isinf(c.alpha) || std::isinf(c.beta));
-    scanned_scale = odd_scale && !refused_scale && top_level && letter_at(a, d.ch) == 'G';
-    if ((d.scan_inputs && !query && top_level) || scanned_scale) {
+    const bool scanned_scale = odd_scale && !refused_scale && top_level && letter_at(a, d.ch) == 'G';
+    scanned = (d.scan_inputs && !query && top_level) || scanned_scale;
+    if (scanned) {
       scan_inputs<Real>(a, d, reals, c);
       c.flags |= record::kValuesChecked;
     }
@@ -331,10 +332,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     CallRecord& c = scope.call;
     c.info = static_cast<std::int32_t>(deref(reinterpret_cast<const void*>(a[d.info])));
     const bool query = is_query(a, d);
-    if (c.info == 0 && d.scan_inputs && !query && top_level) scan_output<Real>(a, d, reals, c);
-    if (c.info == 0 && scanned_scale) {
-      count_nonfinite<Real>(reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, reals, c.output_nan, c.output_inf);
-    }
+    if (c.info == 0 && scanned) scan_output<Real>(a, d, reals, c);
     if (top_level && replayable && !query) capture.settle(c, scope.failed_here_or_inside());
   }
 }
@@ -709,5 +707,8 @@ BLASSCOPE_LAPACK_SD(geqp3, 9, Geqp3,
 BLASSCOPE_LAPACK_CZ(geqp3, 10, Geqp3,
                     {.m = 0, .n = 1, .a = 2, .lda = 3, .info = 9, .lwork = 7, .output = Out::A, .out = 2})
 // ?LASCL(TYPE, KL, KU, CFROM, CTO, M, N, A, LDA, INFO): called inside the drivers (the
-// DLASCL parameter 4 failures); its matrix is not scanned (that would double its cost).
-BLASSCOPE_LAPACK_SDCZ(lascl, 11, Lascl, {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .scan_inputs = false})
+// DLASCL parameter 4 failures); its matrix is scanned only for an Inf scale of the program's own
+// call (call_lapack), as a scan of every one would double its cost.
+BLASSCOPE_LAPACK_SDCZ(
+    lascl, 11, Lascl,
+    {.ch = 0, .m = 5, .n = 6, .a = 7, .lda = 8, .info = 9, .output = Out::A, .out = 7, .scan_inputs = false})

@@ -27,6 +27,21 @@ def run_cli(*args, timeout=120):
     return proc
 
 
+def empty_folder():
+    path = os.path.join(WORK, "empty folder")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def safetensors_named_bin():
+    """A safetensors file under a name that says nothing (the readers go by its bytes)."""
+    header = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+    path = os.path.join(WORK, "model.bin")
+    with open(path, "wb") as f:
+        f.write(len(header).to_bytes(8, "little") + header + np.ones(2, np.float32).tobytes())
+    return path
+
+
 def write_workload(name, document):
     path = os.path.join(WORK, name)
     with open(path, "w") as f:
@@ -286,7 +301,8 @@ class Rejections(unittest.TestCase):
                                (("run", session), "a saved session, not a workload"),
                                (("report", workload), "a workload, not a saved session"),
                                (("report", tensor), "a tensor file, not a saved session"),
-                               (("report", WORK), "a folder, not a saved session"),
+                               (("report", empty_folder()), "a folder, not a saved session"),
+                               (("report", safetensors_named_bin()), "a tensor file, not a saved session"),
                                (("report", write_workload("list.json", [])), "nor a tensor file BLAScope reads")):
             with self.subTest(args=args):
                 proc = run_cli(*args)
@@ -300,6 +316,23 @@ class Rejections(unittest.TestCase):
         self.assertTrue(os.path.getsize(report) > 0)
         with open(session) as f:
             self.assertEqual(json.load(f)["workload_file"], os.path.abspath(workload))
+
+    def test_worker_events_this_build_cannot_read_are_said_not_dropped(self):
+        workload = write_workload("one_solve.json", {"name": "one", "tensors": {
+            "a": {"shape": [3, 3], "dtype": "float64", "seed": 1}, "b": {"shape": [3], "dtype": "float64"}},
+            "ops": [{"op": "solve", "a": "a", "b": "b"}]})
+        # A worker of another build: its op kind is one this CLI does not know.
+        worker = os.path.join(os.path.dirname(os.path.abspath(CLI)), "blasscope-worker")
+        wrapper = os.path.join(WORK, "other_worker.sh")
+        with open(wrapper, "w") as f:
+            f.write(f'#!/bin/sh\n"{worker}" "$@" | sed \'s/"op_kind":"solve"/"op_kind":"future_op"/\'\n')
+        os.chmod(wrapper, 0o755)
+        proc = subprocess.run([CLI, "run", workload], capture_output=True, timeout=120,
+                              env={**os.environ, "BLASSCOPE_WORKER": wrapper})
+        err = proc.stderr.decode()
+        self.assertIn("event(s) from the worker", err)
+        self.assertIn("could not be read", err)
+        self.assertNotIn("warning", run_cli("run", workload).err)
 
     def test_a_killed_cli_leaves_no_worker_and_no_partial_files(self):
         # A GEMM, then an SVD that never returns (an Inf makes dgesdd spin in dbdsqr): the CLI is
