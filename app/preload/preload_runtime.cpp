@@ -438,9 +438,11 @@ bool CallScope::failed_here_or_inside() const {
 }
 
 namespace {
-// The clock since `start` (0 where the call never began: no start to count from).
+// The clock since `start` (0 where the call never began: no start to count from). A call that
+// moved to another CPU may read a TSC a little behind the one it started on: 0, not 2^64 - 1.
 inline std::uint64_t elapsed_since(std::uint64_t start) {
-  return start ? record::read_call_clock(g_clock) - start : 0;
+  const std::uint64_t now = record::read_call_clock(g_clock);
+  return start && now > start ? now - start : 0;
 }
 }  // namespace
 

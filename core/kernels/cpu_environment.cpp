@@ -14,6 +14,7 @@
 #include <regex>
 #include <thread>
 
+#include "kernels/boot_cache.h"
 #include "kernels/host_memory.h"
 
 namespace blasscope::core {
@@ -97,42 +98,26 @@ double measure_clock_ghz(int rounds) {
 }
 
 double cached_clock_ghz(const std::string& cache_file, const std::string& boot_id) {
-  if (boot_id.empty() || cache_file.empty()) return 0;
-  std::ifstream in(cache_file);
-  std::string boot;
+  const std::optional<std::string> cached = read_boot_fact(cache_file, boot_id);
   double ghz = 0;
-  // A clock from another boot may be another machine's (a VM moved): it is not kept.
-  return in >> boot >> ghz && boot == boot_id && ghz > 0 && ghz < 100 ? ghz : 0;
+  if (!cached || std::from_chars(cached->data(), cached->data() + cached->size(), ghz).ec != std::errc{}) return 0;
+  return ghz > 0 && ghz < 100 ? ghz : 0;
 }
 
 double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, const std::string& boot_id) {
   if (boot_id.empty() || cache_file.empty()) return measured_ghz;
   const double fastest = std::max(measured_ghz, cached_clock_ghz(cache_file, boot_id));
   if (fastest > measured_ghz || measured_ghz <= 0) return fastest;
-  std::error_code ignored;
-  std::filesystem::create_directories(std::filesystem::path(cache_file).parent_path(), ignored);
-  // A file of its own, renamed over the cache whole: two probes at once never mix their lines.
-  std::string temporary = cache_file + ".XXXXXX";
-  const int fd = ::mkstemp(temporary.data());
-  if (fd < 0) return measured_ghz;
   char ghz[32];
   const char* end = std::to_chars(ghz, ghz + sizeof ghz, measured_ghz).ptr;  // the shortest text read back exactly
-  const std::string line = boot_id + ' ' + std::string(ghz, static_cast<std::size_t>(end - ghz)) + '\n';
-  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  if (::close(fd) == 0 && written) std::filesystem::rename(temporary, cache_file, ignored);
-  std::filesystem::remove(temporary, ignored);
+  write_boot_fact(cache_file, boot_id, std::string(ghz, static_cast<std::size_t>(end - ghz)));
   return measured_ghz;
 }
 
 double fastest_clock_this_boot_ghz() {
-  std::string boot_id;
-  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot_id;
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const std::string dir = xdg && *xdg == '/' ? xdg : home && *home == '/' ? std::string(home) + "/.cache" : "";
-  if (dir.empty()) return measure_clock_ghz();
-  const std::string cache = dir + "/blasscope/clock";
-  return fastest_clock_ghz(measure_clock_ghz(cached_clock_ghz(cache, boot_id) > 0 ? 1 : 5), cache, boot_id);
+  const std::string boot = boot_id(), cache = boot_cache_path("clock");
+  if (cache.empty()) return measure_clock_ghz();
+  return fastest_clock_ghz(measure_clock_ghz(cached_clock_ghz(cache, boot) > 0 ? 1 : 5), cache, boot);
 }
 
 int corename_simd_level(const std::string& corename) {

@@ -21,17 +21,22 @@
 #include <string_view>
 #include <system_error>
 
+#include "record/tsc_check.h"
+
 namespace blasscope::record {
 namespace {
 
-// The TSC where the kernel keeps time with it, unless BLASSCOPE_RECORD_CLOCK=monotonic.
+// The TSC where the kernel keeps time with it, or where it is invariant and reads the same on
+// every CPU (tsc_check.h), unless BLASSCOPE_RECORD_CLOCK says monotonic (or tsc).
 CallClock choose_clock() {
 #if defined(__x86_64__)
   const char* wanted = std::getenv("BLASSCOPE_RECORD_CLOCK");
   if (wanted && std::string_view(wanted) == "monotonic") return CallClock::MonotonicNs;
+  if (wanted && std::string_view(wanted) == "tsc") return CallClock::Tsc;
   std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   std::string name;
   if (source >> name && name == "tsc") return CallClock::Tsc;
+  if (tsc_agrees_across_cpus_this_boot()) return CallClock::Tsc;
 #endif
   return CallClock::MonotonicNs;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kernels/boot_cache.h"
 #include "kernels/cpu_environment.h"
 
 using namespace blasscope::core;
@@ -51,6 +52,20 @@ TEST_F(ClockCache, AFileThatCannotBeReadOrWrittenIsIgnored) {
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), "boot-a"), 2.0);
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, "", "boot-a"), 2.0);
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), ""), 2.0);
+}
+
+TEST_F(ClockCache, AFactIsReadBackOnlyForTheBootItWasWrittenFor) {
+  const std::string tsc = (m_dir / "blasscope" / "tsc").string();
+  EXPECT_FALSE(read_boot_fact(tsc, "boot-a")) << "nothing written yet";
+  EXPECT_TRUE(write_boot_fact(tsc, "boot-a", "same"));
+  EXPECT_EQ(read_boot_fact(tsc, "boot-a").value_or(""), "same");
+  EXPECT_FALSE(read_boot_fact(tsc, "boot-b")) << "another boot may be another machine";
+  EXPECT_TRUE(write_boot_fact(tsc, "boot-b", "differs"));
+  EXPECT_EQ(read_boot_fact(tsc, "boot-b").value_or(""), "differs");
+  EXPECT_FALSE(read_boot_fact(tsc, "boot-a")) << "one boot's fact at a time";
+  EXPECT_FALSE(write_boot_fact("", "boot-a", "same"));
+  EXPECT_FALSE(write_boot_fact(tsc, "", "same"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(m_dir / "blasscope"), {}), 1) << "no temporary left";
 }
 
 TEST_F(ClockCache, TwoProbesOnOneBootNeverGiveALowerPeak) {

@@ -3,12 +3,15 @@
 // library writes them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -16,6 +19,7 @@
 #include "record/process_list.h"
 #include "record/recording.h"
 #include "record/shared_buffer.h"
+#include "record/tsc_check.h"
 
 namespace blasscope::record {
 namespace {
@@ -84,6 +88,70 @@ TEST(SharedBufferClock, AFreshMapAgreesWithTheMonotonicClock) {
   const ClockMap map = buffer.clock_map();
   const double apart = static_cast<double>(map.point(ticks)) - static_cast<double>(ns);
   EXPECT_LT(std::abs(apart), 1e6) << "a tick read now maps to within 1 ms of now";
+}
+
+// Samples of a TSC running at 2 ticks a nanosecond on every CPU, each 100 ns wide, 10 us apart;
+// `ahead_ns` moves the second CPU's TSC on.
+std::vector<ClockSample> samples_on(const std::vector<int>& cpus, double ahead_ns = 0) {
+  std::vector<ClockSample> samples;
+  for (std::size_t i = 0; i < cpus.size(); ++i) {
+    const std::uint64_t ns = 1'000'000 + 10'000 * i;
+    const double offset = cpus[i] == 1 ? ahead_ns : 0;
+    samples.push_back({cpus[i], ns, static_cast<std::uint64_t>(2 * (ns + 50 + offset)), ns + 100});
+  }
+  return samples;
+}
+
+TEST(TscCheck, CpusWhoseTscsReadAlikeAgree) {
+  EXPECT_TRUE(tsc_samples_agree(samples_on({0, 1, 2, 3, 0}), 2000));
+  EXPECT_TRUE(tsc_samples_agree(samples_on({0, 1, 0}, 1500), 2000)) << "within the tolerance";
+}
+
+TEST(TscCheck, ACpuWhoseTscIsAheadOrBehindDisagrees) {
+  EXPECT_FALSE(tsc_samples_agree(samples_on({0, 1, 2, 0}, 5000), 2000));
+  EXPECT_FALSE(tsc_samples_agree(samples_on({0, 1, 2, 0}, -5000), 2000));
+}
+
+TEST(TscCheck, AWideSampleTellsLessAndTooFewSamplesTellNothing) {
+  std::vector<ClockSample> samples = samples_on({0, 1, 0}, 5000);
+  samples[1].ns_before -= 6000, samples[1].ns_after += 6000;  // preempted while it sampled
+  samples[1].ticks = 2 * (samples[1].ns_before + (samples[1].ns_after - samples[1].ns_before) / 2 + 5000);
+  EXPECT_TRUE(tsc_samples_agree(samples, 2000)) << "5 us off, but the sample is 12 us wide";
+  EXPECT_FALSE(tsc_samples_agree(samples_on({0}), 2000));
+  EXPECT_FALSE(tsc_samples_agree({}, 2000));
+  EXPECT_FALSE(tsc_samples_agree(samples_on({0, 1}), 2000)) << "the rate needs the first CPU at both ends";
+  std::vector<ClockSample> stopped = samples_on({0, 1, 0});
+  stopped.back().ticks = stopped.front().ticks;
+  EXPECT_FALSE(tsc_samples_agree(stopped, 2000)) << "a TSC that did not move";
+}
+
+TEST(TscCheck, TheCheckLeavesTheThreadsCpuAffinityAsItWas) {
+  cpu_set_t before, after;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  const bool agrees = tsc_agrees_across_cpus();
+  ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&before, &after));
+  if (!tsc_is_invariant()) {
+    EXPECT_FALSE(agrees) << "a TSC whose rate follows the CPU's clock is never used";
+  }
+  std::printf("this machine's TSC: %s, %s across its CPUs\n", tsc_is_invariant() ? "invariant" : "not invariant",
+              agrees ? "the same" : "not the same");
+}
+
+TEST(SharedBufferClock, TheEnvironmentCanForceEitherClock) {
+  const char* was = std::getenv("BLASSCOPE_RECORD_CLOCK");
+  const std::string kept = was ? was : "";
+  ::setenv("BLASSCOPE_RECORD_CLOCK", "monotonic", 1);
+  EXPECT_EQ(SharedBuffer(false).header().clock.load(), CallClock::MonotonicNs);
+#if defined(__x86_64__)
+  ::setenv("BLASSCOPE_RECORD_CLOCK", "tsc", 1);
+  EXPECT_EQ(SharedBuffer(false).header().clock.load(), CallClock::Tsc);
+#endif
+  if (was) {
+    ::setenv("BLASSCOPE_RECORD_CLOCK", kept.c_str(), 1);
+  } else {
+    ::unsetenv("BLASSCOPE_RECORD_CLOCK");
+  }
 }
 
 CallRecord call_with_id(std::uint64_t id) {
