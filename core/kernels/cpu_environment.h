@@ -48,6 +48,9 @@ double cached_clock_ghz(const std::string& cache_file, const std::string& boot_i
 // program it records, and the cache keeps the fastest anyway).
 double fastest_clock_this_boot_ghz();
 
+// The clock a CPU model name states ("... @ 2.60GHz"), else /proc/cpuinfo's "cpu MHz".
+double nominal_clock_ghz(const std::string& model);
+
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
 int corename_simd_level(const std::string& corename);
 

@@ -54,6 +54,16 @@ TEST_F(ClockCache, AFileThatCannotBeReadOrWrittenIsIgnored) {
   EXPECT_DOUBLE_EQ(fastest_clock_ghz(2.0, file(), ""), 2.0);
 }
 
+TEST(NominalClock, TheClockAModelNameStatesIsRead) {
+  EXPECT_DOUBLE_EQ(nominal_clock_ghz("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz"), 2.6);
+  EXPECT_DOUBLE_EQ(nominal_clock_ghz("Intel(R) Core(TM) i7-8700 CPU @3.20 GHz"), 3.2);
+  EXPECT_DOUBLE_EQ(nominal_clock_ghz("Odd @ name @ 1.5GHz"), 1.5) << "the '@' that a clock follows";
+  // No clock in the name (AMD's never state one): the kernel's current one, which is not negative.
+  EXPECT_GE(nominal_clock_ghz("AMD EPYC"), 0.0);
+  EXPECT_GE(nominal_clock_ghz("Broken @ 2.5 MHz"), 0.0);
+  EXPECT_NE(nominal_clock_ghz("Broken @ 2.5 MHz"), 2.5) << "not GHz";
+}
+
 TEST_F(ClockCache, AFactIsReadBackOnlyForTheBootItWasWrittenFor) {
   const std::string tsc = (m_dir / "blasscope" / "tsc").string();
   EXPECT_FALSE(read_boot_fact(tsc, "boot-a")) << "nothing written yet";
