@@ -19,7 +19,7 @@ namespace {
 constexpr int kLabelWidth = 170, kRowHeight = 16, kLaneGap = 6, kMaxDepth = 6;
 
 QColor colour_of(const record::CallRecord& c) {
-  if (c.info != 0 || c.xerbla_parameter != 0) return QColor(0xc6, 0x28, 0x28);
+  if (c.info != 0 || record::has_xerbla(c)) return QColor(0xc6, 0x28, 0x28);
   if (c.input_nan + c.input_inf + c.output_nan + c.output_inf > 0) return QColor(0xef, 0x6c, 0x00);
   // A stable hue per routine, kept away from the reds and oranges that mean trouble.
   const int hue = 90 + (static_cast<int>(c.routine) * 37 + static_cast<int>(c.precision) * 13) % 220;
@@ -203,7 +203,7 @@ bool CallTimeline::event(QEvent* event) {
                                     .arg(static_cast<double>(c->duration_ns) * 1e-9, 0, 'f', 3)
                               : tr("\n%1 µs").arg(static_cast<double>(c->duration_ns) * 1e-3, 0, 'f', 1);
       if (c->flags & record::kHasInfo) text += tr(", INFO %1").arg(c->info);
-      if (c->xerbla_parameter) text += tr(", xerbla parameter %1").arg(c->xerbla_parameter);
+      if (record::has_xerbla(*c)) text += tr(", xerbla parameter %1").arg(c->xerbla_parameter);
       QToolTip::showText(help->globalPos(), text, this);
     } else {
       QToolTip::showText(help->globalPos(), toolTip(), this);

@@ -49,7 +49,7 @@ QString alignment(const record::CallRecord& c) {
 
 QString problem(const record::CallRecord& c) {
   QStringList parts;
-  if (c.xerbla_parameter) {
+  if (record::has_xerbla(c)) {
     parts << QObject::tr("%1 parameter %2")
                  .arg(QString::fromLatin1(c.xerbla_routine, static_cast<int>(strnlen(c.xerbla_routine, 8))))
                  .arg(c.xerbla_parameter);

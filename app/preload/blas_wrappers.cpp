@@ -72,7 +72,7 @@ void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out) {
 template <typename Real>
 void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, const void* b) {
   const bool failed = c.output_nan + c.output_inf > 0;
-  if (c.xerbla_parameter || (!InputCapture::capturing_all() && !failed)) return;
+  if (record::has_xerbla(c) || (!InputCapture::capturing_all() && !failed)) return;
   // Nothing the replay can take: no A and B read, a scale JSON cannot hold, a C not kept.
   if (c.alpha == 0 || !std::isfinite(c.alpha) || !std::isfinite(c.beta) || (c.beta != 0 && !capture.has(2))) {
     return capture.skip(failed);
@@ -128,10 +128,10 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
   }
   real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
   scope.end();
-  if (check && scope.call.xerbla_parameter == 0) {
+  if (check && !record::has_xerbla(scope.call)) {
     scan_gemm_output<Real>(scope.call, reinterpret_cast<const void*>(w[11]));
   }
-  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
+  if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_gemm_arguments(scope.call);
   if (capturing) {
     capture_gemm_values<Real>(capture, scope.call, reinterpret_cast<const void*>(w[6]),
                               reinterpret_cast<const void*>(w[8]));
@@ -175,7 +175,7 @@ void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[
     real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
   }
   scope.end();
-  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_blas_arguments(scope.call);
+  if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_blas_arguments(scope.call);
 }
 
 // CBLAS GEMM: s/d take alpha and beta by value, c/z by address.
@@ -209,8 +209,8 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
   scope.end();
-  if (check && scope.call.xerbla_parameter == 0) scan_gemm_output<Real>(scope.call, c_out);
-  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_gemm_arguments(scope.call);
+  if (check && !record::has_xerbla(scope.call)) scan_gemm_output<Real>(scope.call, c_out);
+  if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_gemm_arguments(scope.call);
   if (capturing) capture_gemm_values<Real>(capture, scope.call, a, b);
 }
 
@@ -310,7 +310,7 @@ void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape
   }
   forward();
   scope.end();
-  if (scope.recording() && scope.call.xerbla_parameter && !scope.call.parent) capture_blas_arguments(scope.call);
+  if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_blas_arguments(scope.call);
 }
 
 }  // namespace

@@ -271,8 +271,9 @@ void capture_gemm_arguments(record::CallRecord& c) {
   if (!s || !capture_root() || s->capture_mode.load() == 0) return;
   if (c.precision != record::Precision::S && c.precision != record::Precision::D) return;
   if (c.m < 0 || c.n < 0 || c.k < 0 || c.m * c.k > (1 << 26) || c.k * c.n > (1 << 26)) return;
-  // A transpose flag that is not N, T or C has no workload form: the replay would transpose.
-  if (c.xerbla_parameter == 1 || c.xerbla_parameter == 2) return;
+  // A transpose flag that is not N, T or C, or a CBLAS layout that is neither row- nor
+  // column-major (OpenBLAS reports it as parameter 0), has no workload form.
+  if (c.xerbla_parameter <= 2) return;
   if (!reserve(0, true)) return;
   char dir[4096], path[4200], text[2048];
   if (!make_directory(c, dir, sizeof dir)) return;
@@ -323,6 +324,7 @@ bool plan_replay(const record::CallRecord& c, BlasReplay& r) {
   using record::Routine;
   const bool trans = c.flags & record::kTransA;  // the Fortran wrappers set it from TRANS too
   const int p = c.xerbla_parameter;
+  if (p <= 0) return false;  // a CBLAS layout that is neither row- nor column-major
   if (c.routine == Routine::Gemv) {
     if (p == 1 || c.m < 0 || c.n < 0) return false;
     r.a_rows = c.m, r.a_cols = c.n, r.b_rows = trans ? c.m : c.n, r.b_cols = 0, r.b_name = "x";

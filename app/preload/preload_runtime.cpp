@@ -480,7 +480,7 @@ CallScope::~CallScope() {
   const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, mine.children_ns);
   // A call that failed did not do the work its sizes say (POTRF stops at the first minor that
   // is not positive definite): it adds no FLOPs.
-  const std::uint64_t flops = call.xerbla_parameter || call.info != 0 ? 0 : record::flops_of(call);
+  const std::uint64_t flops = record::has_xerbla(call) || call.info != 0 ? 0 : record::flops_of(call);
   const std::uint64_t failures = failed() ? 1 : 0;
   if (record::ActiveSlot* slot = my_slot()) {
     // This thread is the slot's only writer: plain loads and stores, no locked instructions.

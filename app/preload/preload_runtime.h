@@ -136,6 +136,7 @@ void count_nonfinite(const void* data, std::int64_t m, std::int64_t n, std::int6
 
 inline void set_xerbla(CallRecord& call, const char* routine, std::size_t length, int parameter) {
   call.xerbla_parameter = parameter;
+  call.flags |= record::kXerbla;
   std::memset(call.xerbla_routine, 0, sizeof call.xerbla_routine);
   for (std::size_t i = 0; i < length && i < sizeof call.xerbla_routine && routine[i] && routine[i] != ' '; ++i) {
     call.xerbla_routine[i] = routine[i];

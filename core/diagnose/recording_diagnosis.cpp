@@ -220,7 +220,12 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
   // CBLAS row-major calls other than GEMM reach the library with M and N (and the transposes)
   // swapped: the Fortran list would name the wrong argument.
   const bool swapped = own && (c.flags & record::kCblas) && (c.flags & record::kRowMajor) && c.routine != Routine::Gemm;
-  if (meaning.empty() && swapped) {
+  if (own && (c.flags & record::kCblas) && c.xerbla_parameter == 0) {
+    // OpenBLAS's CBLAS checks the layout before anything else and reports a bad one as 0.
+    meaning =
+        "is how OpenBLAS's CBLAS refuses your ORDER (the layout, its first argument): it is neither "
+        "CblasRowMajor (101) nor CblasColMajor (102), so nothing was computed";
+  } else if (meaning.empty() && swapped) {
     meaning =
         "parameter is counted in the column-major call OpenBLAS made of your row-major one (M and N, "
         "and the transposes, swapped)";
@@ -476,7 +481,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   // norm): their NaN results were reported, not silent.
   std::unordered_set<std::uint64_t> failed_inside;
   for (const auto& c : r.calls) {
-    if (c.parent && (c.info != 0 || c.xerbla_parameter != 0)) failed_inside.insert(c.parent);
+    if (c.parent && (c.info != 0 || record::has_xerbla(c))) failed_inside.insert(c.parent);
   }
   auto outermost = [&by_id, &index_calls](const CallRecord& c) {
     index_calls();
@@ -497,7 +502,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   std::unordered_map<std::uint64_t, const CallRecord*> infinite_scale;
   for (const CallRecord& c : r.calls) {
     if (is_lascl_cfrom(c)) ++refusals[outermost(c)->id];
-    if (c.parent && c.routine == Routine::Lascl && !c.xerbla_parameter && !std::isfinite(c.alpha)) {
+    if (c.parent && c.routine == Routine::Lascl && !record::has_xerbla(c) && !std::isfinite(c.alpha)) {
       infinite_scale.emplace(outermost(c)->id, &c);
     }
   }
@@ -507,7 +512,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   // raises DHSEQR's): the diagnosis names that one and lists the others as evidence.
   std::unordered_map<std::uint64_t, std::vector<const CallRecord*>> inner_reports;
   for (const CallRecord& c : r.calls) {
-    if (c.xerbla_parameter != 0 && c.parent && !is_lascl_cfrom(c)) inner_reports[outermost(c)->id].push_back(&c);
+    if (record::has_xerbla(c) && c.parent && !is_lascl_cfrom(c)) inner_reports[outermost(c)->id].push_back(&c);
   }
   // The last DGETRF of each shape in each process that found a zero pivot: a DGETRS of that
   // shape after it most likely solves with its factor (DGETRS divides by U's diagonal and
@@ -559,11 +564,11 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                       "for instance): a matrix whose norm is zero is all zeros and needs no "
                                       "scaling."}
                            : Specific{"not a number", "", ""});
-    } else if (c.xerbla_parameter != 0 && &c != outermost(c) && outermost(c)->xerbla_parameter != 0 &&
+    } else if (record::has_xerbla(c) && &c != outermost(c) && record::has_xerbla(*outermost(c)) &&
                !is_lascl_cfrom(*outermost(c)) && !running.count(outermost(c)->id)) {
       // Inside a driver with a report of its own: the driver's diagnosis lists this one (a
       // driver that never returned gets none of that kind: each report is diagnosed).
-    } else if (c.xerbla_parameter != 0) {
+    } else if (record::has_xerbla(c)) {
       const CallRecord& top = *outermost(c);
       const bool gemm_page = is_gemm_xerbla(c) && &top == &c;
       // Refused inside LAPACK, on input holding NaN/Inf: the value was computed from them.
@@ -651,7 +656,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
       // A LAPACK call that read them, said nothing and returned a finite result lost them on the
       // way: the result means nothing (SYEVR with eigenvectors returns zeros for a NaN).
-      const bool swallowed = lapack && (c.flags & record::kValuesChecked) && c.info == 0 && c.xerbla_parameter == 0 &&
+      const bool swallowed = lapack && (c.flags & record::kValuesChecked) && c.info == 0 && !record::has_xerbla(c) &&
                              c.output_nan + c.output_inf == 0 && !failed_inside.count(c.id);
       if (swallowed) {
         out.add("non-finite-input", Severity::Error, c,
@@ -666,7 +671,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
     // The silent failure: a result with NaN/Inf and nothing said (INFO = 0, no xerbla), an
     // error whatever the inputs were.
-    if (c.output_nan + c.output_inf > 0 && c.info == 0 && c.xerbla_parameter == 0 && !failed_inside.count(c.id)) {
+    if (c.output_nan + c.output_inf > 0 && c.info == 0 && !record::has_xerbla(c) && !failed_inside.count(c.id)) {
       const bool from_inputs = c.input_nan + c.input_inf > 0;
       const auto factor = c.routine == Routine::Getrs && !from_inputs
                               ? singular.find(std::make_tuple(c.pid, c.precision, c.n, c.lda))
@@ -711,16 +716,25 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       out.add("non-finite-output", Severity::Error, c, title, evidence, variant);
     }
   }
-  // SIGTERM, SIGINT and SIGHUP end a program on request (its own, a user's, a scheduler's): not a
-  // crash, though what was running when it came is still worth naming.
-  const bool terminated = r.signal == "SIGTERM" || r.signal == "SIGINT" || r.signal == "SIGHUP";
-  const Specific termination{
-      "",
-      "The program ended on " + r.signal +
-          ", a request to stop that a process sends (the program itself, "
-          "a user's Ctrl-C or kill, a job scheduler or a closed terminal), not a fault.",
-      "Nothing to fix in BLAS/LAPACK: find who sent the signal (a scheduler's time limit, a parent process). A "
-      "call named as running was simply the one in progress."};
+  // SIGTERM, SIGINT and SIGHUP end a program on request (its own, a user's, a scheduler's), and
+  // SIGPIPE one whose output's reader has gone (`program | head`): not a crash, though what was
+  // running when it came is still worth naming.
+  const bool broken_pipe = r.signal == "SIGPIPE";
+  const bool terminated = r.signal == "SIGTERM" || r.signal == "SIGINT" || r.signal == "SIGHUP" || broken_pipe;
+  const Specific termination =
+      broken_pipe
+          ? Specific{"",
+                     "The program ended on SIGPIPE: it wrote to a pipe (or socket) whose reader had gone, as when "
+                     "`program | head` has read the lines it wanted and exited. That is how such a pipeline "
+                     "normally ends, not a fault.",
+                     "Nothing to fix in BLAS/LAPACK. If the program should have run to its end, keep its output "
+                     "(redirect it to a file) or let the reader read it all."}
+          : Specific{"",
+                     "The program ended on " + r.signal +
+                         ", a request to stop that a process sends (the program itself, "
+                         "a user's Ctrl-C or kill, a job scheduler or a closed terminal), not a fault.",
+                     "Nothing to fix in BLAS/LAPACK: find who sent the signal (a scheduler's time limit, a parent "
+                     "process). A call named as running was simply the one in progress."};
   // The longest finished call of each routine (exact, from the totals: the calls kept one by one
   // may be a few). A call stopped after not much longer is the one in progress (a loop of GEMMs
   // stopped by --timeout), not a hang. An older session without it has the mean.

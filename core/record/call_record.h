@@ -98,6 +98,8 @@ enum CallFlags : std::uint16_t {
   kSomeEigenvalues = 1 << 9,  // SYEVR for some eigenvalues (RANGE 'V' or 'I'): no op replays that
   kIncomplete = 1 << 10,      // SYEVR asked for all N eigenvalues found M < N with INFO = 0: the
                               // N - M it did not compute are counted as NaN in its output
+  kXerbla = 1 << 11,          // xerbla was called inside it: xerbla_parameter says which (0 is
+                              // OpenBLAS's CBLAS refusing an ORDER that is neither row- nor column-major)
 };
 
 // One finished call (or, in the active table, one running call). 128 bytes, a ring entry of
@@ -162,9 +164,13 @@ inline bool has_replay_op(Routine r) {
 // A call that failed: INFO != 0, an xerbla report, a non-finite result, or a LAPACK call that
 // read NaN/Inf, whatever it returned (a finite result from them means nothing: SYEVR with
 // eigenvectors returns zeros for a NaN).
+inline bool has_xerbla(const CallRecord& c) {
+  return (c.flags & kXerbla) || c.xerbla_parameter != 0;
+}
+
 inline bool call_failed(const CallRecord& c) {
   const bool read_nonfinite = (c.flags & kHasInfo) && (c.flags & kValuesChecked) && c.input_nan + c.input_inf > 0;
-  return c.info != 0 || c.xerbla_parameter != 0 || c.output_nan != 0 || c.output_inf != 0 || read_nonfinite;
+  return c.info != 0 || has_xerbla(c) || c.output_nan != 0 || c.output_inf != 0 || read_nonfinite;
 }
 
 // A call whose record the diagnoses need one by one: it failed, read or made NaN/Inf, was
@@ -172,7 +178,7 @@ inline bool call_failed(const CallRecord& c) {
 // explains what fails after it in the same driver).
 inline bool needed_one_by_one(const CallRecord& c) {
   const bool odd_scale = c.routine == Routine::Lascl && (!std::isfinite(c.alpha) || !std::isfinite(c.beta));
-  return (c.flags & kCaptured) || c.info != 0 || c.xerbla_parameter != 0 || c.input_nan != 0 || c.input_inf != 0 ||
+  return (c.flags & kCaptured) || c.info != 0 || has_xerbla(c) || c.input_nan != 0 || c.input_inf != 0 ||
          c.output_nan != 0 || c.output_inf != 0 || odd_scale;
 }
 

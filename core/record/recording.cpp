@@ -456,7 +456,7 @@ std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls) {
     const std::uint64_t made = it == inside.end() ? 0 : it->second;
     t.self_seconds += static_cast<double>(c.duration_ns - std::min(c.duration_ns, made)) * 1e-9;
     if (call_failed(c)) ++t.failures;  // as the preload counts them
-    if (!c.xerbla_parameter && c.info == 0) t.gflop += static_cast<double>(flops_of(c)) * 1e-9;  // see the preload
+    if (!has_xerbla(c) && c.info == 0) t.gflop += static_cast<double>(flops_of(c)) * 1e-9;  // see the preload
   }
   std::vector<RoutineTotal> out;
   for (auto& [key, total] : totals) out.push_back(total);

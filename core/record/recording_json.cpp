@@ -332,6 +332,7 @@ class CallBuilder {
       throw std::invalid_argument("field \"" + std::string(m_key) + "\" of a call must not be an object");
     m_expect_object = false;
     m_in_xerbla = true;
+    m_call.flags |= kXerbla;  // a report, whatever parameter it names (OpenBLAS's CBLAS says 0)
   }
   void end_nested() { m_in_xerbla = false; }
   void check_value() const {

@@ -172,7 +172,7 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   if (c.align_b) w.number("align_b", alignment_bytes(c.align_b));
   if (c.align_c) w.number("align_c", alignment_bytes(c.align_c));
   if (c.unlisted) w.number("unlisted", c.unlisted);
-  if (c.xerbla_parameter) {
+  if (has_xerbla(c)) {
     w.key("xerbla");
     CallText x(w.end());
     x.text("routine", {c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)});

@@ -163,7 +163,7 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
     // replays; with finite ones, arguments the replay op cannot pass (a refused UPLO or LDA, a
     // negative size or a transpose flag GEMM refused: the GEMMs it can replay were captured).
     const bool lapack_argument_error =
-        c.routine != Routine::Lascl && (c.info < 0 || c.xerbla_parameter != 0) && c.input_nan + c.input_inf == 0;
+        c.routine != Routine::Lascl && (c.info < 0 || has_xerbla(c)) && c.input_nan + c.input_inf == 0;
     const std::string name = record::routine_name(c.routine, c.precision);
     if (!real || !has_op || lapack_argument_error || record::transposed_gels(c) ||
         (c.flags & record::kSomeEigenvalues)) {
@@ -255,7 +255,7 @@ std::vector<std::vector<std::string>> notable_call_rows(const record::Recording&
   std::vector<std::vector<std::string>> rows{
       {"CALL", "PARENT", "THREAD", "ROUTINE", "M", "N", "K", "TIME", "INFO", "XERBLA", "NaN/Inf OUT"}};
   const auto add = [&rows](const record::CallRecord& c, bool running) {
-    const std::string xerbla = c.xerbla_parameter
+    const std::string xerbla = has_xerbla(c)
                                    ? std::string(c.xerbla_routine, strnlen(c.xerbla_routine, sizeof c.xerbla_routine)) +
                                          " parameter " + std::to_string(c.xerbla_parameter)
                                    : "-";

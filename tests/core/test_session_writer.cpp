@@ -62,7 +62,7 @@ CallRecord full_call() {
   c.output_nan = 3;
   c.output_inf = 4294967295u;
   c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured | kWorkspaceQuery |
-            kSomeEigenvalues;
+            kSomeEigenvalues | kXerbla;
   c.side_uplo = 'G';
   c.align_a = 1, c.align_b = 4, c.align_c = 13;  // 1, 8 and 4096 bytes
   return c;
@@ -157,6 +157,21 @@ TEST(SessionText, EveryFieldOfEveryCallReadsBack) {
   EXPECT_EQ(back.wall_seconds, r.wall_seconds);
   // The JSON parser reads the same text to the same calls.
   expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, r.calls);
+}
+
+TEST(SessionText, AnXerblaReportOfParameter0IsStillAReport) {
+  // OpenBLAS's CBLAS refuses a layout that is neither row- nor column-major as parameter 0.
+  CallRecord refused = call(1);
+  refused.flags |= kCblas | kXerbla;
+  std::snprintf(refused.xerbla_routine, sizeof refused.xerbla_routine, "DGEMM");
+  ASSERT_TRUE(has_xerbla(refused) && call_failed(refused));
+  const Recording back = parse_recording_text(session_text(recording_of({refused, call(2)})));
+  ASSERT_EQ(back.calls.size(), 2u);
+  EXPECT_TRUE(has_xerbla(back.calls[0]));
+  EXPECT_EQ(back.calls[0].xerbla_parameter, 0);
+  EXPECT_STREQ(back.calls[0].xerbla_routine, "DGEMM");
+  EXPECT_FALSE(has_xerbla(back.calls[1]));
+  EXPECT_TRUE(has_xerbla(recording_from_json(nlohmann::json::parse(session_text(recording_of({refused})))).calls[0]));
 }
 
 TEST(SessionText, ACudaMallocOfMoreThan4GiBKeepsItsSize) {

@@ -1479,6 +1479,69 @@ class RecordC(unittest.TestCase):
                 self.assertIn("it must be at least 4" if parameter != 6 or capture["call"] == 2
                               else "it must be at least 5", evidence)
 
+    def test_a_cblas_layout_that_is_neither_row_nor_column_major_is_a_refusal(self):
+        # OpenBLAS's CBLAS reports a bad ORDER to xerbla as parameter 0 ("parameter number 0"):
+        # the call computed nothing, which a report that read 0 as "no report" recorded as a success.
+        exe = build_c("bad_order", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            int main(void) {
+              double *a = calloc(64, 8), *b = calloc(64, 8), *c = calloc(64, 8);
+              float *fa = calloc(64, 4), *fc = calloc(64, 4);
+              cblas_dgemv((enum CBLAS_ORDER)7, CblasNoTrans, 4, 4, 1.0, a, 4, b, 1, 0.0, c, 1);
+              cblas_sgemm((enum CBLAS_ORDER)0, CblasNoTrans, CblasNoTrans, 4, 4, 4, 1.0f, fa, 4, fa, 4, 0.0f, fc, 4);
+              cblas_dgemm((enum CBLAS_ORDER)99, CblasNoTrans, CblasNoTrans, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);  /* fine */
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(proc.out.count("parameter number  0 had an illegal value"), 3, proc.out)  # OpenBLAS's own
+        calls = sorted(report["calls"], key=lambda c: c["seq"])
+        self.assertEqual([c.get("xerbla", {}).get("parameter") for c in calls], [0, 0, 0, None])
+        routines = {r["routine"]: r for r in report["routines"]}
+        self.assertEqual((routines["dgemv"]["failures"], routines["sgemm"]["failures"], routines["dgemm"]["failures"]),
+                         (1, 1, 1))
+        self.assertEqual(routines["sgemm"].get("gflop", 0), 0, "a refused call computed nothing")
+        found = [d for d in report["diagnoses"] if d["id"] == "illegal-argument"]
+        self.assertEqual([d["call"] for d in found], [c["id"] for c in calls[:3]], [d["title"] for d in found])
+        for d in found:
+            self.assertIn("parameter number 0 had an illegal value", d["title"])
+            self.assertIn("neither CblasRowMajor (101) nor CblasColMajor (102)", " ".join(d["evidence"]))
+        self.assertEqual(report["captures"], [], "a layout no workload can state is not captured as if legal")
+
+    def test_a_program_whose_output_reader_went_away_is_not_a_crash(self):
+        # `program | head`: once head exits, the program's next write raises SIGPIPE.
+        exe = build_c("pipe_writer", """
+            #include <cblas.h>
+            #include <stdio.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, c[4];
+              for (int i = 0; i < 1000000; ++i) {
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+                printf("%d %g\\n", i, c[0]);
+                fflush(stdout);
+              }
+              return 0;
+            }
+        """, "-lopenblas")
+        session = os.path.join(WORK, "pipe.json")
+        proc = subprocess.Popen([CLI, "record", "--output", session, "--", exe], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        self.assertTrue(proc.stdout.readline().startswith("0 "))
+        proc.stdout.close()
+        err = proc.stderr.read()
+        self.assertEqual(proc.wait(timeout=120), 128 + signal.SIGPIPE, err)
+        report = json.loads(subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, text=True,
+                                           timeout=60).stdout)
+        crashed = [d for d in report["diagnoses"] if d["id"] == "program-crashed"]
+        self.assertEqual(len(crashed), 1, err)
+        self.assertEqual(crashed[0]["severity"], "warning", crashed[0])
+        self.assertIn("SIGPIPE", crashed[0]["title"])
+        self.assertIn("reader had gone", crashed[0]["cause"])
+        self.assertNotIn("error [program-crashed]", err)
+
     def test_a_scale_dlascl_refuses_is_captured_and_told_apart(self):
         exe = build_c("lascl", """
             #include <math.h>
