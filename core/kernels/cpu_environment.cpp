@@ -122,10 +122,12 @@ double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, con
   return measured_ghz;
 }
 
-double fastest_clock_this_boot_ghz() {
+double fastest_clock_this_boot_ghz(ClockProbe probe) {
   const std::string boot = boot_id(), cache = boot_cache_path("clock");
   if (cache.empty()) return measure_clock_ghz();
-  return fastest_clock_ghz(measure_clock_ghz(cached_clock_ghz(cache, boot) > 0 ? 1 : 5), cache, boot);
+  const double known = cached_clock_ghz(cache, boot);
+  if (known > 0 && probe == ClockProbe::KnownIfAny) return known;
+  return fastest_clock_ghz(measure_clock_ghz(known > 0 ? 1 : 5), cache, boot);
 }
 
 int corename_simd_level(const std::string& corename) {
@@ -147,7 +149,7 @@ int corename_simd_level(const std::string& corename) {
   return -1;
 }
 
-CpuEnvironment probe_cpu_environment() {
+CpuEnvironment probe_cpu_environment(ClockProbe clock_probe) {
   CpuEnvironment env;
   env.openblas_config = openblas_get_config();
   env.openblas_corename = openblas_get_corename();
@@ -159,7 +161,7 @@ CpuEnvironment probe_cpu_environment() {
   env.logical_cpus = std::max(1u, std::thread::hardware_concurrency());
   env.simd = simd_features();
   env.nominal_ghz = nominal_clock_ghz(env.cpu_model);
-  env.measured_ghz = fastest_clock_this_boot_ghz();
+  env.measured_ghz = fastest_clock_this_boot_ghz(clock_probe);
   const double clock = env.measured_ghz > 0 ? env.measured_ghz : env.nominal_ghz;
   const int level = cpu_simd_level(env.simd);
   // Two FMA units per core: FP64 lanes x 2 (multiply + add) x 2 units.

@@ -29,7 +29,11 @@ struct CpuEnvironment {
   std::string kernel_mismatch;
 };
 
-CpuEnvironment probe_cpu_environment();
+// How the probe gets the clock: measured (one round where this boot's fastest is known, five
+// otherwise), or this boot's fastest as known, measured only where none is (the recorder, which
+// pays the probe before the program starts).
+enum class ClockProbe { Measure, KnownIfAny };
+CpuEnvironment probe_cpu_environment(ClockProbe clock = ClockProbe::Measure);
 
 // Cycles per second of one core, timed on a loop of one-cycle iterations: the best of
 // `rounds` of about 0.3 ms each.
@@ -44,9 +48,9 @@ double fastest_clock_ghz(double measured_ghz, const std::string& cache_file, con
 // The clock `cache_file` holds for `boot_id`, or 0.
 double cached_clock_ghz(const std::string& cache_file, const std::string& boot_id);
 // The same with the user's cache ($XDG_CACHE_HOME or ~/.cache, blasscope/clock) and this boot,
-// measured here: five rounds the first time, then one (the recorder probes before every
-// program it records, and the cache keeps the fastest anyway).
-double fastest_clock_this_boot_ghz();
+// measured here: five rounds the first time, then one; or, with ClockProbe::KnownIfAny, the
+// cache's clock as it is wherever it has one.
+double fastest_clock_this_boot_ghz(ClockProbe probe = ClockProbe::Measure);
 
 // The clock a CPU model name states ("... @ 2.60GHz"), else /proc/cpuinfo's "cpu MHz".
 double nominal_clock_ghz(const std::string& model);

@@ -94,4 +94,22 @@ TEST_F(ClockCache, TwoProbesOnOneBootNeverGiveALowerPeak) {
 #endif
 }
 
+TEST_F(ClockCache, TheRecordersProbeTakesThisBootsKnownClockAsItIs) {
+  const std::string boot = boot_id();
+  if (boot.empty()) GTEST_SKIP() << "no boot id on this machine: nothing is cached";
+  const char* before = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = before ? before : "";
+  ::setenv("XDG_CACHE_HOME", m_dir.c_str(), 1);
+  ASSERT_TRUE(write_boot_fact(file(), boot, "97.25"));  // no measurement gives exactly that
+  const double known = fastest_clock_this_boot_ghz(ClockProbe::KnownIfAny);
+  std::filesystem::remove(file());
+  const double measured = fastest_clock_this_boot_ghz(ClockProbe::KnownIfAny);
+  before ? ::setenv("XDG_CACHE_HOME", saved.c_str(), 1) : ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(known, 97.25);
+  EXPECT_NE(measured, 97.25) << "nothing known: measured";
+#if defined(__x86_64__)
+  EXPECT_GT(measured, 0);
+#endif
+}
+
 }  // namespace
