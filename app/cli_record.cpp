@@ -216,7 +216,8 @@ int run_record(const std::vector<std::string>& args) {
   if (!quiet) {
     std::cerr << core::printable_utf8(core::recording_summary(recording, diagnoses));
     if (!saved.session.empty()) {
-      std::cerr << "session: " << saved.session << "  (blasscope-cli report " << saved.session << ")\n";
+      std::cerr << "session: " << saved.session << "  (blasscope-cli report " << core::shell_quoted(saved.session)
+                << ")\n";
     }
   }
   return recording.exit_status;

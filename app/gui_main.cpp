@@ -7,6 +7,8 @@
 #include <QStyleFactory>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "guarded_application.h"
 #include "main_window.h"
@@ -34,36 +36,86 @@ void apply_dark_palette(QApplication& app) {
   app.setPalette(p);
 }
 
+// The command line's options, for the GUI and for --help, which needs no display.
+struct GuiOptions {
+  QCommandLineOption scenario{QStringLiteral("scenario"), QStringLiteral("Open a built-in scenario."),
+                              QStringLiteral("id")};
+  QCommandLineOption run{QStringLiteral("run"), QStringLiteral("Run it at once on cpu, gpu or both."),
+                         QStringLiteral("device")};
+  QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                QStringLiteral("When the load/run is done, save one PNG per view into DIR, then quit."),
+                                QStringLiteral("dir")};
+  QCommandLineOption theme{QStringLiteral("theme"), QStringLiteral("light, dark or system (the default)."),
+                           QStringLiteral("theme"), QStringLiteral("system")};
+  QCommandLineOption size{QStringLiteral("size"), QStringLiteral("Window size, e.g. 1280x800."), QStringLiteral("WxH")};
+
+  void add_to(QCommandLineParser& parser) const {
+    parser.setApplicationDescription(QStringLiteral("Inspector and profiler for BLAS/LAPACK workloads."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A tensor file, a workload or a session to open."),
+                                 QStringLiteral("[file]"));
+    parser.addOptions({scenario, run, screenshot, theme, size});
+  }
+};
+
+void set_application_names() {
+  QCoreApplication::setApplicationName(QStringLiteral("BLAScope"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(BLASSCOPE_VERSION));
+  QCoreApplication::setOrganizationName(QStringLiteral("BLAScope"));
+}
+
+bool asks_only_for_text(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-h" || arg == "--help" || arg == "-?" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Where Qt would abort without a word a user can act on: no X11 or Wayland display to open,
+// and no platform chosen.
+bool no_display() {
+  const auto unset = [](const char* name) {
+    const char* value = std::getenv(name);
+    return !value || !*value;
+  };
+  return unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const GuiOptions options;
+  if (asks_only_for_text(argc, argv)) {
+    // --help and --version print and exit: no display needed for that.
+    QCoreApplication text_only(argc, argv);
+    set_application_names();
+    QCommandLineParser parser;
+    options.add_to(parser);
+    parser.process(text_only);
+    return 0;
+  }
+  if (no_display()) {
+    std::fprintf(stderr,
+                 "blasscope: no display to open (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a desktop "
+                 "session, with QT_QPA_PLATFORM=offscreen for --screenshot, or use blasscope-cli on a machine "
+                 "without one.\n");
+    return 1;
+  }
   QElapsedTimer since_start;  // screenshot mode says how long opening took
   since_start.start();
   blasscope::ui::GuardedApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("BLAScope"));
-  QApplication::setApplicationVersion(QStringLiteral(BLASSCOPE_VERSION));
-  QApplication::setOrganizationName(QStringLiteral("BLAScope"));
+  set_application_names();
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Inspector and profiler for BLAS/LAPACK workloads."));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("file"),
-                               QStringLiteral("A tensor file, a workload or a session to open."),
-                               QStringLiteral("[file]"));
-  const QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("Open a built-in scenario."),
-                                    QStringLiteral("id"));
-  const QCommandLineOption run(QStringLiteral("run"), QStringLiteral("Run it at once on cpu, gpu or both."),
-                               QStringLiteral("device"));
-  const QCommandLineOption screenshot(
-      QStringLiteral("screenshot"),
-      QStringLiteral("When the load/run is done, save one PNG per view into DIR, then quit."), QStringLiteral("dir"));
-  const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light, dark or system (the default)."),
-                                 QStringLiteral("theme"), QStringLiteral("system"));
-  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1280x800."),
-                                QStringLiteral("WxH"));
-  parser.addOptions({scenario, run, screenshot, theme, size});
+  options.add_to(parser);
   parser.process(app);
+  const QCommandLineOption &scenario = options.scenario, &run = options.run, &screenshot = options.screenshot,
+                           &theme = options.theme, &size = options.size;
 
   if (parser.value(theme) == QStringLiteral("dark")) apply_dark_palette(app);
   if (parser.value(theme) == QStringLiteral("light")) app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "text/format.h"
+
 namespace blasscope::record {
 
 std::vector<std::string> command_line_of(std::uint32_t pid) {
@@ -66,7 +68,7 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       info.command = info.registered;
       if (!info.argv.empty()) {
         info.command.clear();
-        for (const std::string& a : info.argv) info.command += (info.command.empty() ? "" : " ") + a;
+        info.command = core::shell_command(info.argv);
       } else if (info.registered.size() + 1 >= sizeof e.command) {
         info.command += "…";  // the table's copy was cut, and the process is gone
       }

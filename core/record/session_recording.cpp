@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "kernels/cpu_environment.h"
 #include "record/session_stream.h"
 #include "record/session_writer.h"
+#include "text/format.h"
 
 namespace blasscope::record {
 namespace {
@@ -82,8 +84,11 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
     writer.append(child.calls, child.start_ns);
     try {
       writer.finish(child);
-      std::string command;  // the whole command line, as the processes list has it
-      for (const std::string& arg : child.command) command += (command.empty() ? "" : " ") + arg;
+      // The whole command line, as the processes list has it (its arguments quoted where they
+      // were read, else the line the process registered, or what it was before an exec).
+      const auto process = std::find_if(r.processes.begin(), r.processes.end(),
+                                        [&child](const ProcessInfo& p) { return p.pid == child.pid; });
+      const std::string command = process != r.processes.end() ? process->command : core::shell_command(child.command);
       // Absolute: `report` and the GUI open it from wherever they run (--output ../out/x.json
       // made "../out/x-HOST-PID.json", a path only from the recorder's folder).
       std::error_code error;

@@ -19,30 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-// One argument as a shell would need it: bare when safe, else quoted ('' for an empty one), with
-// control characters as $'\n' escapes (a newline must not break the report's title line).
-std::string shell_quoted(const std::string& arg) {
-  if (!arg.empty() &&
-      arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
-          std::string::npos) {
-    return arg;
-  }
-  bool control = false;
-  for (const unsigned char c : arg) control = control || c < 0x20 || c == 0x7f;
-  if (!control) {
-    std::string out = "'";
-    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-  }
-  // ANSI-C quoting: quotes and backslashes escaped first, then the control characters.
-  std::string escaped;
-  for (const char c : arg) {
-    if (c == '\'' || c == '\\') escaped += '\\';
-    escaped += c;
-  }
-  return "$'" + one_line(escaped) + "'";
-}
-
 std::string command_line(const record::Recording& r) {
   std::string text;
   for (const auto& a : r.command) {
@@ -189,7 +165,8 @@ std::string captures_text(const record::Recording& r) {
   constexpr std::size_t kListed = 10;
   for (std::size_t i = 0; i < r.captures.size() && i < kListed; ++i) {
     const auto& c = r.captures[i];
-    out << "capture: call " << c.call << " " << c.routine << " -> blasscope-cli run " << c.workload << '\n';
+    out << "capture: call " << c.call << " " << c.routine << " -> blasscope-cli run " << shell_quoted(c.workload)
+        << '\n';
   }
   if (r.captures.size() > kListed) {
     const std::string& last = r.captures.back().workload;
@@ -205,7 +182,8 @@ std::string captures_text(const record::Recording& r) {
     const auto process = std::find_if(r.processes.begin(), r.processes.end(),
                                       [&c](const record::ProcessInfo& p) { return p.pid == c.pid; });
     const std::string ended = process != r.processes.end() ? ", " + record::end_text(*process) : "";
-    out << "child: pid " << c.pid << " (" << one_line(command) << ")" << ended << " -> " << c.session << '\n';
+    out << "child: pid " << c.pid << " (" << one_line(command) << ")" << ended << " -> " << shell_quoted(c.session)
+        << '\n';
   }
   if (r.processes.size() > r.children.size() + 1) {
     const std::size_t others = r.processes.size() - r.children.size() - 1;

@@ -115,4 +115,34 @@ std::string escape_html(const std::string& text) {
   return out;
 }
 
+// One argument as a shell would need it: bare when safe, else quoted ('' for an empty one), with
+// control characters as $'\n' escapes (a newline must not break the report's title line).
+std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() &&
+      arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") ==
+          std::string::npos) {
+    return arg;
+  }
+  bool control = false;
+  for (const unsigned char c : arg) control = control || c < 0x20 || c == 0x7f;
+  if (!control) {
+    std::string out = "'";
+    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  }
+  // ANSI-C quoting: quotes and backslashes escaped first, then the control characters.
+  std::string escaped;
+  for (const char c : arg) {
+    if (c == '\'' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  return "$'" + one_line(escaped) + "'";
+}
+
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const std::string& arg : argv) text += (text.empty() ? "" : " ") + shell_quoted(arg);
+  return text;
+}
+
 }  // namespace blasscope::core

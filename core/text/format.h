@@ -25,5 +25,9 @@ std::string printable_utf8(std::string_view text);
 // One line of text: control characters from a file (a tensor named "a\nfindings: none") are
 // written as \n, \r, \t or \xNN, so a name or value cannot fake lines of a report.
 std::string one_line(std::string_view text);
+// One argument as a shell needs it to read it back (bare where safe, else quoted), and a
+// command's arguments so joined: what a user can paste into a terminal.
+std::string shell_quoted(const std::string& arg);
+std::string shell_command(const std::vector<std::string>& argv);
 
 }  // namespace blasscope::core

@@ -9,6 +9,7 @@ usage: test_record_cli.py CLI [unittest arguments: test names, -k PATTERN]
 import json
 import os
 import re
+import shlex
 import shutil
 import struct
 import signal
@@ -460,6 +461,34 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(report["calls"], [])
         own = next(p for p in report["processes"] if p["pid"] == report["pid"])
         self.assertEqual((own["blas_found"], own.get("blas_loaded")), (False, True))
+
+    def test_the_commands_the_summary_suggests_can_be_pasted_into_a_shell(self):
+        # A folder with a space and a child given an argument with a space: every path and command
+        # the summary prints reads back through a shell as what it names.
+        folder = os.path.join(WORK, "odd dir 'quoted'")
+        os.makedirs(folder, exist_ok=True)
+        script = os.path.join(WORK, "child_args.py")
+        with open(script, "w") as f:
+            f.write(textwrap.dedent("""
+                import subprocess, sys
+                subprocess.run([sys.executable, "-c", "import numpy as n; n.linalg.svd(n.full((3, 3), n.nan))", "a b"])
+            """))
+        session = os.path.join(folder, "s.json")
+        proc = subprocess.run([CLI, "record", "--output", session, "--", PYTHON, script], capture_output=True,
+                              text=True, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        lines = proc.stderr.splitlines()
+        child = next(line for line in lines if line.startswith("child: "))
+        self.assertIn("'a b'", child)
+        session_line = next(line for line in lines if line.startswith("session: "))
+        suggested = shlex.split(session_line.split("(", 1)[1].rstrip(")"))
+        self.assertEqual(suggested, ["blasscope-cli", "report", session])
+        [child_session] = shlex.split(child.rsplit(" -> ", 1)[1])
+        self.assertTrue(child_session.startswith(folder), child)
+        capture = next(line for line in lines if line.startswith("capture: "))
+        suggested = shlex.split(capture.split(" -> ", 1)[1])
+        self.assertEqual(suggested[:2], ["blasscope-cli", "run"])
+        self.assertTrue(os.path.exists(suggested[2]), capture)
 
     def test_a_forked_child_that_execs_is_named_by_both_commands(self):
         # Its BLAS calls were made as the forked Python, before the exec: both are said.
