@@ -37,6 +37,9 @@ using Clock = std::chrono::steady_clock;
 // Ctrl-Cs the recorder received while the program ran (see record_program), and how long the
 // program has to end by itself after the first.
 std::atomic<int> g_interrupts{0};
+// The process that sent the latest SIGINT with kill(), 0 where a terminal's Ctrl-C sent it: a
+// kill reaches the program only if it was sent to the whole process group.
+std::atomic<int> g_interrupt_sender{0};
 constexpr auto kInterruptGrace = std::chrono::seconds(10);
 
 std::string signal_text(int sig) {
@@ -198,10 +201,15 @@ Recording record_program(const RecordOptions& options) {
   struct sigaction ignore {
   }, counted{}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
-  counted.sa_handler = [](int) { g_interrupts.fetch_add(1); };
-  counted.sa_flags = SA_RESTART;  // the grower's fallocate, a GUI's threads: no EINTR from it
+  counted.sa_sigaction = [](int, siginfo_t* info, void*) {
+    // SI_USER, SI_QUEUE, SI_TKILL (<= 0): a process's kill; a terminal's Ctrl-C is the kernel's.
+    g_interrupt_sender.store(info && info->si_code <= 0 ? std::max(1, static_cast<int>(info->si_pid)) : 0);
+    g_interrupts.fetch_add(1);
+  };
+  counted.sa_flags = SA_RESTART | SA_SIGINFO;  // the grower's fallocate, a GUI's threads: no EINTR from it
   sigemptyset(&counted.sa_mask);
   g_interrupts.store(0);
+  g_interrupt_sender.store(0);
   ::sigaction(SIGINT, nullptr, &old_int);
   const bool interrupts_ignored = old_int.sa_handler == SIG_IGN;
   if (!interrupts_ignored) ::sigaction(SIGINT, &counted, nullptr);
@@ -289,10 +297,15 @@ Recording record_program(const RecordOptions& options) {
       if (first || interrupts > 1 || now - interrupted_at >= kInterruptGrace) {
         const std::vector<CallRecord> running = buffer.running();
         if (first && !running.empty() && options.notice) {
-          options.notice("Ctrl-C: " + std::to_string(running.size()) +
+          const int sender = g_interrupt_sender.load();
+          options.notice((sender ? "SIGINT from process " + std::to_string(sender) +
+                                       " (a kill: it reached the program only if it was sent to the whole process "
+                                       "group): "
+                                 : std::string("Ctrl-C: ")) +
+                         std::to_string(running.size()) +
                          " recorded call(s) running; the program is stopped if one that started before it is "
                          "still running in " +
-                         std::to_string(kInterruptGrace.count()) + " s (Ctrl-C again: now)");
+                         std::to_string(kInterruptGrace.count()) + " s (SIGINT again: now)");
         }
         const bool stuck = std::any_of(running.begin(), running.end(), [&](const CallRecord& c) {
           return c.start_ns && c.start_ns <= interrupted_tick;
@@ -402,7 +415,12 @@ Recording record_program(const RecordOptions& options) {
   }
   if (out.timed_out) out.exit_status = 124;
   if (out.stopped) {
-    out.problem = received == SIGINT
+    const int sender = g_interrupt_sender.load();
+    out.problem = received == SIGINT && sender
+                      ? "the recorder received SIGINT from process " + std::to_string(sender) +
+                            " (a kill, which reaches the program only when sent to its whole process group) while "
+                            "a recorded call ran, and stopped the program; what it had recorded is kept"
+                  : received == SIGINT
                       ? "Ctrl-C (SIGINT) did not end the program while a recorded call ran (Python raises "
                         "KeyboardInterrupt only once a call returns): the recorder stopped it; what it had recorded "
                         "is kept"
