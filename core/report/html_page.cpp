@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "report/markdown_html.h"
 #include "text/format.h"
 
 namespace blasscope::core {
@@ -48,8 +49,9 @@ void html_diagnoses(std::ostream& out, const std::vector<Diagnosis>& diagnoses) 
           << "</a> above.</p>\n";
       continue;
     }
-    out << "<h4>Cause</h4><p>" << escape_html(d.cause) << "</p>\n<h4>Fix</h4><pre>" << escape_html(d.fix)
-        << "</pre>\n<h4>Seen as</h4><ul>";
+    out << "<h4>Cause</h4>\n"
+        << markdown_to_html(d.cause) << "<h4>Fix</h4>\n"
+        << markdown_to_html(d.fix) << "<h4>Seen as</h4><ul>";
     for (const auto& s : d.seen_as) out << "<li><code>" << escape_html(s) << "</code></li>";
     out << "</ul>\n";
   }

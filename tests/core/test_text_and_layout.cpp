@@ -7,6 +7,7 @@
 #include "io/input_error.h"
 #include "io/text_file.h"
 #include "report/inspect_text.h"
+#include "report/markdown_html.h"
 #include "test_files.h"
 
 using namespace blasscope::core;
@@ -121,4 +122,26 @@ TEST(Text, ReadingAFileGivesEveryByteOrNamesWhyNot) {
       EXPECT_NE(std::string(error.what()).find(says + " " + file), std::string::npos) << error.what();
     }
   }
+}
+
+TEST(MarkdownHtml, TablesListsAndParagraphsBecomeTheirElements) {
+  const std::string html = markdown_to_html(
+      "DLASCL scales **A** by `CTO/CFROM`;\nit refuses a NaN.\n\n"
+      "| driver | input | INFO |\n|---|---|---|\n| gesdd | NaN in A | -4 |\n\n"
+      "- **gesdd** checks the norm\n  itself.\n- gelsd <does> not\n");
+  EXPECT_EQ(html,
+            "<p>DLASCL scales <strong>A</strong> by <code>CTO/CFROM</code>; it refuses a NaN.</p>\n"
+            "<table><tr><th>driver</th><th>input</th><th>INFO</th></tr>"
+            "<tr><td>gesdd</td><td>NaN in A</td><td>-4</td></tr></table>\n"
+            "<ul><li><strong>gesdd</strong> checks the norm itself.</li><li>gelsd &lt;does&gt; not</li></ul>\n");
+}
+
+TEST(MarkdownHtml, MarkersWithoutTheirEndAndHtmlStayText) {
+  EXPECT_EQ(markdown_to_html("a `b and **c"), "<p>a `b and **c</p>\n");
+  EXPECT_EQ(markdown_to_html("<script>x</script> & `<b>`"),
+            "<p>&lt;script&gt;x&lt;/script&gt; &amp; <code>&lt;b&gt;</code></p>\n");
+  EXPECT_EQ(markdown_to_html(""), "");
+  EXPECT_EQ(markdown_to_html("|a|b|\n|c|d|"),
+            "<table><tr><td>a</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>\n")
+      << "no separator row: no header";
 }
