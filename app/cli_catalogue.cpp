@@ -17,6 +17,7 @@
 #include "report/session_report.h"
 #include "report/text_table.h"
 #include "results/session_file.h"
+#include "text/format.h"
 #include "workload/scenarios.h"
 
 namespace blasscope::app {
@@ -26,7 +27,8 @@ namespace {
 // folder of checkpoint shards too) is sent to `inspect`; anything else is named for what it is.
 std::string not_a_session(const core::Document& document, const std::string& path) {
   if (document.kind == core::DocumentKind::Workload) {
-    return "a workload, not a saved session: `blasscope-cli run " + path + " --session FILE` makes one";
+    return "a workload, not a saved session: `blasscope-cli run " + core::shell_quoted(path) +
+           " --session FILE` makes one";
   }
   const std::string makes =
       " (`blasscope-cli record -- COMMAND` or `blasscope-cli run WORKLOAD --session FILE` makes one)";
@@ -35,7 +37,7 @@ std::string not_a_session(const core::Document& document, const std::string& pat
   try {
     core::open_tensor_file(path);
     return std::string(folder ? "a checkpoint's folder" : "a tensor file") +
-           ", not a saved session: `blasscope-cli inspect " + path + "` reads it";
+           ", not a saved session: `blasscope-cli inspect " + core::shell_quoted(path) + "` reads it";
   } catch (const core::InputError& reason) {
     if (folder) return "a folder, not a saved session" + makes;
     return "not a saved session" + makes + ", nor a tensor file BLAScope reads: " + reason.what();

@@ -20,6 +20,7 @@
 #include "report/run_text.h"
 #include "results/session_file.h"
 #include "results/trace_writer.h"
+#include "text/format.h"
 #include "workload/scenarios.h"
 #include "workload/tensor_factory.h"
 
@@ -173,17 +174,17 @@ int run_run(const std::vector<std::string>& raw_args) {
     const core::Document document = core::open_document(args.workload);
     if (document.kind == core::DocumentKind::TensorFile) {
       throw core::InputError(core::InputError::Kind::Malformed,
-                             "a tensor file, not a workload: `blasscope-cli inspect " + args.workload +
-                                 "` reads it, and the GUI opens it");
+                             "a tensor file, not a workload: `blasscope-cli inspect " +
+                                 core::shell_quoted(args.workload) + "` reads it, and the GUI opens it");
     }
     if (document.kind == core::DocumentKind::Session) {
       throw core::InputError(core::InputError::Kind::Malformed,
-                             "a saved session, not a workload: `blasscope-cli report " + args.workload +
-                                 "` summarises it, and the GUI opens it");
+                             "a saved session, not a workload: `blasscope-cli report " +
+                                 core::shell_quoted(args.workload) + "` summarises it, and the GUI opens it");
     }
     if (document.kind == core::DocumentKind::Recording || !document.workload) {
       throw core::InputError(core::InputError::Kind::Malformed,
-                             "a recording, not a workload: `blasscope-cli report " + args.workload +
+                             "a recording, not a workload: `blasscope-cli report " + core::shell_quoted(args.workload) +
                                  "` summarises it, the GUI opens it, and each failing call it captured has a "
                                  "workload of its own (its `captures`, OUTPUT.captures/call-ID/workload.json)");
     }

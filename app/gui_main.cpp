@@ -69,7 +69,7 @@ void set_application_names() {
 bool asks_only_for_text(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help" || arg == "-?" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+    if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
       return true;
     }
   }
@@ -77,12 +77,18 @@ bool asks_only_for_text(int argc, char** argv) {
 }
 
 // Where Qt would abort without a word a user can act on: no X11 or Wayland display to open,
-// and no platform chosen.
-bool no_display() {
+// and no platform chosen (QT_QPA_PLATFORM, or Qt's own -platform argument).
+bool no_display(int argc, char** argv) {
   const auto unset = [](const char* name) {
     const char* value = std::getenv(name);
     return !value || !*value;
   };
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "-platform" || arg == "--platform" || arg.starts_with("-platform=") || arg.starts_with("--platform=")) {
+      return false;
+    }
+  }
   return unset("DISPLAY") && unset("WAYLAND_DISPLAY") && unset("QT_QPA_PLATFORM");
 }
 
@@ -99,7 +105,7 @@ int main(int argc, char** argv) {
     parser.process(text_only);
     return 0;
   }
-  if (no_display()) {
+  if (no_display(argc, argv)) {
     std::fprintf(stderr,
                  "blasscope: no display to open (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a desktop "
                  "session, with QT_QPA_PLATFORM=offscreen for --screenshot, or use blasscope-cli on a machine "

@@ -570,7 +570,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       // driver that never returned gets none of that kind: each report is diagnosed).
     } else if (record::has_xerbla(c)) {
       const CallRecord& top = *outermost(c);
-      const bool gemm_page = is_gemm_xerbla(c) && &top == &c;
+      // GEMM's own page lists its parameters 1 to 13: a layout refused as 0 gets the routine's.
+      const bool gemm_page = is_gemm_xerbla(c) && &top == &c && c.xerbla_parameter != 0;
       // Refused inside LAPACK, on input holding NaN/Inf: the value was computed from them.
       const bool from_values = refused_inside(c, top) && top.input_nan + top.input_inf > 0;
       std::vector<std::string> evidence = argument_evidence(c, top);
@@ -767,7 +768,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     const double usual_seconds = usual == usual_of.end() ? 0 : usual->second;
     const bool hung = ran >= 1 && ran >= 10 * usual_seconds;
     // A hang ended from outside (a scheduler's or a user's kill, the OOM killer) is still a hang.
-    const bool killed_hung = hung && c.pid == r.pid && (terminated || r.signal == "SIGKILL");
+    // SIGPIPE comes from the program's own write, not from someone ending a hang.
+    const bool killed_hung = hung && c.pid == r.pid && ((terminated && !broken_pipe) || r.signal == "SIGKILL");
     if (r.timed_out || r.stopped || killed_hung) {
       if (usual != usual_of.end()) {
         evidence.push_back("the longest " + call_name(c) + " call that returned took " + format_number(usual_seconds) +

@@ -76,12 +76,18 @@ double nominal_clock_ghz(const std::string& model) {
     const char* begin = model.c_str() + at + 1;
     while (*begin == ' ' || *begin == '\t') ++begin;
     if (!std::isdigit(static_cast<unsigned char>(*begin))) continue;
-    char* end = nullptr;
-    const double ghz = std::strtod(begin, &end);
+    // from_chars: decimal only, whatever the locale (the GUI's is the system's).
+    double ghz = 0;
+    const char* text_end = model.c_str() + model.size();
+    auto [end, error] = std::from_chars(begin, text_end, ghz, std::chars_format::fixed);
+    if (error != std::errc{}) continue;
     while (*end == ' ' || *end == '\t') ++end;
-    if (std::string_view(end).starts_with("GHz")) return ghz;
+    if (std::string_view(end).starts_with("GHz") && ghz > 0 && ghz < 100) return ghz;
   }
-  return std::atof(cpuinfo_field("cpu MHz").c_str()) / 1000.0;
+  const std::string mhz = cpuinfo_field("cpu MHz");
+  double value = 0;
+  const auto parsed = std::from_chars(mhz.data(), mhz.data() + mhz.size(), value, std::chars_format::fixed);
+  return parsed.ec == std::errc{} && value > 0 && value < 100000 ? value / 1000.0 : 0.0;
 }
 
 double measure_clock_ghz(int rounds) {

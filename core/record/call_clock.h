@@ -4,7 +4,9 @@
 // "tsc": invariant, synchronised across cores), the preload library reads it directly, a few
 // nanoseconds against about twenty for clock_gettime; the recorder maps ticks to
 // CLOCK_MONOTONIC nanoseconds afterwards from samples of both clocks taken at the start and
-// the end. Elsewhere calls are timed with CLOCK_MONOTONIC itself.
+// the end. It is also read where the kernel keeps time with another clock but the TSC is
+// invariant, cheaper to read and the same on every CPU (tsc_check.h); elsewhere calls are timed
+// with CLOCK_MONOTONIC itself.
 #include <time.h>
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/boot_cache.h"
 #include "record/call_clock.h"
@@ -74,28 +75,63 @@ bool run_on(int cpu) {
 
 }  // namespace
 
-bool tsc_agrees_across_cpus() {
+TscVerdict check_tsc_across_cpus() {
 #if defined(__x86_64__)
-  if (!tsc_is_invariant()) return false;
+  if (!tsc_is_invariant()) return TscVerdict::Differs;
   cpu_set_t allowed;
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return false;
-  // Every CPU the program could move to, not only those this thread may use now (a program may
-  // widen its affinity); those its cpuset forbids are skipped: it cannot run there either. On a
-  // large machine, CPUs across the whole range (where its sockets are): each move costs some
-  // microseconds.
-  const long configured = std::clamp<long>(::sysconf(_SC_NPROCESSORS_CONF), 1, CPU_SETSIZE);
-  constexpr long kMostCpus = 64;
-  const long tried = std::min(configured, kMostCpus);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return TscVerdict::Unknown;
+  // The CPUs the recorder, and so the program, may run on. On a large machine, some across the
+  // whole range (where its sockets are): each move costs microseconds, milliseconds when busy.
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  constexpr std::size_t kMostCpus = 64;
+  const bool all = cpus.size() <= kMostCpus;
+  if (!all) {
+    std::vector<int> spread;
+    for (std::size_t i = 0; i < kMostCpus; ++i) spread.push_back(cpus[i * cpus.size() / kMostCpus]);
+    cpus = std::move(spread);
+  }
   std::vector<ClockSample> samples;
-  for (long i = 0; i < tried; ++i) {
-    const int cpu = static_cast<int>(i * configured / tried);
+  for (const int cpu : cpus) {
     if (run_on(cpu)) samples.push_back(sample_here(cpu));
   }
+  const std::size_t sampled = samples.size();
   // Back where it began: the rate comes from the first CPU alone.
   if (!samples.empty() && run_on(samples.front().cpu)) samples.push_back(sample_here(samples.front().cpu));
-  ::sched_setaffinity(0, sizeof allowed, &allowed);
+  if (::sched_setaffinity(0, sizeof allowed, &allowed) != 0) {
+    // The cpuset changed meanwhile: every CPU, which the kernel narrows to those still allowed,
+    // rather than leave the recorder (and the program it starts) on one.
+    cpu_set_t every;
+    std::memset(&every, 0xff, sizeof every);
+    ::sched_setaffinity(0, sizeof every, &every);
+  }
   // Two microseconds: what a call that moves to another CPU while it runs may be timed off by.
-  return tsc_samples_agree(samples, 2000.0);
+  if (!tsc_samples_agree(samples, 2000.0)) return TscVerdict::Differs;
+  // Agreement seen on some of the CPUs only (one the recorder could not move to) is no verdict
+  // for the boot; one CPU seen twice is one only where only one is allowed.
+  if (sampled < cpus.size() || (sampled < 2 && cpus.size() > 1)) return TscVerdict::Unknown;
+  // Only a check of every online CPU holds for the boot (a later recording may run elsewhere).
+  const bool whole_machine = all && static_cast<long>(cpus.size()) >= ::sysconf(_SC_NPROCESSORS_ONLN);
+  return whole_machine ? TscVerdict::Same : TscVerdict::SameOnThoseSeen;
+#else
+  return TscVerdict::Differs;
+#endif
+}
+
+bool tsc_read_is_cheaper() {
+#if defined(__x86_64__)
+  // A hypervisor that traps RDTSC makes it cost a microsecond: then the kernel's clock it is.
+  constexpr int kReads = 2000;
+  std::uint64_t sink = 0;
+  const std::uint64_t start = monotonic_ns();
+  for (int i = 0; i < kReads; ++i) sink += read_call_clock(CallClock::Tsc);
+  const std::uint64_t middle = monotonic_ns();
+  for (int i = 0; i < kReads; ++i) sink += monotonic_ns();
+  const std::uint64_t end = monotonic_ns();
+  asm volatile("" : : "r"(sink));
+  return middle - start < end - middle;
 #else
   return false;
 #endif
@@ -104,8 +140,12 @@ bool tsc_agrees_across_cpus() {
 bool tsc_agrees_across_cpus_this_boot() {
   const std::string boot = core::boot_id(), cache = core::boot_cache_path("tsc");
   if (const std::optional<std::string> known = core::read_boot_fact(cache, boot)) return *known == "same";
-  const bool same = tsc_agrees_across_cpus();
-  core::write_boot_fact(cache, boot, same ? "same" : "differs");
+  const TscVerdict verdict = tsc_read_is_cheaper() ? check_tsc_across_cpus() : TscVerdict::Differs;
+  const bool same = verdict == TscVerdict::Same || verdict == TscVerdict::SameOnThoseSeen;
+  // A verdict on some CPUs only holds for this recording (one started under taskset).
+  if (verdict == TscVerdict::Same || verdict == TscVerdict::Differs) {
+    core::write_boot_fact(cache, boot, same ? "same" : "differs");
+  }
   return same;
 }
 

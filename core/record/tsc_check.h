@@ -25,11 +25,18 @@ bool tsc_samples_agree(const std::vector<ClockSample>& samples, double tolerance
 // CPUID's invariant-TSC bit (false off x86-64).
 bool tsc_is_invariant();
 
-// Samples every CPU this process may run on (64 of them, spread out, where it may run on more)
-// and judges them with tsc_samples_agree; the thread's CPU affinity is restored after.
-bool tsc_agrees_across_cpus();
+// What sampling the CPUs this process may run on (64 of them, spread out, where it may run on
+// more) says: the same TSC on every online CPU; the same on those sampled (not all the machine's:
+// under taskset, or more than 64); no verdict (a CPU the thread could not be moved to); or not the
+// same. The thread's CPU affinity is restored.
+enum class TscVerdict { Same, SameOnThoseSeen, Unknown, Differs };
+TscVerdict check_tsc_across_cpus();
 
-// tsc_agrees_across_cpus() once per boot: the verdict is kept in the boot cache (boot_cache.h),
+// Whether reading the TSC costs less than clock_gettime (a hypervisor may trap RDTSC).
+bool tsc_read_is_cheaper();
+
+// Whether calls can be timed with the TSC: it is cheaper to read and check_tsc_across_cpus()
+// finds it the same. Checked once per boot, the verdict kept in the boot cache (boot_cache.h),
 // since moving a thread to each CPU can take milliseconds on a busy machine.
 bool tsc_agrees_across_cpus_this_boot();
 

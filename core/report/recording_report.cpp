@@ -171,7 +171,8 @@ std::string captures_text(const record::Recording& r) {
   if (r.captures.size() > kListed) {
     const std::string& last = r.captures.back().workload;
     const std::string folder = last.substr(0, last.rfind("/call-"));
-    out << "capture: and " << r.captures.size() - kListed << " more in " << folder << "/call-ID/workload.json\n";
+    out << "capture: and " << r.captures.size() - kListed << " more in "
+        << shell_quoted(folder + "/call-ID/workload.json") << '\n';
   }
   for (const auto& c : r.children) {
     // The whole command is in the JSON report; a line of the summary shows its start.

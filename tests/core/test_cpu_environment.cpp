@@ -62,6 +62,11 @@ TEST(NominalClock, TheClockAModelNameStatesIsRead) {
   EXPECT_GE(nominal_clock_ghz("AMD EPYC"), 0.0);
   EXPECT_GE(nominal_clock_ghz("Broken @ 2.5 MHz"), 0.0);
   EXPECT_NE(nominal_clock_ghz("Broken @ 2.5 MHz"), 2.5) << "not GHz";
+  for (const char* odd : {"Odd @ 0x2p0GHz", "Odd @ 1e400GHz", "Odd @ 250GHz", "Ends with @"}) {
+    const double ghz = nominal_clock_ghz(odd);
+    EXPECT_TRUE(ghz >= 0 && ghz < 100) << odd << ": " << ghz;
+    EXPECT_NE(ghz, 2.0) << odd;
+  }
 }
 
 TEST_F(ClockCache, AFactIsReadBackOnlyForTheBootItWasWrittenFor) {

@@ -120,6 +120,7 @@ TEST(TscCheck, AWideSampleTellsLessAndTooFewSamplesTellNothing) {
   EXPECT_FALSE(tsc_samples_agree(samples_on({0}), 2000));
   EXPECT_FALSE(tsc_samples_agree({}, 2000));
   EXPECT_FALSE(tsc_samples_agree(samples_on({0, 1}), 2000)) << "the rate needs the first CPU at both ends";
+  EXPECT_TRUE(tsc_samples_agree(samples_on({0, 0}), 2000)) << "one CPU agrees with itself: the caller counts CPUs";
   std::vector<ClockSample> stopped = samples_on({0, 1, 0});
   stopped.back().ticks = stopped.front().ticks;
   EXPECT_FALSE(tsc_samples_agree(stopped, 2000)) << "a TSC that did not move";
@@ -128,14 +129,34 @@ TEST(TscCheck, AWideSampleTellsLessAndTooFewSamplesTellNothing) {
 TEST(TscCheck, TheCheckLeavesTheThreadsCpuAffinityAsItWas) {
   cpu_set_t before, after;
   ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
-  const bool agrees = tsc_agrees_across_cpus();
+  const TscVerdict verdict = check_tsc_across_cpus();
   ASSERT_EQ(::sched_getaffinity(0, sizeof after, &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
   if (!tsc_is_invariant()) {
-    EXPECT_FALSE(agrees) << "a TSC whose rate follows the CPU's clock is never used";
+    EXPECT_EQ(verdict, TscVerdict::Differs) << "a TSC whose rate follows the CPU's clock is never used";
   }
-  std::printf("this machine's TSC: %s, %s across its CPUs\n", tsc_is_invariant() ? "invariant" : "not invariant",
-              agrees ? "the same" : "not the same");
+  const char* said[] = {"the same", "the same on those sampled", "unknown", "not the same"};
+  std::printf("this machine's TSC: %s, %s across its CPUs; a read %s than clock_gettime\n",
+              tsc_is_invariant() ? "invariant" : "not invariant", said[static_cast<int>(verdict)],
+              tsc_read_is_cheaper() ? "cheaper" : "dearer");
+}
+
+TEST(TscCheck, OnOneAllowedCpuThereIsNothingToDisagree) {
+  // Pinned to one CPU (taskset -c N), as a program the recorder starts from there would be.
+  cpu_set_t before, one;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof before, &before), 0);
+  CPU_ZERO(&one);
+  CPU_SET(::sched_getcpu(), &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  const TscVerdict verdict = check_tsc_across_cpus();
+  cpu_set_t after;
+  ::sched_getaffinity(0, sizeof after, &after);
+  ::sched_setaffinity(0, sizeof before, &before);
+  EXPECT_TRUE(CPU_EQUAL(&one, &after)) << "the check did not widen what it was given";
+  if (tsc_is_invariant()) {
+    EXPECT_EQ(verdict, ::sysconf(_SC_NPROCESSORS_ONLN) == 1 ? TscVerdict::Same : TscVerdict::SameOnThoseSeen)
+        << "what one CPU shows is no verdict for the boot";
+  }
 }
 
 TEST(SharedBufferClock, TheEnvironmentCanForceEitherClock) {
