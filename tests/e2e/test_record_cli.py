@@ -590,7 +590,9 @@ class RecordNestedCalls(unittest.TestCase):
             import numpy as np
             np.linalg.svd(np.random.rand(2500, 2500))
         """)
-        proc, report = record(PYTHON, script, options=["--timeout", "0.7"])
+        # 2.5 s: Python's start and the random matrix took over 0.7 s on a loaded 2-core CI VM; the
+        # SVD of 2500 x 2500 runs for 10 s or more there.
+        proc, report = record(PYTHON, script, options=["--timeout", "2.5"])
         self.assertEqual(proc.returncode, 124, proc.err)
         self.assertEqual([c["routine"] for c in report["running"]][:1], ["dgesdd"])
         svd = report["running"][0]
