@@ -136,6 +136,17 @@ double fastest_clock_this_boot_ghz(ClockProbe probe) {
   return fastest_clock_ghz(measure_clock_ghz(known > 0 ? 1 : 5), cache, boot);
 }
 
+std::string describe_kernel_mismatch(const std::string& corename, int kernel_level, int cpu_level,
+                                     const std::string& coretype_env) {
+  if (kernel_level < 0 || kernel_level >= cpu_level) return "";
+  std::string text = "OpenBLAS runs " + corename + " kernels (" + level_name(kernel_level) + ") on a CPU with " +
+                     level_name(cpu_level);
+  // Either the variable forced the set, or OpenBLAS's own detection chose it: a CPU model
+  // newer than this OpenBLAS, or a virtual CPU with a generic name, gets an older set.
+  if (!coretype_env.empty()) return text + ", because OPENBLAS_CORETYPE=" + coretype_env;
+  return text + ", chosen by OpenBLAS itself (OPENBLAS_CORETYPE is not set)";
+}
+
 int corename_simd_level(const std::string& corename) {
   std::string c = corename;
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -178,14 +189,8 @@ CpuEnvironment probe_cpu_environment(ClockProbe clock_probe) {
                         " FMA width x 2 FMA units (an upper bound: SMT siblings share units)";
   env.memory_total = host_memory_total();
   env.memory_available = host_memory_available();
-  const int kernel_level = corename_simd_level(env.openblas_corename);
-  if (kernel_level >= 0 && kernel_level < level) {
-    env.kernel_mismatch = "OpenBLAS runs " + env.openblas_corename + " kernels (" + level_name(kernel_level) +
-                          ") on a CPU with " + level_name(level);
-    if (!env.openblas_coretype_env.empty()) {
-      env.kernel_mismatch += ", because OPENBLAS_CORETYPE=" + env.openblas_coretype_env;
-    }
-  }
+  env.kernel_mismatch = describe_kernel_mismatch(env.openblas_corename, corename_simd_level(env.openblas_corename),
+                                                 level, env.openblas_coretype_env);
   return env;
 }
 

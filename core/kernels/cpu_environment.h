@@ -24,8 +24,9 @@ struct CpuEnvironment {
   std::string peak_assumption;
   std::uint64_t memory_total = 0;
   std::uint64_t memory_available = 0;
-  // Set when the kernels OpenBLAS uses are older than what the CPU supports (for example
-  // Haswell kernels on an AVX-512 CPU, often because OPENBLAS_CORETYPE forces them).
+  // Set when the kernels OpenBLAS uses are older than what the CPU supports (Haswell kernels
+  // on an AVX-512 CPU because OPENBLAS_CORETYPE forces them; Prescott kernels on a CPU this
+  // OpenBLAS does not recognise).
   std::string kernel_mismatch;
 };
 
@@ -54,6 +55,11 @@ double fastest_clock_this_boot_ghz(ClockProbe probe = ClockProbe::Measure);
 
 // The clock a CPU model name states ("... @ 2.60GHz"), else /proc/cpuinfo's "cpu MHz".
 double nominal_clock_ghz(const std::string& model);
+
+// The kernel_mismatch text: empty unless `kernel_level` (corename_simd_level) is known and below
+// `cpu_level`; it names OPENBLAS_CORETYPE where that forced the set, else says OpenBLAS chose it.
+std::string describe_kernel_mismatch(const std::string& corename, int kernel_level, int cpu_level,
+                                     const std::string& coretype_env);
 
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
 int corename_simd_level(const std::string& corename);

@@ -117,4 +117,18 @@ TEST_F(ClockCache, TheRecordersProbeTakesThisBootsKnownClockAsItIs) {
 #endif
 }
 
+TEST(KernelMismatch, NamesTheVariableThatForcedTheSetOrSaysOpenBlasChoseIt) {
+  const int haswell = corename_simd_level("Haswell"), prescott = corename_simd_level("Prescott");
+  ASSERT_EQ(haswell, 2);
+  ASSERT_EQ(prescott, 0);
+  EXPECT_EQ(describe_kernel_mismatch("Haswell", haswell, 3, "Haswell"),
+            "OpenBLAS runs Haswell kernels (AVX2) on a CPU with AVX-512, because OPENBLAS_CORETYPE=Haswell");
+  EXPECT_EQ(describe_kernel_mismatch("Prescott", prescott, 3, ""),
+            "OpenBLAS runs Prescott kernels (SSE) on a CPU with AVX-512, chosen by OpenBLAS itself "
+            "(OPENBLAS_CORETYPE is not set)");
+  EXPECT_EQ(describe_kernel_mismatch("SkylakeX", 3, 3, ""), "") << "the CPU's own set";
+  EXPECT_EQ(describe_kernel_mismatch("Zen", corename_simd_level("Zen"), 2, ""), "") << "AVX2 kernels, AVX2 CPU";
+  EXPECT_EQ(describe_kernel_mismatch("Unheard", -1, 3, ""), "") << "an unknown set is not called older";
+}
+
 }  // namespace
