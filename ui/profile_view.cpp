@@ -14,6 +14,7 @@
 #include "call_timeline.h"
 #include "calls_model.h"
 #include "record/routine_names.h"
+#include "report/recording_report.h"
 #include "text/format.h"
 
 namespace blasscope::ui {
@@ -151,16 +152,14 @@ void ProfileView::setDocument(const RunDocument* doc) {
   }
   QStringList command;
   for (const auto& a : r->command) command << QString::fromStdString(a);
-  QString summary = tr("<b>%1</b><br>%2 BLAS/LAPACK calls in %3 process(es) · exit status %4 · %5 s")
+  QString status = QString::fromStdString(core::recording_status_text(*r)).toHtmlEscaped();
+  if (r->timed_out || !r->signal.empty()) status = QStringLiteral("<span style='color:#c62828'>%1</span>").arg(status);
+  QString summary = tr("<b>%1</b><br>%2 BLAS/LAPACK calls in %3 process(es) · %4 · %5 s")
                         .arg(command.join(QLatin1Char(' ')).toHtmlEscaped())
                         .arg(r->calls_total)
                         .arg(r->processes.size())
-                        .arg(r->exit_status)
+                        .arg(status)
                         .arg(r->wall_seconds, 0, 'f', 3);
-  if (r->timed_out) summary += tr(" · <span style='color:#c62828'>stopped by the time limit</span>");
-  if (!r->signal.empty() && !r->timed_out) {
-    summary += tr(" · <span style='color:#c62828'>killed by %1</span>").arg(QString::fromStdString(r->signal));
-  }
   if (r->calls_not_kept)
     summary += tr("<br>%1 calls are in the totals but not listed one by one").arg(r->calls_not_kept);
   if (const std::string unlisted = record::unlisted_note(*r); !unlisted.empty())

@@ -11,10 +11,16 @@
 namespace blasscope::preload {
 namespace {
 
-enum CblasConstants { kRowMajor = 101, kNoTrans = 111 };
+enum CblasConstants { kRowMajor = 101, kNoTrans = 111, kTrans = 112, kConjTrans = 113 };
 
+// Only a letter or value BLAS accepts as a transpose is one: an illegal one (which BLAS
+// refuses through xerbla) is recorded as no transpose, never as a transpose that was not asked.
 bool is_trans(char c) {
-  return c != 'N' && c != 'n';
+  return c == 'T' || c == 't' || c == 'C' || c == 'c';
+}
+
+bool cblas_trans(int t) {
+  return t == kTrans || t == kConjTrans;
 }
 
 int reals_of(Precision p) {
@@ -154,7 +160,7 @@ void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[
     if constexpr (D.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*static_cast<const char*>(pointer(D.ch)));
     if constexpr (D.trans >= 0) {
       const char t = *static_cast<const char*>(pointer(D.trans));
-      if (t == 'T' || t == 't' || t == 'C' || t == 'c') c.flags |= record::kTransA;
+      if (is_trans(t)) c.flags |= record::kTransA;
     }
     if constexpr (D.m >= 0) c.m = deref(pointer(D.m));
     if constexpr (D.n >= 0) c.n = deref(pointer(D.n));
@@ -192,8 +198,8 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     CallRecord& c = scope.call;
     c.flags |= record::kCblas;
     if (order == kRowMajor) c.flags |= record::kRowMajor;
-    if (ta != kNoTrans) c.flags |= record::kTransA;
-    if (tb != kNoTrans) c.flags |= record::kTransB;
+    if (cblas_trans(ta)) c.flags |= record::kTransA;
+    if (cblas_trans(tb)) c.flags |= record::kTransB;
     c.m = m, c.n = n, c.k = k, c.lda = lda, c.ldb = ldb, c.ldc = ldc;
     if constexpr (std::is_pointer_v<Scalar>) {
       c.alpha = real_part<Real>(alpha), c.beta = real_part<Real>(beta);
@@ -324,7 +330,7 @@ void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape
     shape.m = m, shape.n = n, shape.lda = lda;                                                                    \
     shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                  \
     shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                    \
-    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                         \
+    if (blasscope::preload::cblas_trans(trans)) shape.flags |= blasscope::record::kTransA;                        \
     shape.align_a = blasscope::preload::alignment_code(a);                                                        \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */            \
     blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape,                             \
@@ -343,7 +349,7 @@ BLASSCOPE_CBLAS_GEMV(cblas_zgemv, double, const void*, Z)
     shape.n = n, shape.k = k, shape.lda = lda, shape.ldc = ldc;                                                      \
     shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                     \
     shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                       \
-    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                            \
+    if (blasscope::preload::cblas_trans(trans)) shape.flags |= blasscope::record::kTransA;                           \
     shape.align_a = blasscope::preload::alignment_code(a);                                                           \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */               \
     blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape,                                \
@@ -362,7 +368,7 @@ BLASSCOPE_CBLAS_SYRK(cblas_zsyrk, double, const void*, Z)
     shape.m = m, shape.n = n, shape.lda = lda, shape.ldb = ldb;                                                 \
     shape.side_uplo = side == 141 ? 'L' : 'R';                                                                  \
     shape.alpha = blasscope::preload::scalar_value<Real>(alpha);                                                \
-    if (trans != blasscope::preload::kNoTrans) shape.flags |= blasscope::record::kTransA;                       \
+    if (blasscope::preload::cblas_trans(trans)) shape.flags |= blasscope::record::kTransA;                      \
     shape.align_a = blasscope::preload::alignment_code(a);                                                      \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */          \
     blasscope::preload::cblas_call(Routine::Trsm, Precision::precision, order, shape,                           \

@@ -1,5 +1,8 @@
 #include "diagnose/diagnosis.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "diagnose/explanation_catalogue.h"
 
 namespace blasscope::core {
@@ -31,6 +34,26 @@ Diagnosis explained(Diagnosis d) {
     d.seen_as = e->seen_as;
   }
   return d;
+}
+
+void put_seen_as_first(Diagnosis& d, std::string_view key) {
+  if (key.empty()) return;
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+  };
+  std::vector<std::string> wanted;
+  for (std::size_t at = 0; at <= key.size();) {
+    const std::size_t bar = std::min(key.find('|', at), key.size());
+    if (bar > at) wanted.push_back(lower(key.substr(at, bar - at)));
+    at = bar + 1;
+  }
+  std::stable_partition(d.seen_as.begin(), d.seen_as.end(), [&](const std::string& line) {
+    const std::string text = lower(line);
+    return std::any_of(wanted.begin(), wanted.end(),
+                       [&](const std::string& w) { return text.find(w) != std::string::npos; });
+  });
 }
 
 nlohmann::json to_json(const Diagnosis& d) {

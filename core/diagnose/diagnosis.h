@@ -29,6 +29,11 @@ Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t>
 // Fills title (when empty), cause, fix and seen_as from the catalogue entry of d.id.
 Diagnosis explained(Diagnosis d);
 
+// Moves the seen_as lines that contain `key`, or one of its alternatives split by '|' (any case),
+// before the others, keeping their order:
+// a page shared by several failures lists this one's messages first.
+void put_seen_as_first(Diagnosis& d, std::string_view key);
+
 nlohmann::json to_json(const Diagnosis& d);
 bool has_error(const std::vector<Diagnosis>& diagnoses);
 

@@ -32,7 +32,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "Check that the matrix is symmetric positive definite: numpy.linalg.eigvalsh(a).min() must be > 0. A "
           "covariance or Gram matrix built from fewer samples than dimensions, or rounding, leaves it only "
           "semi-definite: add a small multiple of the identity (a + eps * numpy.eye(n)), or factor it with "
-          "scipy.linalg.ldl or numpy.linalg.eigh instead."};
+          "scipy.linalg.ldl or numpy.linalg.eigh instead.",
+          "positive definite"};
     case Routine::Getrf:
     case Routine::Gesv:
       return PositiveInfo{
@@ -44,7 +45,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "singular.\" or a LinAlgWarning \"Diagonal number i is exactly zero\".",
           "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)). Solve in the "
           "least-squares sense instead (numpy.linalg.lstsq, scipy.linalg.lstsq) or use the pseudo-inverse "
-          "(numpy.linalg.pinv); remove the duplicated or all-zero rows and columns that make it singular."};
+          "(numpy.linalg.pinv); remove the duplicated or all-zero rows and columns that make it singular.",
+          "singular matrix|matrix is singular"};
     case Routine::Getri:
       return PositiveInfo{
           "U(" + i + "," + i + ") is exactly zero: the matrix is singular and has no inverse",
@@ -52,14 +54,16 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "exactly zero, so the matrix is singular and its inverse was not computed.",
           "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)); an explicit "
           "inverse is rarely needed: solve the system instead (scipy.linalg.solve), in the least-squares sense "
-          "for a singular matrix (scipy.linalg.lstsq), or use the pseudo-inverse (numpy.linalg.pinv)."};
+          "for a singular matrix (scipy.linalg.lstsq), or use the pseudo-inverse (numpy.linalg.pinv).",
+          "singular matrix|matrix is singular"};
     case Routine::Trtrs:
       return PositiveInfo{
           "the diagonal element " + i + " of the triangular matrix is zero: it is singular",
           "TRTRS solves with a triangular matrix: INFO = i > 0 means its i-th diagonal element is exactly zero, so "
           "the matrix is singular and no solution was computed.",
           "Check where the triangular factor came from (a QR or Cholesky factor of a rank-deficient matrix has a "
-          "zero on its diagonal); solve in the least-squares sense (scipy.linalg.lstsq) instead."};
+          "zero on its diagonal); solve in the least-squares sense (scipy.linalg.lstsq) instead.",
+          "singular matrix|matrix is singular"};
     case Routine::Sysv:
     case Routine::Sytrf:
       return PositiveInfo{
@@ -69,7 +73,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "SYSV computed no solution, since solving would divide by that zero. SciPy's solve(assume_a='sym') "
           "reports it as LinAlgError \"Matrix is singular.\"",
           "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)); solve in the "
-          "least-squares sense (scipy.linalg.lstsq) or use the pseudo-inverse (numpy.linalg.pinvh)."};
+          "least-squares sense (scipy.linalg.lstsq) or use the pseudo-inverse (numpy.linalg.pinvh).",
+          "singular matrix|matrix is singular"};
     case Routine::Gees:
       return PositiveInfo{
           "the Schur form was not computed in full",
@@ -92,7 +97,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
             "definite.\"",
             "Check that B is symmetric positive definite: numpy.linalg.eigvalsh(b).min() must be > 0. A mass or "
             "covariance matrix that is only semi-definite needs a small multiple of the identity added "
-            "(b + eps * numpy.eye(n)); were A and B passed in the right order (eigh(a, b), B the definite one)?"};
+            "(b + eps * numpy.eye(n)); were A and B passed in the right order (eigh(a, b), B the definite one)?",
+            "of B"};
       }
       return PositiveInfo{
           "the eigenvalue algorithm did not converge",
@@ -102,7 +108,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "converge to zero; SYGVD with eigenvectors encodes the submatrix it failed on, a number above N that "
           "SciPy reads as \"rows and columns i/(N+1) through mod(i, N+1)\". With finite input this is rare.",
           "Check A and B for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, b, driver='gv') or "
-          "'gvd') or rescale B, whose conditioning enters the reduced problem."};
+          "'gvd') or rescale B, whose conditioning enters the reduced problem.",
+          "Eigenvalues"};
     case Routine::Gges:
       return PositiveInfo{
           "the generalized Schur form was not computed in full",
@@ -119,14 +126,16 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "were computed, and only eigenvalues i+1 to N converged. With finite input this is rare and points at "
           "extreme scaling.",
           "Check the input for NaN/Inf first (numpy.isfinite(a).all()); balance or rescale the matrix, or for a "
-          "symmetric matrix use the symmetric solver (numpy.linalg.eigh)."};
+          "symmetric matrix use the symmetric solver (numpy.linalg.eigh).",
+          "Eigenvalues"};
     case Routine::Syevr:
       return PositiveInfo{
           "an internal error in the eigenvalue algorithm",
           "SYEVR (HEEVR) documents INFO > 0 as an internal error of its MRRR algorithm. SciPy's eigh, whose "
           "default driver it is, reports it as LinAlgError \"Internal Error.\"",
           "Check the input for NaN/Inf first; then try another driver (scipy.linalg.eigh(a, driver='evd') or "
-          "'ev')."};
+          "'ev').",
+          "Internal Error"};
     case Routine::Gels:
       return PositiveInfo{
           "the triangular factor of A has a zero on its diagonal (element " + i + "): A does not have full rank",
@@ -134,7 +143,8 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "means the i-th diagonal element of the triangular factor is zero, so no solution was computed. "
           "PyTorch reports it as \"the input matrix does not have full rank\".",
           "Use a rank-revealing driver: gelsd, the default of numpy.linalg.lstsq and scipy.linalg.lstsq "
-          "(torch.linalg.lstsq(a, b, driver='gelsd')), or gelsy; or remove the dependent columns."};
+          "(torch.linalg.lstsq(a, b, driver='gelsd')), or gelsy; or remove the dependent columns.",
+          "full rank"};
     case Routine::Syev:
     case Routine::Syevd:
       return PositiveInfo{
@@ -143,14 +153,15 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "tridiagonal form did not converge to zero (SYEVD with eigenvectors: an eigenvalue of a submatrix "
           "could not be computed). With finite input this is rare.",
           "Check the input for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, driver='ev') or "
-          "'evd') or rescale the matrix."};
+          "'evd') or rescale the matrix.",
+          "Eigenvalues"};
     case Routine::Gesdd:
       return PositiveInfo{
           "the SVD did not converge",
           "GESDD returns INFO > 0 when DBDSDC, the divide-and-conquer SVD of its bidiagonal form, did not "
           "converge (its updating process failed). With finite input this is rare and points at extreme "
           "conditioning.",
-          std::string(kSvdFix)};
+          std::string(kSvdFix), "SVD"};
     case Routine::Gesvd:
     case Routine::Gelsd:
     case Routine::Gelss:
@@ -160,7 +171,7 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "intermediate bidiagonal form that did not converge to zero. With finite input this is rare and points "
           "at extreme conditioning; it is also how this LAPACK reports NaN input in these drivers (gesvd with U "
           "and V^T, gelsd and gelss).",
-          std::string(kSvdFix)};
+          std::string(kSvdFix), "SVD"};
     default: return std::nullopt;
   }
 }

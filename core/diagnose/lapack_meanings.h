@@ -18,6 +18,9 @@ std::string xerbla_list_cause(const std::string& routine);
 // What INFO > 0 from `routine` means: one line for the title, then the cause and the fix.
 struct PositiveInfo {
   std::string summary, cause, fix;
+  // What the error messages of this failure contain ("singular matrix|matrix is singular",
+  // alternatives split by '|'): the page's "seen as" lines that do come first.
+  std::string seen_as_key = {};
 };
 // What else the INFO is read with: the call's N, and whether a POTRF made inside it failed
 // (SYGVD's INFO = N + i is B's leading minor i only then: its eigensolver's failures, with

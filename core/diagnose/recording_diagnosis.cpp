@@ -291,6 +291,7 @@ struct Specific {
   // What tells this call apart from the others counted with it ("INFO = 5"), said beside the
   // count where theirs differ from the first's.
   std::string detail = {};
+  std::string seen_as_key = {};  // put_seen_as_first's: this failure's messages first
 };
 
 class Collector {
@@ -367,6 +368,7 @@ class Collector {
       m_out[i] = explained(std::move(m_out[i]));
       if (!m_specific[i].cause.empty()) m_out[i].cause = m_specific[i].cause;
       if (!m_specific[i].fix.empty()) m_out[i].fix = m_specific[i].fix;
+      put_seen_as_first(m_out[i], m_specific[i].seen_as_key);
     }
     return std::move(m_out);
   }
@@ -651,7 +653,7 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                     (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
                 std::move(evidence),
                 Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "",
-                         "INFO = " + std::to_string(c.info)});
+                         "INFO = " + std::to_string(c.info), meaning ? meaning->seen_as_key : ""});
       }
     }
     if (c.input_nan + c.input_inf > 0 && !c.parent) {

@@ -264,6 +264,7 @@ void say_what_the_info_means(const RunResult& result, Diagnosis& d) {
             ") returned INFO = " + std::to_string(*r->info) + ": " + meaning->summary;
   d.cause = meaning->cause;
   d.fix = meaning->fix;
+  put_seen_as_first(d, meaning->seen_as_key);
   if (routine->first == record::Routine::Getrf) d.severity = Severity::Warning;  // as the recording says it
 }
 

@@ -24,7 +24,18 @@ std::vector<std::string> command_line_of(std::uint32_t pid) {
   return argv;
 }
 
-void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<ProcessInfo>& processes) {
+bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  if (!zombies_are_gone) return true;
+  // /proc/PID/stat: "PID (COMM) STATE ...", COMM may hold spaces and parentheses.
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() || (stat[close + 2] != 'Z' && stat[close + 2] != 'X');
+}
+
+void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<ProcessInfo>& processes,
+                       bool zombies_are_gone) {
   std::vector<ProcessInfo> before = std::move(processes);
   processes.clear();
   const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
@@ -62,6 +73,7 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     if (known != before.end()) {
       info.argv = std::move(known->argv), info.command = std::move(known->command);
       info.first_seen_ns = known->first_seen_ns, info.last_seen_ns = known->last_seen_ns;
+      info.stopped = known->stopped;
     } else {
       // Seen for the first time, or again after an exec: its whole command line, while it runs.
       info.argv = command_line_of(info.pid);
@@ -81,10 +93,10 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       }
       info.first_seen_ns = now_ns;
     }
-    // Alive (a zombie not yet reaped counts as alive: a little longer, never shorter), looked
-    // at before its end: one that ends between the two looks is alive with its end unwritten,
-    // never gone without one (a signal's).
-    info.alive = ::kill(static_cast<pid_t>(info.pid), 0) == 0 || errno == EPERM;
+    // Alive (while recording, a zombie not yet reaped counts as alive: a little longer, never
+    // shorter), looked at before its end: one that ends between the two looks is alive with its
+    // end unwritten, never gone without one (a signal's). A zombie's end is already written.
+    info.alive = process_alive(info.pid, zombies_are_gone);
     if (info.alive) info.last_seen_ns = now_ns;
     const std::uint64_t ending = e.ending.load();
     info.end = end_of(ending);

@@ -73,8 +73,8 @@ std::vector<std::string> program_environment(const std::string& library, const s
   return env;
 }
 
-void collect_processes(SharedHeader& h, Recording& out) {
-  collect_processes(h, monotonic_ns(), out.processes);
+void collect_processes(SharedHeader& h, Recording& out, bool zombies_are_gone = false) {
+  collect_processes(h, monotonic_ns(), out.processes, zombies_are_gone);
 }
 
 std::vector<RoutineTotal> routine_totals(const ProcessTotals& totals, const ClockMap& clock) {
@@ -132,10 +132,25 @@ class ThreadNiceness {
   int m_old = 0;
 };
 
-void signal_all(const Recording& out, pid_t top, int sig) {
+// Signals the program and every process of the recording still alive, and marks them stopped.
+void signal_all(Recording& out, pid_t top, int sig) {
   ::kill(top, sig);
-  for (const ProcessInfo& p : out.processes) {
+  for (ProcessInfo& p : out.processes) {
+    if (!p.alive) continue;
+    p.stopped = true;
     if (p.pid != static_cast<std::uint32_t>(top)) ::kill(static_cast<pid_t>(p.pid), sig);
+  }
+}
+
+// After a stop, the processes signalled take a moment to go: waits up to `limit` for them,
+// so that the session says they were stopped, not still running.
+void wait_for_stopped(const Recording& out, std::chrono::milliseconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (Clock::now() < deadline) {
+    const bool any = std::any_of(out.processes.begin(), out.processes.end(),
+                                 [](const ProcessInfo& p) { return p.stopped && process_alive(p.pid, true); });
+    if (!any) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 
@@ -347,9 +362,12 @@ Recording record_program(const RecordOptions& options) {
   if (stopping) {
     // Children that ignored SIGTERM go now, like the program.
     collect_processes(buffer.header(), out);
-    for (const ProcessInfo& p : out.processes) {
-      if (p.pid != out.pid) ::kill(static_cast<pid_t>(p.pid), SIGKILL);
+    for (ProcessInfo& p : out.processes) {
+      if (p.pid == out.pid || !p.alive) continue;
+      p.stopped = true;
+      ::kill(static_cast<pid_t>(p.pid), SIGKILL);
     }
+    wait_for_stopped(out, std::chrono::seconds(1));
   }
   // After a Ctrl-C the session is still to be written: another one must not lose it.
   if (g_interrupts.load() == 0)
@@ -383,7 +401,7 @@ Recording record_program(const RecordOptions& options) {
   out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
   out.calls_unlisted = calls.unlisted();
   for (const CallRecord& c : out.running) out.calls_unlisted += c.unlisted;  // made inside a call that never returned
-  collect_processes(buffer.header(), out);
+  collect_processes(buffer.header(), out, true);
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
   for (CallRecord& c : out.running) {
@@ -527,8 +545,11 @@ std::string end_name(const ProcessInfo& p) {
     case ProcessEnd::Exiting:
     case ProcessEnd::None: break;
   }
-  return p.alive ? "running" : "signal";
+  return p.alive ? "running" : p.stopped ? "stopped" : "signal";
 }
+
+constexpr const char* kStoppedText =
+    "stopped by the recorder with the program (SIGTERM, then SIGKILL after 2 s if it had not ended)";
 
 std::string end_text(const ProcessInfo& p) {
   if (!p.end_known) return "exit status unknown";
@@ -539,6 +560,7 @@ std::string end_text(const ProcessInfo& p) {
              "status is not seen";
     case ProcessEnd::Execed: return "exec'd another program";
     case ProcessEnd::Exiting:
+      if (!p.alive && p.stopped) return "called exit(" + std::to_string(p.exit_status) + "), then " + kStoppedText;
       if (!p.alive) {
         return "called exit(" + std::to_string(p.exit_status) +
                "), then ended by a signal in its exit handlers (a crash in an atexit handler or a destructor, or a "
@@ -547,6 +569,7 @@ std::string end_text(const ProcessInfo& p) {
       break;
     case ProcessEnd::None: break;
   }
+  if (!p.alive && p.stopped) return kStoppedText;
   return p.alive ? "still running when the program ended"
                  : "gone without exiting: a signal (a crash, the OOM killer or a kill; which one is not seen), or an "
                    "exec into a program that was not recorded";

@@ -28,12 +28,16 @@ struct ProcessInfo {
   ProcessEnd end = ProcessEnd::None;
   int exit_status = -1;  // the status exit() or _exit() was given (Exiting, Exited)
   bool alive = true;
+  // Signalled by the recorder when it stopped the program (--timeout, Stop, a Ctrl-C while a
+  // call hung): a process gone without exiting after that was ended by the recorder.
+  bool stopped = false;
   bool end_known = true;  // false in a session that does not say (an older one, an unfinished one)
 };
 
 // How a process ended, in a word for sessions and reports: "exit", "returned", "exec",
-// "signal" (gone without exiting, or dead in its exit handlers), "running" (still alive at the
-// end of the recording), or "" where the session did not say.
+// "signal" (gone without exiting, or dead in its exit handlers), "stopped" (the same, after the
+// recorder signalled it to stop the program), "running" (still alive at the end of the
+// recording), or "" where the session did not say.
 std::string end_name(const ProcessInfo& process);
 // The same in words, for a child process: "exit status 1", "ended by a signal (...)".
 std::string end_text(const ProcessInfo& process);

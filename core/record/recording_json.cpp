@@ -79,16 +79,15 @@ T field(const json& j, const char* key, T fallback) {
 // unfinished), or with a word this build does not know, leaves the end unknown.
 void read_end(const json& p, ProcessInfo& process) {
   const std::string ended = field<std::string>(p, "ended", "");
-  static const std::pair<const char*, ProcessEnd> kEnds[] = {{"exit", ProcessEnd::Exited},
-                                                             {"returned", ProcessEnd::Returned},
-                                                             {"exec", ProcessEnd::Execed},
-                                                             {"signal", ProcessEnd::None},
-                                                             {"running", ProcessEnd::None}};
+  static const std::pair<const char*, ProcessEnd> kEnds[] = {
+      {"exit", ProcessEnd::Exited}, {"returned", ProcessEnd::Returned}, {"exec", ProcessEnd::Execed},
+      {"signal", ProcessEnd::None}, {"stopped", ProcessEnd::None},      {"running", ProcessEnd::None}};
   process.end_known = false;
   for (const auto& [word, end] : kEnds) {
     if (ended == word) process.end = end, process.end_known = true;
   }
   process.alive = ended == "running";
+  process.stopped = ended == "stopped";
   if (process.end == ProcessEnd::Exited) process.exit_status = field<int>(p, "exit_status", -1);
 }
 
@@ -162,7 +161,7 @@ json to_json(const Recording& r, bool with_calls) {
           {"command", r.command},
           {"host", r.host},
           {"pid", r.pid},
-          {"exit_status", r.exit_status},
+          {"exit_status", r.exit_status >= 0 ? json(r.exit_status) : json()},  // null: not known (a child)
           {"signal", r.signal.empty() ? json() : json(r.signal)},
           {"timed_out", r.timed_out},
           {"stopped", r.stopped},
@@ -862,7 +861,8 @@ Recording recording_from_json(const json& s) {
   r.command = field<std::vector<std::string>>(s, "command", {});
   r.host = field<std::string>(s, "host", "");
   r.pid = field<std::uint32_t>(s, "pid", 0);
-  r.exit_status = field<int>(s, "exit_status", 0);
+  const bool status_unknown = s.contains("exit_status") && s["exit_status"].is_null();
+  r.exit_status = status_unknown ? -1 : field<int>(s, "exit_status", 0);
   r.signal = field<std::string>(s, "signal", "");
   r.timed_out = field<bool>(s, "timed_out", false);
   r.stopped = field<bool>(s, "stopped", false);

@@ -75,25 +75,12 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   return rows;
 }
 
-std::string status_line(const record::Recording& r) {
-  // A child process is not the recorder's to wait for: how it ended is what its preload said.
-  const auto self = std::find_if(r.processes.begin(), r.processes.end(),
-                                 [&r](const record::ProcessInfo& p) { return p.pid == r.pid; });
-  std::string text = r.exit_status >= 0          ? "exit status " + std::to_string(r.exit_status)
-                     : !r.parent_pid             ? "exit status unknown"
-                     : self != r.processes.end() ? record::end_text(*self) + " (a child process)"
-                                                 : "exit status unknown (a child process)";
-  if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
-  if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
-  return text;
-}
-
 std::string header(const record::Recording& r) {
   std::ostringstream out;
   out << "recorded " << r.calls_total << " BLAS/LAPACK calls"
       << (r.running.empty() ? "" : " (and " + std::to_string(r.running.size()) + " that had not returned)") << " in "
       << r.processes.size() << (r.processes.size() == 1 ? " process" : " processes") << " of `" << command_line(r)
-      << "`, " << status_line(r) << ", " << format_number(r.wall_seconds) << " s\n";
+      << "`, " << recording_status_text(r) << ", " << format_number(r.wall_seconds) << " s\n";
   if (r.calls_not_kept) {
     out << "note: " << r.calls_not_kept << " calls are counted in the totals but not kept one by one (cap "
         << r.max_calls << " calls, or the buffer was full)\n";
@@ -257,11 +244,24 @@ std::vector<std::vector<std::string>> notable_call_rows(const record::Recording&
 
 }  // namespace
 
+std::string recording_status_text(const record::Recording& r) {
+  // A child process is not the recorder's to wait for: how it ended is what its preload said.
+  const auto self = std::find_if(r.processes.begin(), r.processes.end(),
+                                 [&r](const record::ProcessInfo& p) { return p.pid == r.pid; });
+  std::string text = r.exit_status >= 0          ? "exit status " + std::to_string(r.exit_status)
+                     : !r.parent_pid             ? "exit status unknown"
+                     : self != r.processes.end() ? record::end_text(*self) + " (a child process)"
+                                                 : "exit status unknown (a child process)";
+  if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
+  if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
+  return text;
+}
+
 json recording_report_json(const record::Recording& r, const std::vector<Diagnosis>& diagnoses, bool with_calls) {
   const json session = record::to_json(r, with_calls);
   json out = {{"kind", "recording"},
               {"command", r.command},
-              {"exit_status", r.exit_status},
+              {"exit_status", r.exit_status >= 0 ? json(r.exit_status) : json()},
               {"signal", session["signal"]},
               {"timed_out", r.timed_out},
               {"wall_seconds", r.wall_seconds},

@@ -217,6 +217,12 @@ TEST(RecordingDiagnosis, APositiveInfoSaysWhatItMeansForThatRoutine) {
   EXPECT_NE(found[1].title.find("U(3,3) is exactly zero: the matrix is singular"), std::string::npos) << found[1].title;
   EXPECT_NE(found[1].fix.find("lstsq"), std::string::npos);
   EXPECT_NE(found[2].title.find("the SVD did not converge"), std::string::npos) << found[2].title;
+  // The page serves every routine: each lists the messages of its own failure first.
+  for (const Diagnosis& d : found) ASSERT_GE(d.seen_as.size(), 3u) << d.title;
+  EXPECT_NE(found[0].seen_as.front().find("not positive definite"), std::string::npos) << found[0].seen_as.front();
+  EXPECT_NE(found[1].seen_as.front().find("Singular matrix"), std::string::npos) << found[1].seen_as.front();
+  EXPECT_NE(found[2].seen_as.front().find("SVD did not converge"), std::string::npos) << found[2].seen_as.front();
+  EXPECT_EQ(found[0].seen_as.size(), found[2].seen_as.size()) << "reordered, none left out";
 }
 
 // SYGVD's INFO above N is B's leading minor only where its POTRF failed: with eigenvectors,

@@ -446,10 +446,41 @@ class RecordNumPy(unittest.TestCase):
         for child in report["children"]:
             rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
             by_status[json.loads(rep.stdout)["exit_status"]] = child
-        self.assertEqual(sorted(k for k in by_status if k >= 0), [1, 3])  # -1: not known
+        self.assertEqual(sorted(k for k in by_status if k is not None), [1, 3])
+        self.assertIn(None, by_status)  # not known: null, never a made-up number
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), exit status 3 -> ")
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), gone without exiting: a signal")
         self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), returned from main without calling exit\(\)")
+
+    def test_children_ended_by_the_timeout_are_stopped_not_still_running(self):
+        # A pool whose first task hangs: --timeout stops the program and its workers, and every
+        # session says the recorder stopped them, with no exit status made up for the workers.
+        script = write("pool_hangs.py", """
+            import multiprocessing as mp, time
+            import numpy as np
+            def work(i):
+                np.ones((64, 64)) @ np.ones((64, 64))
+                if i == 0:
+                    time.sleep(60)
+                return i
+            if __name__ == "__main__":
+                with mp.get_context("fork").Pool(2) as pool:
+                    print(pool.map(work, range(2)))
+        """)
+        proc, report = record(PYTHON, script, options=["--timeout", "4"])
+        self.assertEqual(proc.returncode, 124, proc.err)
+        workers = [p for p in report["processes"] if p["pid"] != report["pid"]]
+        self.assertEqual(len(workers), 2, report["processes"])
+        self.assertEqual({p["ended"] for p in report["processes"]}, {"stopped"}, report["processes"])
+        self.assertNotIn("still running when the program ended", proc.err)
+        self.assertEqual(len(re.findall(r"child: pid \d+ \(.*\), stopped by the recorder with the program", proc.err)),
+                         2, proc.err)
+        for child in report["children"]:
+            rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
+            child_report = json.loads(rep.stdout)
+            self.assertIsNone(child_report["exit_status"])
+            self.assertEqual(child_report["processes"][0]["ended"], "stopped")
+            self.assertEqual(child_report["routines"][0]["calls"], 1)
 
     def test_a_program_that_loads_blas_but_calls_nothing_recorded_says_so(self):
         script = write("dot_only.py", """
@@ -1550,6 +1581,33 @@ class RecordC(unittest.TestCase):
             self.assertIn("parameter number 0 had an illegal value", d["title"])
             self.assertIn("neither CblasRowMajor (101) nor CblasColMajor (102)", " ".join(d["evidence"]))
         self.assertEqual(report["captures"], [], "a layout no workload can state is not captured as if legal")
+
+    def test_an_illegal_transpose_is_refused_and_not_recorded_as_a_transpose(self):
+        # TRANS values BLAS refuses (CBLAS 115, Fortran 'X') are xerbla's, and the call did no
+        # transposed product: the record must not say it was asked for one.
+        exe = build_c("bad_trans", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                        const int*, const double*, const int*, const double*, double*, const int*);
+            int main(void) {
+              double *a = calloc(64, 8), *b = calloc(64, 8), *c = calloc(64, 8), one = 1, zero = 0;
+              int n = 4;
+              cblas_dgemm(CblasColMajor, (enum CBLAS_TRANSPOSE)115, CblasNoTrans, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);
+              cblas_dgemm(CblasColMajor, CblasNoTrans, (enum CBLAS_TRANSPOSE)0, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);
+              dgemm_("X", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+              cblas_dgemm(CblasColMajor, CblasConjTrans, CblasTrans, 4, 4, 4, 1.0, a, 4, b, 4, 0.0, c, 4);  /* fine */
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        calls = sorted(report["calls"], key=lambda c: c["seq"])
+        self.assertEqual(len(calls), 4, calls)
+        self.assertEqual([c.get("xerbla") is not None for c in calls], [True, True, True, False], calls)
+        self.assertEqual([(c.get("trans_a", False), c.get("trans_b", False)) for c in calls],
+                         [(False, False), (False, False), (False, False), (True, True)], calls)
+        self.assertEqual(report["captures"], [], "an illegal transpose is not captured as a legal call")
 
     def test_a_program_whose_output_reader_went_away_is_not_a_crash(self):
         # `program | head`: once head exits, the program's next write raises SIGPIPE.
