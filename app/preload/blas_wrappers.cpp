@@ -11,10 +11,10 @@
 namespace blasscope::preload {
 namespace {
 
-enum CblasConstants { kRowMajor = 101, kNoTrans = 111, kTrans = 112, kConjTrans = 113 };
+enum CblasConstants { kRowMajor = 101, kTrans = 112, kConjTrans = 113 };
 
-// Only a letter or value BLAS accepts as a transpose is one: an illegal one (which BLAS
-// refuses through xerbla) is recorded as no transpose, never as a transpose that was not asked.
+// Only a transpose letter or value is one: a value no routine accepts (which BLAS refuses
+// through xerbla) is recorded as no transpose, never as a transpose that was not asked for.
 bool is_trans(char c) {
   return c == 'T' || c == 't' || c == 'C' || c == 'c';
 }

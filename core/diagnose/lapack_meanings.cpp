@@ -109,7 +109,7 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "SciPy reads as \"rows and columns i/(N+1) through mod(i, N+1)\". With finite input this is rare.",
           "Check A and B for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, b, driver='gv') or "
           "'gvd') or rescale B, whose conditioning enters the reduced problem.",
-          "Eigenvalues"};
+          "Eigenvalues did not converge"};
     case Routine::Gges:
       return PositiveInfo{
           "the generalized Schur form was not computed in full",
@@ -127,15 +127,14 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "extreme scaling.",
           "Check the input for NaN/Inf first (numpy.isfinite(a).all()); balance or rescale the matrix, or for a "
           "symmetric matrix use the symmetric solver (numpy.linalg.eigh).",
-          "Eigenvalues"};
+          "Eigenvalues did not converge"};
     case Routine::Syevr:
       return PositiveInfo{
           "an internal error in the eigenvalue algorithm",
           "SYEVR (HEEVR) documents INFO > 0 as an internal error of its MRRR algorithm. SciPy's eigh, whose "
           "default driver it is, reports it as LinAlgError \"Internal Error.\"",
           "Check the input for NaN/Inf first; then try another driver (scipy.linalg.eigh(a, driver='evd') or "
-          "'ev').",
-          "Internal Error"};
+          "'ev')."};
     case Routine::Gels:
       return PositiveInfo{
           "the triangular factor of A has a zero on its diagonal (element " + i + "): A does not have full rank",
@@ -154,7 +153,7 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "could not be computed). With finite input this is rare.",
           "Check the input for NaN/Inf first; then try the other driver (scipy.linalg.eigh(a, driver='ev') or "
           "'evd') or rescale the matrix.",
-          "Eigenvalues"};
+          "Eigenvalues did not converge"};
     case Routine::Gesdd:
       return PositiveInfo{
           "the SVD did not converge",

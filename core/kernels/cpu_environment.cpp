@@ -137,14 +137,23 @@ double fastest_clock_this_boot_ghz(ClockProbe probe) {
 }
 
 std::string describe_kernel_mismatch(const std::string& corename, int kernel_level, int cpu_level,
-                                     const std::string& coretype_env) {
+                                     const std::string& coretype_env, bool dynamic_arch) {
   if (kernel_level < 0 || kernel_level >= cpu_level) return "";
-  std::string text = "OpenBLAS runs " + corename + " kernels (" + level_name(kernel_level) + ") on a CPU with " +
-                     level_name(cpu_level);
-  // Either the variable forced the set, or OpenBLAS's own detection chose it: a CPU model
-  // newer than this OpenBLAS, or a virtual CPU with a generic name, gets an older set.
-  if (!coretype_env.empty()) return text + ", because OPENBLAS_CORETYPE=" + coretype_env;
-  return text + ", chosen by OpenBLAS itself (OPENBLAS_CORETYPE is not set)";
+  const std::string text = "OpenBLAS runs " + corename + " kernels (" + level_name(kernel_level) + ") on a CPU with " +
+                           level_name(cpu_level);
+  auto lower = [](std::string t) {
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    return t;
+  };
+  // The variable chooses only in a build with several sets (DYNAMIC_ARCH), and only a name it knows.
+  if (dynamic_arch && !coretype_env.empty() && lower(coretype_env) == lower(corename)) {
+    return text + ", because OPENBLAS_CORETYPE=" + coretype_env;
+  }
+  if (!dynamic_arch) return text + ", the one set this OpenBLAS was built with (no DYNAMIC_ARCH)";
+  return text + ", chosen by OpenBLAS itself (" +
+         (coretype_env.empty() ? std::string("OPENBLAS_CORETYPE is not set")
+                               : "OPENBLAS_CORETYPE=" + coretype_env + " did not choose it") +
+         ")";
 }
 
 int corename_simd_level(const std::string& corename) {
@@ -190,7 +199,8 @@ CpuEnvironment probe_cpu_environment(ClockProbe clock_probe) {
   env.memory_total = host_memory_total();
   env.memory_available = host_memory_available();
   env.kernel_mismatch = describe_kernel_mismatch(env.openblas_corename, corename_simd_level(env.openblas_corename),
-                                                 level, env.openblas_coretype_env);
+                                                 level, env.openblas_coretype_env,
+                                                 env.openblas_config.find("DYNAMIC_ARCH") != std::string::npos);
   return env;
 }
 

@@ -57,9 +57,10 @@ double fastest_clock_this_boot_ghz(ClockProbe probe = ClockProbe::Measure);
 double nominal_clock_ghz(const std::string& model);
 
 // The kernel_mismatch text: empty unless `kernel_level` (corename_simd_level) is known and below
-// `cpu_level`; it names OPENBLAS_CORETYPE where that forced the set, else says OpenBLAS chose it.
+// `cpu_level`. It names OPENBLAS_CORETYPE where that chose the set (a DYNAMIC_ARCH build, the
+// variable naming the set in use), else says OpenBLAS chose it, or that the build has no other.
 std::string describe_kernel_mismatch(const std::string& corename, int kernel_level, int cpu_level,
-                                     const std::string& coretype_env);
+                                     const std::string& coretype_env, bool dynamic_arch);
 
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
 int corename_simd_level(const std::string& corename);

@@ -31,7 +31,10 @@ bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::size_t close = stat.rfind(')');
-  return close == std::string::npos || close + 2 >= stat.size() || (stat[close + 2] != 'Z' && stat[close + 2] != 'X');
+  if (close == std::string::npos || close + 2 >= stat.size()) {
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;  // reaped meanwhile, or /proc hidden
+  }
+  return stat[close + 2] != 'Z' && stat[close + 2] != 'X';
 }
 
 void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<ProcessInfo>& processes,

@@ -133,12 +133,15 @@ class ThreadNiceness {
 };
 
 // Signals the program and every process of the recording still alive, and marks them stopped.
+// Only a process that had not ended is marked: a worker that crashed before and waits unreaped
+// (a zombie) keeps its own end.
 void signal_all(Recording& out, pid_t top, int sig) {
-  ::kill(top, sig);
   for (ProcessInfo& p : out.processes) {
-    if (!p.alive) continue;
-    p.stopped = true;
-    if (p.pid != static_cast<std::uint32_t>(top)) ::kill(static_cast<pid_t>(p.pid), sig);
+    if (process_alive(p.pid, true)) p.stopped = true;
+  }
+  ::kill(top, sig);
+  for (const ProcessInfo& p : out.processes) {
+    if (p.pid != static_cast<std::uint32_t>(top) && p.stopped) ::kill(static_cast<pid_t>(p.pid), sig);
   }
 }
 
@@ -363,7 +366,7 @@ Recording record_program(const RecordOptions& options) {
     // Children that ignored SIGTERM go now, like the program.
     collect_processes(buffer.header(), out);
     for (ProcessInfo& p : out.processes) {
-      if (p.pid == out.pid || !p.alive) continue;
+      if (p.pid == out.pid || !process_alive(p.pid, true)) continue;
       p.stopped = true;
       ::kill(static_cast<pid_t>(p.pid), SIGKILL);
     }
@@ -549,7 +552,7 @@ std::string end_name(const ProcessInfo& p) {
 }
 
 constexpr const char* kStoppedText =
-    "stopped by the recorder with the program (SIGTERM, then SIGKILL after 2 s if it had not ended)";
+    "stopped by the recorder with the program (SIGTERM, then SIGKILL once the program had ended or after 2 s)";
 
 std::string end_text(const ProcessInfo& p) {
   if (!p.end_known) return "exit status unknown";
@@ -599,6 +602,11 @@ std::vector<Recording> child_recordings(const Recording& r) {
     child.capture_mode = r.capture_mode;
     child.pid = p.pid;
     child.parent_pid = p.parent_pid;
+    // Stopped with the program: what it was running then is a hang or work in progress, as the
+    // program's is, not a crash.
+    if (p.stopped && !p.alive) {
+      child.timed_out = r.timed_out, child.stopped = r.stopped, child.timeout_seconds = r.timeout_seconds;
+    }
     // Not waited for by the recorder: known where the preload saw it call exit() or _exit().
     child.exit_status = p.end == ProcessEnd::Exited ? p.exit_status : -1;
     // How long it ran, as far as the recorder saw it alive and its calls show (to the 0.2 to

@@ -861,8 +861,7 @@ Recording recording_from_json(const json& s) {
   r.command = field<std::vector<std::string>>(s, "command", {});
   r.host = field<std::string>(s, "host", "");
   r.pid = field<std::uint32_t>(s, "pid", 0);
-  const bool status_unknown = s.contains("exit_status") && s["exit_status"].is_null();
-  r.exit_status = status_unknown ? -1 : field<int>(s, "exit_status", 0);
+  r.exit_status = field<int>(s, "exit_status", s.contains("exit_status") ? -1 : 0);  // null: not known
   r.signal = field<std::string>(s, "signal", "");
   r.timed_out = field<bool>(s, "timed_out", false);
   r.stopped = field<bool>(s, "stopped", false);

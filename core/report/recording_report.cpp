@@ -252,8 +252,18 @@ std::string recording_status_text(const record::Recording& r) {
                      : !r.parent_pid             ? "exit status unknown"
                      : self != r.processes.end() ? record::end_text(*self) + " (a child process)"
                                                  : "exit status unknown (a child process)";
-  if (r.timed_out) text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
-  if (!r.signal.empty() && !r.timed_out) text += " (killed by " + r.signal + ")";
+  if (r.exit_status < 0 && self != r.processes.end() && self->stopped && !self->alive) {
+    return "stopped by the recorder with the program" +
+           (r.timed_out ? " at --timeout (" + format_number(r.timeout_seconds) + " s)" : std::string()) +
+           " (a child process)";
+  }
+  if (r.timed_out) {
+    text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
+  } else if (r.stopped) {
+    text += " (stopped on request" + (r.signal.empty() ? std::string() : ", by " + r.signal) + ")";
+  } else if (!r.signal.empty()) {
+    text += " (killed by " + r.signal + ")";
+  }
   return text;
 }
 

@@ -121,14 +121,22 @@ TEST(KernelMismatch, NamesTheVariableThatForcedTheSetOrSaysOpenBlasChoseIt) {
   const int haswell = corename_simd_level("Haswell"), prescott = corename_simd_level("Prescott");
   ASSERT_EQ(haswell, 2);
   ASSERT_EQ(prescott, 0);
-  EXPECT_EQ(describe_kernel_mismatch("Haswell", haswell, 3, "Haswell"),
-            "OpenBLAS runs Haswell kernels (AVX2) on a CPU with AVX-512, because OPENBLAS_CORETYPE=Haswell");
-  EXPECT_EQ(describe_kernel_mismatch("Prescott", prescott, 3, ""),
+  EXPECT_EQ(describe_kernel_mismatch("Haswell", haswell, 3, "HASWELL", true),
+            "OpenBLAS runs Haswell kernels (AVX2) on a CPU with AVX-512, because OPENBLAS_CORETYPE=HASWELL");
+  EXPECT_EQ(describe_kernel_mismatch("Prescott", prescott, 3, "", true),
             "OpenBLAS runs Prescott kernels (SSE) on a CPU with AVX-512, chosen by OpenBLAS itself "
             "(OPENBLAS_CORETYPE is not set)");
-  EXPECT_EQ(describe_kernel_mismatch("SkylakeX", 3, 3, ""), "") << "the CPU's own set";
-  EXPECT_EQ(describe_kernel_mismatch("Zen", corename_simd_level("Zen"), 2, ""), "") << "AVX2 kernels, AVX2 CPU";
-  EXPECT_EQ(describe_kernel_mismatch("Unheard", -1, 3, ""), "") << "an unknown set is not called older";
+  // A variable naming another set did not choose this one (an unknown name is ignored).
+  EXPECT_EQ(describe_kernel_mismatch("Prescott", prescott, 3, "Zen9", true),
+            "OpenBLAS runs Prescott kernels (SSE) on a CPU with AVX-512, chosen by OpenBLAS itself "
+            "(OPENBLAS_CORETYPE=Zen9 did not choose it)");
+  // A build for one target has no choice to make, whatever the variable says.
+  EXPECT_EQ(describe_kernel_mismatch("Haswell", haswell, 3, "Haswell", false),
+            "OpenBLAS runs Haswell kernels (AVX2) on a CPU with AVX-512, the one set this OpenBLAS was built with "
+            "(no DYNAMIC_ARCH)");
+  EXPECT_EQ(describe_kernel_mismatch("SkylakeX", 3, 3, "", true), "") << "the CPU's own set";
+  EXPECT_EQ(describe_kernel_mismatch("Zen", corename_simd_level("Zen"), 2, "", true), "") << "AVX2 kernels, AVX2 CPU";
+  EXPECT_EQ(describe_kernel_mismatch("Unheard", -1, 3, "", true), "") << "an unknown set is not called older";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,6 +476,29 @@ TEST(ChildRecordings, AChildHasTheTotalsKeptForItsProcessOrSaysWhatItsSumLeavesO
   children = child_recordings(program_with_a_child(false));  // an older recording's child
   EXPECT_EQ(children[0].calls_total, 1u);
   EXPECT_NE(children[0].problem.find("2000 calls made inside them"), std::string::npos) << children[0].problem;
+}
+
+// The recorder's last look: a child that has ended but that nobody reaped (its parent stopped
+// or gone) is gone, not "still running"; while recording it still counts as alive.
+TEST(ProcessAlive, AZombieIsGoneOnlyWhereZombiesAreGone) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::prctl(PR_SET_NAME, ") Z (x", 0, 0, 0);  // a name that looks like the state field
+    ::pause();
+    ::_exit(0);
+  }
+  const auto pid = static_cast<std::uint32_t>(child);
+  EXPECT_TRUE(process_alive(pid, true));
+  EXPECT_TRUE(process_alive(pid, false));
+  ::kill(child, SIGKILL);
+  // Ended, not reaped: a zombie until waitpid below.
+  for (int i = 0; i < 2000 && process_alive(pid, true); ++i) ::usleep(1000);
+  EXPECT_FALSE(process_alive(pid, true));
+  EXPECT_TRUE(process_alive(pid, false));
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_FALSE(process_alive(pid, false));
 }
 
 }  // namespace

@@ -453,15 +453,17 @@ class RecordNumPy(unittest.TestCase):
         self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), returned from main without calling exit\(\)")
 
     def test_children_ended_by_the_timeout_are_stopped_not_still_running(self):
-        # A pool whose first task hangs: --timeout stops the program and its workers, and every
+        # A pool whose first task hangs in LAPACK (SciPy's lstsq of an Inf never returns) and
+        # whose other worker waits: --timeout stops the program and its workers, and every
         # session says the recorder stopped them, with no exit status made up for the workers.
         script = write("pool_hangs.py", """
-            import multiprocessing as mp, time
-            import numpy as np
+            import multiprocessing as mp
+            import numpy as np, scipy.linalg
             def work(i):
                 np.ones((64, 64)) @ np.ones((64, 64))
                 if i == 0:
-                    time.sleep(60)
+                    a = np.random.rand(30, 9); a[0, 0] = np.inf
+                    scipy.linalg.lstsq(a, np.ones(30), check_finite=False)
                 return i
             if __name__ == "__main__":
                 with mp.get_context("fork").Pool(2) as pool:
@@ -475,12 +477,20 @@ class RecordNumPy(unittest.TestCase):
         self.assertNotIn("still running when the program ended", proc.err)
         self.assertEqual(len(re.findall(r"child: pid \d+ \(.*\), stopped by the recorder with the program", proc.err)),
                          2, proc.err)
+        hung = []
         for child in report["children"]:
             rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
             child_report = json.loads(rep.stdout)
             self.assertIsNone(child_report["exit_status"])
             self.assertEqual(child_report["processes"][0]["ended"], "stopped")
-            self.assertEqual(child_report["routines"][0]["calls"], 1)
+            ids = [d["id"] for d in child_report["diagnoses"]]
+            self.assertNotIn("program-crashed", ids, "stopped, not crashed")
+            if "kernel-hang" in ids:
+                hung.append(child_report)
+        self.assertEqual(len(hung), 1, "the worker inside the lstsq, in its own session")
+        hang = next(d for d in hung[0]["diagnoses"] if d["id"] == "kernel-hang")
+        self.assertIn("GELSD", hang["title"])
+        self.assertIn("kernel-hang", [d["id"] for d in report["diagnoses"]])
 
     def test_a_program_that_loads_blas_but_calls_nothing_recorded_says_so(self):
         script = write("dot_only.py", """
