@@ -9,6 +9,7 @@
 
 #include "ops_model.h"
 #include "report/recording_report.h"
+#include "text/format.h"
 
 namespace blasscope::ui {
 
@@ -81,7 +82,9 @@ void OverviewView::setDocument(const RunDocument* doc) {
 }
 
 void OverviewView::showRecording(const RunDocument& doc) {
-  m_header->setText(QStringLiteral("<b>%1</b><br>").arg(doc.title.toHtmlEscaped()) +
+  // The whole command, as the Profile's heading gives it (the document's title is its name only).
+  const QString command = QString::fromStdString(core::shell_command(doc.recording->command));
+  m_header->setText(QStringLiteral("<b>%1</b><br>").arg((command.isEmpty() ? doc.title : command).toHtmlEscaped()) +
                     tr("A recorded program: what the recorder printed when it ended. The Failures panel "
                        "explains each finding; the Profile has every call."));
   m_summary->setPlainText(QString::fromStdString(core::recording_summary(*doc.recording, doc.diagnoses)));

@@ -198,15 +198,17 @@ void ProfileView::setDocument(const RunDocument* doc) {
     const bool timed = t.calls > 0;  // a routine whose only call never returned has no times
     const auto timed_text = [timed](const QString& text) { return timed ? text : QStringLiteral("–"); };
     QList<QStandardItem*> row{
-        routine, new QStandardItem(QString::fromLatin1(record::precision_dtype(t.precision, t.routine))),
+        routine, new QStandardItem(QString::fromStdString(record::total_dtype(t))),
         number_item(static_cast<double>(t.calls), QString::number(t.calls)), failures,
         number_item(t.seconds, timed_text(duration(t.seconds))),
         number_item(t.self_seconds, timed_text(duration(t.self_seconds))),
         number_item(share, timed_text(QStringLiteral("%1%").arg(share, 0, 'f', 1))),
         // A routine that only sized workspaces did no work to average.
         number_item(mean, t.calls > t.queries ? timed_text(duration(mean)) : QStringLiteral("–")),
-        number_item(gflops, gflops > 0 ? QString::number(gflops, 'f', 2) : QStringLiteral("–")),
-        number_item(of_peak, of_peak > 0 ? QStringLiteral("%1%").arg(of_peak, 0, 'f', 1) : QStringLiteral("–"))};
+        // Four significant digits, as the CLI's table: a small GEMM's 0.0136 GFLOP/s is not 0.00.
+        number_item(gflops, gflops > 0 ? QString::fromStdString(core::format_number(gflops)) : QStringLiteral("–")),
+        number_item(of_peak, of_peak > 0 ? QString::fromStdString(core::format_number(of_peak)) + QLatin1Char('%')
+                                         : QStringLiteral("–"))};
     QStringList callsTip;
     if (t.queries) {
       callsTip << tr("%1 of them workspace queries (LWORK = -1), which only size LAPACK's workspace: left "

@@ -1,7 +1,8 @@
-// exit(), _exit() and _Exit(): the status is written into the process's entry of the shared
-// file before it ends. The recorder waits for the program only; a child's status (a
-// multiprocessing worker, an MPI rank) is known this way or not at all. exit() says Exiting:
-// its handlers may still crash (the library destructors confirm it, see note_process_end).
+// exit(), _exit() and _Exit(), and main's return: the status is written into the process's
+// entry of the shared file before it ends. The recorder waits for the program only; a child's
+// status (a multiprocessing worker, an MPI rank, a Python interpreter that raised) is known
+// this way or not at all. exit() and main's return say Exiting: the exit handlers may still
+// crash (the library destructors confirm it, see note_process_end).
 #include <dlfcn.h>
 #include <sys/syscall.h>
 
@@ -29,9 +30,31 @@ __attribute__((constructor)) void find_the_real_exits() {
   __builtin_unreachable();
 }
 
+using MainFunction = int (*)(int, char**, char**);
+using StartFunction = int (*)(MainFunction, int, char**, void (*)(), void (*)(), void (*)(), void*);
+MainFunction g_main = nullptr;
+
+// libc calls exit() with main's return value from inside itself, out of the interposer's reach:
+// main is wrapped instead, which is how a C program's or the Python interpreter's status is seen.
+int main_that_says_its_status(int argc, char** argv, char** envp) {
+  const int status = g_main(argc, argv, envp);
+  blasscope::preload::note_process_end(blasscope::record::ProcessEnd::Exiting, status);
+  return status;
+}
+
 }  // namespace
 
 using blasscope::record::ProcessEnd;
+
+// A dynamically linked program's _start calls this through the PLT, after the preload's
+// constructors: the real one is found the way the program would have bound it.
+BLASSCOPE_EXPORT int __libc_start_main(MainFunction main, int argc, char** argv, void (*init)(), void (*fini)(),
+                                       void (*rtld_fini)(), void* stack_end) {
+  const auto real = reinterpret_cast<StartFunction>(::dlsym(RTLD_NEXT, "__libc_start_main"));
+  if (!real) ::syscall(SYS_exit_group, 127);  // no C library to start the program with
+  g_main = main;
+  return real(main_that_says_its_status, argc, argv, init, fini, rtld_fini, stack_end);
+}
 
 BLASSCOPE_EXPORT void exit(int status) noexcept {
   end_with(ProcessEnd::Exiting, g_exit, "exit", status);

@@ -640,9 +640,42 @@ BLASSCOPE_LAPACK_SDCZ(sysv, 12, Sysv,
                        .output = Out::B,
                        .out = 6,
                        .triangle = true})
+// ?HESV: the same arguments, for a Hermitian A (SciPy's solve(assume_a='her')).
+BLASSCOPE_LAPACK_CZ(hesv, 12, Hesv,
+                    {.ch = 0,
+                     .m = 1,
+                     .n = 1,
+                     .nrhs = 2,
+                     .a = 3,
+                     .lda = 4,
+                     .b = 6,
+                     .ldb = 7,
+                     .info = 10,
+                     .lwork = 9,
+                     .output = Out::B,
+                     .out = 6,
+                     .triangle = true})
+// ?POSV(UPLO, N, NRHS, A, LDA, B, LDB, INFO): POTRF, then POTRS (SciPy's solve(assume_a='pos'))
+BLASSCOPE_LAPACK_SDCZ(posv, 9, Posv,
+                      {.ch = 0,
+                       .m = 1,
+                       .n = 1,
+                       .nrhs = 2,
+                       .a = 3,
+                       .lda = 4,
+                       .b = 5,
+                       .ldb = 6,
+                       .info = 7,
+                       .output = Out::B,
+                       .out = 5,
+                       .triangle = true})
 // ?SYTRF(UPLO, N, A, LDA, IPIV, WORK, LWORK, INFO): scipy.linalg.ldl
 BLASSCOPE_LAPACK_SDCZ(
     sytrf, 9, Sytrf,
+    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2, .triangle = true})
+// ?HETRF: the same arguments, for a Hermitian A (scipy.linalg.ldl(hermitian=True)).
+BLASSCOPE_LAPACK_CZ(
+    hetrf, 9, Hetrf,
     {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2, .triangle = true})
 // ?GEES(JOBVS, SORT, SELECT, N, A, LDA, SDIM, WR, WI, VS, LDVS, WORK, LWORK, BWORK, INFO): the Schur
 // form (scipy.linalg.schur); the complex ones have W for WR and WI, and RWORK after LWORK.

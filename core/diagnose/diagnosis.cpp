@@ -49,11 +49,11 @@ void put_seen_as_first(Diagnosis& d, std::string_view key) {
     if (bar > at) wanted.push_back(lower(key.substr(at, bar - at)));
     at = bar + 1;
   }
-  std::stable_partition(d.seen_as.begin(), d.seen_as.end(), [&](const std::string& line) {
-    const std::string text = lower(line);
-    return std::any_of(wanted.begin(), wanted.end(),
-                       [&](const std::string& w) { return text.find(w) != std::string::npos; });
-  });
+  // The last alternative's lines moved first, then the one before's ahead of them: the first's lead.
+  for (auto w = wanted.rbegin(); w != wanted.rend(); ++w) {
+    std::stable_partition(d.seen_as.begin(), d.seen_as.end(),
+                          [&](const std::string& line) { return lower(line).find(*w) != std::string::npos; });
+  }
 }
 
 nlohmann::json to_json(const Diagnosis& d) {

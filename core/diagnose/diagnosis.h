@@ -30,7 +30,7 @@ Diagnosis detected(std::string id, Severity severity, std::optional<std::size_t>
 Diagnosis explained(Diagnosis d);
 
 // Moves the seen_as lines that contain `key`, or one of its alternatives split by '|' (any case),
-// before the others, keeping their order:
+// before the others, the first alternative's first, keeping their order otherwise:
 // a page shared by several failures lists this one's messages first.
 void put_seen_as_first(Diagnosis& d, std::string_view key);
 

@@ -64,14 +64,29 @@ std::optional<PositiveInfo> positive_info_meaning(Routine routine, int info, con
           "Check where the triangular factor came from (a QR or Cholesky factor of a rank-deficient matrix has a "
           "zero on its diagonal); solve in the least-squares sense (scipy.linalg.lstsq) instead.",
           "singular matrix|matrix is singular"};
+    case Routine::Posv:
+      return PositiveInfo{
+          "the leading minor of order " + i + " is not positive definite: no solution was computed",
+          "POSV solves A X = B for a symmetric (Hermitian) positive definite A by factoring it with Cholesky "
+          "(POTRF) first: INFO = i > 0 means the leading minor of order i is not positive definite, so the "
+          "factorisation and the solution were not computed. The matrix need not be singular: it is not "
+          "positive definite. SciPy's solve(a, b, assume_a='pos') reports it as LinAlgError \"Matrix is "
+          "singular.\" all the same.",
+          "Check that the matrix is symmetric positive definite: numpy.linalg.eigvalsh(a).min() must be > 0. If it "
+          "is only symmetric, solve with assume_a='sym' (or the default 'gen'); a covariance that is only "
+          "semi-definite needs a small multiple of the identity added (a + eps * numpy.eye(n)).",
+          "matrix is singular|positive definite"};
     case Routine::Sysv:
     case Routine::Sytrf:
+    case Routine::Hesv:
+    case Routine::Hetrf:
       return PositiveInfo{
           "D(" + i + "," + i + ") is exactly zero: the matrix is singular",
-          "SYTRF factors a symmetric matrix as L D L^T (Bunch-Kaufman) and SYSV solves with it: INFO = i > 0 means "
-          "the block diagonal D has an exact zero at (i,i). SYTRF's factorisation is complete all the same; "
-          "SYSV computed no solution, since solving would divide by that zero. SciPy's solve(assume_a='sym') "
-          "reports it as LinAlgError \"Matrix is singular.\"",
+          "SYTRF factors a symmetric matrix as L D L^T (Bunch-Kaufman; HETRF a Hermitian one as L D L^H) and SYSV "
+          "(HESV) solves with it: INFO = i > 0 means the block diagonal D has an exact zero at (i,i). The "
+          "factorisation is complete all the same; SYSV and HESV computed no solution, since solving would divide "
+          "by that zero. SciPy's solve(assume_a='sym') and solve(assume_a='her') report it as LinAlgError "
+          "\"Matrix is singular.\"",
           "Check the rank and the conditioning (numpy.linalg.matrix_rank(a), numpy.linalg.cond(a)); solve in the "
           "least-squares sense (scipy.linalg.lstsq) or use the pseudo-inverse (numpy.linalg.pinvh).",
           "singular matrix|matrix is singular"};

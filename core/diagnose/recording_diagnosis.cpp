@@ -53,6 +53,9 @@ bool square_only(Routine r) {
     case Routine::Trtrs:
     case Routine::Sysv:
     case Routine::Sytrf:
+    case Routine::Posv:
+    case Routine::Hesv:
+    case Routine::Hetrf:
     case Routine::Gees:
     case Routine::Sygvd:
     case Routine::Sygv:
@@ -666,7 +669,8 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                 label(c) + ": " + values(c) + ", and it returned INFO = 0 with a finite result",
                 {label(c) + ": " + values(c),
                  label(c) + " returned INFO = 0 and its result holds no NaN/Inf: nothing reported them, and the "
-                            "result means nothing"},
+                            "result cannot be trusted (a NaN makes it meaningless; an Inf may leave a limit, or zeros "
+                            "where the Inf scaled the matrix away)"},
                 Specific{"finite result", "", ""});
       } else {
         out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});

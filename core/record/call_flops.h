@@ -29,8 +29,11 @@ inline std::uint64_t flops_of(const CallRecord& c) {
     case Routine::Potrs: f = 2 * n * n * k; break;
     case Routine::Trtrs: f = n * n * k; break;
     case Routine::Getri: f = 4 * n * n * n / 3; break;
-    case Routine::Sytrf: f = n * n * n / 3; break;
-    case Routine::Sysv: f = n * n * n / 3 + 2 * n * n * k; break;
+    case Routine::Sytrf:
+    case Routine::Hetrf: f = n * n * n / 3; break;
+    case Routine::Sysv:
+    case Routine::Hesv:
+    case Routine::Posv: f = n * n * n / 3 + 2 * n * n * k; break;
     case Routine::Geqrf:
     case Routine::Geqp3: f = m >= n ? 2 * n * n * (m - n / 3) : 2 * m * m * (n - m / 3); break;
     case Routine::Gehrd: f = 10 * n * n * n / 3; break;

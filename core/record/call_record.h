@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 20;
+inline constexpr std::uint32_t kLayoutVersion = 21;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -63,6 +63,9 @@ enum class Routine : std::uint8_t {
   Gges,
   Gehrd,
   Geqp3,  // generalized eigen and Schur, Hessenberg, pivoted QR (recorded, not replayed)
+  Posv,
+  Hesv,
+  Hetrf,  // Cholesky solve (SciPy's solve(assume_a='pos')), Hermitian indefinite solve and factorisation
   Lascl,
   // An argument error xerbla reported outside every recorded call (a routine BLAScope does not
   // record, DTRTRI, or the program's own xerbla_ call): xerbla_routine names it, precision S.
@@ -156,6 +159,9 @@ inline bool has_replay_op(Routine r) {
     case Routine::Gges:
     case Routine::Gehrd:
     case Routine::Geqp3:
+    case Routine::Posv:
+    case Routine::Hesv:
+    case Routine::Hetrf:
     case Routine::Xerbla: return false;
     default: return r < Routine::CublasCreate;
   }

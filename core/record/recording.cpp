@@ -412,6 +412,7 @@ Recording record_program(const RecordOptions& options) {
     c.start_ns = clock.point(c.start_ns);
   }
   collect_totals(buffer, clock, out);
+  name_single_dtypes(out);
   out.captures_skipped = buffer.header().capture_skipped.load();
   // Calls still running were captured before they ran: a hang or a crash is replayable too.
   for (const auto* calls : {&out.calls, &out.running}) {
@@ -559,15 +560,17 @@ std::string end_text(const ProcessInfo& p) {
   switch (p.end) {
     case ProcessEnd::Exited: return "exit status " + std::to_string(p.exit_status);
     case ProcessEnd::Returned:
-      return "returned from main without calling exit() (as C programs and the Python interpreter end): its exit "
-             "status is not seen";
+      return "ended after its exit handlers ran, without an exit() or a return from main that the recorder saw: "
+             "its exit status is not seen";
     case ProcessEnd::Execed: return "exec'd another program";
     case ProcessEnd::Exiting:
-      if (!p.alive && p.stopped) return "called exit(" + std::to_string(p.exit_status) + "), then " + kStoppedText;
       if (!p.alive) {
-        return "called exit(" + std::to_string(p.exit_status) +
-               "), then ended by a signal in its exit handlers (a crash in an atexit handler or a destructor, or a "
-               "kill)";
+        // exit(N) or main's return of N: libc then runs the same exit handlers.
+        const std::string ending = "called exit(" + std::to_string(p.exit_status) + ") or returned " +
+                                   std::to_string(p.exit_status) + " from main, then ";
+        return ending + (p.stopped ? kStoppedText
+                                   : "ended by a signal in its exit handlers (a crash in an atexit handler or a "
+                                     "destructor, or a kill)");
       }
       break;
     case ProcessEnd::None: break;
@@ -590,6 +593,30 @@ std::string unlisted_note(const Recording& r) {
          listed +
          ", and every one that failed, read or made NaN/Inf, or ran 100 us or more, with its callers (record with "
          "--nested-calls all to list them all)";
+}
+
+std::string total_dtype(const RoutineTotal& total) {
+  const std::string dtype = precision_dtype(total.precision, total.routine);
+  return dtype.empty() ? total.dtype : dtype;
+}
+
+void name_single_dtypes(Recording& r) {
+  for (RoutineTotal& t : r.routines) {
+    if (!has_data_type_argument(t.routine) || !t.dtype.empty()) continue;
+    std::uint64_t listed = 0;
+    std::string one;
+    bool same = true;
+    for (const auto* calls : {&r.calls, &r.running}) {
+      for (const CallRecord& c : *calls) {
+        if (c.routine != t.routine) continue;
+        const std::string dtype = call_dtype(c);
+        same = same && !dtype.empty() && (one.empty() || dtype == one);
+        one = dtype;
+        listed += calls == &r.calls ? 1 : 0;
+      }
+    }
+    if (same && listed == t.calls && !one.empty()) t.dtype = one;
+  }
 }
 
 std::vector<Recording> child_recordings(const Recording& r) {
@@ -661,6 +688,7 @@ std::vector<Recording> child_recordings(const Recording& r) {
       child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +
                       " calls of the whole recording were not kept";
     }
+    name_single_dtypes(child);
     children.push_back(std::move(child));
   }
   return children;

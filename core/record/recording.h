@@ -58,7 +58,13 @@ struct RoutineTotal {
   std::uint64_t queries = 0;
   double query_seconds = 0;    // their time (in `seconds` too)
   double longest_seconds = 0;  // the longest finished call
+  // Where the precision does not say it (cublasGemmEx takes its types as arguments): the one
+  // data type all its calls had, if they had one (name_single_dtypes).
+  std::string dtype;
 };
+
+// A routine's data type as tables show it: the precision's, else `dtype` (may be empty).
+std::string total_dtype(const RoutineTotal& total);
 
 // The mean time of the calls that did work (of every call, where all were queries).
 double mean_seconds(const RoutineTotal& total);
@@ -128,6 +134,9 @@ struct Recording {
 // Per-routine totals summed from calls (self time without the calls each one made), where the
 // exact ones the preload counted are not at hand: a child's session, an unfinished session.
 std::vector<RoutineTotal> totals_of(std::span<const CallRecord> calls);
+// Sets the `dtype` of each total whose routine takes its data type as an argument, where every
+// one of its calls is listed and all had the same type (PyTorch's float16 products: "float16").
+void name_single_dtypes(Recording& recording);
 
 // The recording's totals with each routine's unfinished calls counted in, and a row (no finished
 // call) for a routine that only has unfinished ones: a program that hung in its first DGELSD.

@@ -115,7 +115,7 @@ json routines_to_json(std::span<const RoutineTotal> totals) {
   json routines = json::array();
   for (const auto& t : totals) {
     routines.push_back({{"routine", routine_name(t.routine, t.precision)},
-                        {"dtype", precision_dtype(t.precision, t.routine)},
+                        {"dtype", total_dtype(t)},
                         {"calls", t.calls},
                         {"seconds", t.seconds},
                         {"self_seconds", t.self_seconds},
@@ -894,6 +894,7 @@ Recording recording_from_json(const json& s) {
     r.routines.back().queries = field<std::uint64_t>(t, "workspace_queries", 0);
     r.routines.back().query_seconds = field<double>(t, "workspace_query_seconds", 0);
     r.routines.back().longest_seconds = field<double>(t, "longest_seconds", 0);
+    if (has_data_type_argument(routine->first)) r.routines.back().dtype = field<std::string>(t, "dtype", "");
   }
   for (const json& c : field<json>(s, "calls", json::array())) r.calls.push_back(call_from_json(c, r.start_ns));
   for (const json& c : field<json>(s, "captures", json::array())) {

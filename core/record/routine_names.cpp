@@ -40,6 +40,9 @@ std::string routine_name(Routine routine, Precision precision) {
     case Routine::Gges: base = "gges"; break;
     case Routine::Gehrd: base = "gehrd"; break;
     case Routine::Geqp3: base = "geqp3"; break;
+    case Routine::Posv: base = "posv"; break;
+    case Routine::Hesv: base = "hesv"; break;
+    case Routine::Hetrf: base = "hetrf"; break;
     case Routine::Lascl: base = "lascl"; break;
     case Routine::Xerbla: return "xerbla";
     case Routine::CublasCreate: return "cublasCreate_v2";

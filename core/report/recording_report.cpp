@@ -59,9 +59,8 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
     const double mean = record::mean_seconds(t);
     const bool timed = t.calls > 0;
     rows.push_back(
-        {record::routine_name(t.routine, t.precision), record::precision_dtype(t.precision, t.routine),
-         std::to_string(t.calls), timed ? format_duration(t.seconds) : "-",
-         timed ? format_duration(t.self_seconds) : "-",
+        {record::routine_name(t.routine, t.precision), record::total_dtype(t), std::to_string(t.calls),
+         timed ? format_duration(t.seconds) : "-", timed ? format_duration(t.self_seconds) : "-",
          self_total > 0 && timed ? format_number(100 * t.self_seconds / self_total) + "%" : "-",
          timed && t.calls > t.queries ? format_duration(mean) : "-",  // only queries: no work to average
          t.gflop > 0 && record::working_seconds(t) > 0 ? format_number(t.gflop / record::working_seconds(t)) : "-",

@@ -219,6 +219,36 @@ TEST(SessionText, ACublasGemmExKeepsTheDataTypeItWasGiven) {
   EXPECT_STREQ(blasscope::record::call_dtype(gemm), "float64");
 }
 
+// A routine's totals say the data type its calls were given, where they all had the same one and
+// every call is listed; mixed types, or calls not listed, leave it empty (nothing made up).
+TEST(SessionText, ACublasGemmExTotalSaysItsOneDataType) {
+  using blasscope::record::Routine;
+  std::vector<CallRecord> calls;
+  for (const int type : {2, 2, 0, 14}) {  // two float16 GemmEx; a float32 and a bfloat16 strided one
+    CallRecord c = call(static_cast<std::uint64_t>(calls.size() + 1));
+    c.routine = calls.size() < 2 ? Routine::CublasGemmEx : Routine::CublasGemmStridedBatchedEx;
+    c.flags = blasscope::record::kHasStatus;
+    c.side_uplo = static_cast<std::uint8_t>(1 + type);
+    calls.push_back(c);
+  }
+  Recording r = recording_of(calls);
+  r.routines = totals_of(r.calls);
+  name_single_dtypes(r);
+  auto total = [](const Recording& rec, Routine routine) {
+    return *std::find_if(rec.routines.begin(), rec.routines.end(),
+                         [routine](const RoutineTotal& t) { return t.routine == routine; });
+  };
+  EXPECT_EQ(total_dtype(total(r, Routine::CublasGemmEx)), "float16");
+  EXPECT_EQ(total_dtype(total(r, Routine::CublasGemmStridedBatchedEx)), "") << "two types";
+  const Recording back = recording_from_json(nlohmann::json::parse(session_text(r)));
+  EXPECT_EQ(total_dtype(total(back, Routine::CublasGemmEx)), "float16") << "read back";
+  Recording capped = recording_of(calls);
+  capped.routines = totals_of(capped.calls);
+  capped.routines[0].calls += 1;  // a call not listed: its type is not known
+  name_single_dtypes(capped);
+  EXPECT_EQ(total_dtype(total(capped, Routine::CublasGemmEx)), "");
+}
+
 TEST(SessionText, WorkspaceQueriesAreCountedInCallsButNotInTheMean) {
   CallRecord query = call(1), work = call(2);
   query.routine = work.routine = Routine::Gesdd;

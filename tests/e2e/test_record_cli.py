@@ -435,22 +435,41 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.err)
         self.assertEqual(proc.out.split(), ["raises", "1", "exits", "3", "killed", "-9", "C", "5", "C-abort", "-6"])
         ended = sorted((p["ended"], p.get("exit_status", -1)) for p in report["processes"] if p["pid"] != report["pid"])
-        self.assertEqual(ended, [("exit", 1), ("exit", 3), ("returned", -1), ("signal", -1), ("signal", -1)],
+        # The C program's main returned 5: its status is seen too (main is wrapped, libc's exit is not).
+        self.assertEqual(ended, [("exit", 1), ("exit", 3), ("exit", 5), ("signal", -1), ("signal", -1)],
                          report["processes"])
-        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns abort\), called exit\(0\), then ended by a signal in "
-                                   r"its exit handlers")
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns abort\), called exit\(0\) or returned 0 from main, "
+                                   r"then ended by a signal in its exit handlers")
         c_program = next(p for p in report["processes"] if p["command"].endswith("returns"))
-        self.assertEqual(c_program["ended"], "returned")  # its main returned: libc called exit(), not seen
+        self.assertEqual((c_program["ended"], c_program["exit_status"]), ("exit", 5))
         # Each child's session and the summary say it too.
         by_status = {}
         for child in report["children"]:
             rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
             by_status[json.loads(rep.stdout)["exit_status"]] = child
-        self.assertEqual(sorted(k for k in by_status if k is not None), [1, 3])
+        self.assertEqual(sorted(k for k in by_status if k is not None), [1, 3, 5])
         self.assertIn(None, by_status)  # not known: null, never a made-up number
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), exit status 3 -> ")
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), gone without exiting: a signal")
-        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), returned from main without calling exit\(\)")
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), exit status 5 -> ")
+
+    def test_a_child_interpreter_that_raised_has_its_exit_status(self):
+        # Python returns 1 from main after an uncaught exception: the status a failed step of a
+        # script ends with, told apart from a step that succeeded.
+        script = write("steps.sh", f"""
+            {PYTHON} -c "import numpy as np; np.linalg.cholesky(-np.eye(4))" 2>/dev/null
+            echo "failed step $?"
+            {PYTHON} -c "import numpy as np; np.ones((3, 3)) @ np.ones((3, 3))"
+            echo "good step $?"
+        """)
+        proc, report = record("/bin/sh", script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(proc.out.split(), ["failed", "step", "1", "good", "step", "0"])
+        steps = {p["command"].split("; ")[-1]: p for p in report["processes"] if "np." in p["command"]}
+        self.assertEqual(len(steps), 2, report["processes"])
+        by_step = {("cholesky" in k): (p["ended"], p.get("exit_status")) for k, p in steps.items()}
+        self.assertEqual(by_step, {True: ("exit", 1), False: ("exit", 0)})
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*cholesky.*\), exit status 1 -> ")
 
     def test_children_ended_by_the_timeout_are_stopped_not_still_running(self):
         # A pool whose first task hangs in LAPACK (SciPy's lstsq of an Inf never returns) and
@@ -469,7 +488,7 @@ class RecordNumPy(unittest.TestCase):
                 with mp.get_context("fork").Pool(2) as pool:
                     print(pool.map(work, range(2)))
         """)
-        proc, report = record(PYTHON, script, options=["--timeout", "4"])
+        proc, report = record(PYTHON, script, options=["--timeout", "5"])
         self.assertEqual(proc.returncode, 124, proc.err)
         workers = [p for p in report["processes"] if p["pid"] != report["pid"]]
         self.assertEqual(len(workers), 2, report["processes"])
@@ -589,10 +608,13 @@ class RecordNestedCalls(unittest.TestCase):
         np.linalg.svd(np.random.rand(800, 800))
     """
 
-    def check_totals_add_up(self, report):
-        self.assertEqual(report["calls_not_kept"], 0)
+    def check_totals_add_up(self, report, killed=False):
+        # A program killed (--timeout's SIGTERM) while its thread wrote a finished call's record into
+        # the ring loses that one record (seen once on a loaded VM): counted as not kept, never wrong.
+        lost = report["calls_not_kept"]
+        self.assertLessEqual(lost, 1 if killed else 0)
         self.assertEqual(sum(r["calls"] for r in report["routines"]), report["calls_total"])
-        self.assertEqual(len(report["calls"]) + report["calls_unlisted"], report["calls_total"])
+        self.assertIn(report["calls_total"] - len(report["calls"]) - report["calls_unlisted"], {0, lost})
         self.assertEqual(sum(c.get("unlisted", 0) for c in report["calls"] + report["running"]),
                          report["calls_unlisted"])
 
@@ -644,7 +666,7 @@ class RecordNestedCalls(unittest.TestCase):
             self.assertGreater(len(inside), 64, "past the first 64, a call is listed only for a reason")
             for c in inside[64:]:
                 self.assertTrue(c["seconds"] >= 99e-6 or any(o.get("parent") == c["id"] for o in report["calls"]), c)
-        self.check_totals_add_up(report)  # the finished calls made inside it, listed or counted
+        self.check_totals_add_up(report, killed=True)  # the finished calls made inside it, listed or counted
 
     def test_nested_calls_all_lists_every_call(self):
         proc, report = record(PYTHON, write("svds_all.py", self.SVDS), options=["--nested-calls", "all"])
@@ -949,6 +971,38 @@ class RecordSciPy(unittest.TestCase):
         self.assertEqual((nan["m"], nan["input_nan"]), (30, 1))
         self.assertIn(nan["id"], [d["call"] for d in report["diagnoses"] if d["id"] == "non-finite-input"])
 
+    def test_a_positive_definite_solve_says_what_scipys_singular_means(self):
+        # SciPy's solve(assume_a='pos') is DPOSV, whose INFO = i SciPy reports as "Matrix is singular."
+        # for a matrix that is only not positive definite; a Hermitian solve is ZHESV. Their inner
+        # calls are theirs, not the program's.
+        script = write("posv_hesv.py", """
+            import numpy as np, scipy.linalg as sl
+            try:
+                sl.solve(np.ones((5, 5)), np.ones(5), assume_a='pos')
+            except sl.LinAlgError as e:
+                print("pos:", e)
+            rng = np.random.default_rng(0)
+            h = rng.random((40, 40)) + 1j * rng.random((40, 40)); h = h + h.conj().T
+            sl.solve(h, np.ones(40), assume_a='her')
+            sl.ldl(h, hermitian=True)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("pos: Matrix is singular.", proc.out)
+        top = [c["routine"] for c in report["calls"] if "parent" not in c and not c.get("workspace_query")]
+        self.assertEqual([r for r in top if r in ("dposv", "zhesv", "zhetrf")], ["dposv", "zhesv", "zhetrf"], top)
+        self.assertNotIn("dpotrf", top, "POSV's Cholesky is made inside it")
+        hesv = next(c for c in report["calls"] if c["routine"] == "zhesv" and not c.get("workspace_query"))
+        inside = {c["routine"] for c in report["calls"] if c.get("parent") == hesv["id"]}
+        self.assertIn("zhetrf", inside, "HESV's factorisation is made inside it")
+        # (SciPy's ZHECON, not recorded, then makes top-level ZGEMVs of its own.)
+        found = [d for d in report["diagnoses"] if d["id"] == "lapack-failed"]
+        self.assertEqual(len(found), 1, [d["title"] for d in found])
+        self.assertIn("DPOSV", found[0]["title"])
+        self.assertIn("leading minor of order 2 is not positive definite", found[0]["title"])
+        self.assertIn("need not be singular", found[0]["cause"])
+        self.assertEqual(found[0]["seen_as"][0], "numpy.linalg.LinAlgError: Matrix is singular.")
+
     def test_generalized_eigen_hessenberg_pivoted_qr_and_qz_are_recorded(self):
         script = write("generalized.py", """
             import numpy as np, scipy.linalg as sl
@@ -1200,7 +1254,8 @@ class RecordSciPy(unittest.TestCase):
             scipy.linalg.lstsq(a, b, check_finite=False)
             print("returned")
         """)
-        proc, report = record(PYTHON, script, options=("--timeout", "4"))
+        # 6 s: on a loaded 2-core VM Python's start and SciPy's import took 1.8 s of a shorter limit.
+        proc, report = record(PYTHON, script, options=("--timeout", "6"))
         self.assertEqual(proc.returncode, 124, proc.err)
         self.assertNotIn("returned", proc.out)
         self.assertTrue(report["timed_out"])
@@ -1215,10 +1270,10 @@ class RecordSciPy(unittest.TestCase):
         gelsd = next(t for t in report["routines"] if t["routine"] == "dgelsd")
         self.assertEqual(gelsd.get("unfinished"), 1, "the hung call is counted apart from the finished ones")
         self.assertNotIn("unfinished", next(t for t in report["routines"] if t["routine"] == "dlascl"))
-        # Where the time went: the hung call had run for most of the 4 s, said apart from TOTAL.
+        # Where the time went: the hung call had run for most of the 6 s, said apart from TOTAL.
         self.assertGreater(gelsd["unfinished_seconds"], 3.0)
         self.assertLess(gelsd["seconds"], 0.1)
-        self.assertRegex(proc.err, r"dgelsd .* 1 \(ran [34]\.[0-9]+ s\)\n")
+        self.assertRegex(proc.err, r"dgelsd .* 1 \(ran [345]\.[0-9]+ s\)\n")
         # Listed first, though its finished calls' time is a few microseconds: the hang is the finding.
         self.assertRegex(proc.err, r"UNFINISHED\n +dgelsd ")
         # Captured before it ran, so the call that never returned can be replayed (with a timeout).
@@ -1883,7 +1938,7 @@ class RecordC(unittest.TestCase):
             sl.eigh(s, check_finite=False)
             print("returned")
         """)
-        proc, report = record(PYTHON, script, options=("--timeout", "3"))
+        proc, report = record(PYTHON, script, options=("--timeout", "4"))
         self.assertEqual(proc.returncode, 124, proc.err)
         self.assertNotIn("returned", proc.out)
         hang = next(d for d in report["diagnoses"] if d["id"] == "kernel-hang")
@@ -2402,7 +2457,7 @@ class RecordWhatNothingElseTells(unittest.TestCase):
             a = np.random.rand(30, 9); a[0, 0] = np.inf
             scipy.linalg.lstsq(a, np.random.rand(30), check_finite=False)
         """)
-        proc, report = record(PYTHON, script, options=("--timeout", "2"))
+        proc, report = record(PYTHON, script, options=("--timeout", "4"))  # the call runs over a second
         self.assertEqual(proc.returncode, 124, proc.err)
         ran = report["running"][0]["ran_seconds"]
         self.assertNotIn("seconds", report["running"][0])
