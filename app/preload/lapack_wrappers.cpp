@@ -592,20 +592,22 @@ constexpr LapackArgs kOrgqrArgs{.m = 0,
                                 .tau = 5};
 BLASSCOPE_LAPACK_SD(orgqr, 9, Orgqr, kOrgqrArgs)
 BLASSCOPE_LAPACK_CZ(ungqr, 9, Orgqr, kOrgqrArgs)
-// ?POTRS(UPLO, N, NRHS, A, LDA, B, LDB, INFO): A holds POTRF's factor (its UPLO triangle)
-BLASSCOPE_LAPACK_SDCZ(potrs, 9, Potrs,
-                      {.ch = 0,
-                       .m = 1,
-                       .n = 1,
-                       .nrhs = 2,
-                       .a = 3,
-                       .lda = 4,
-                       .b = 5,
-                       .ldb = 6,
-                       .info = 7,
-                       .output = Out::B,
-                       .out = 5,
-                       .triangle = true})
+// ?POTRS(UPLO, N, NRHS, A, LDA, B, LDB, INFO): A holds POTRF's factor (its UPLO triangle);
+// ?POSV takes the same arguments, and factors A itself (SciPy's solve(assume_a='pos')).
+constexpr LapackArgs kCholeskySolveArgs{.ch = 0,
+                                        .m = 1,
+                                        .n = 1,
+                                        .nrhs = 2,
+                                        .a = 3,
+                                        .lda = 4,
+                                        .b = 5,
+                                        .ldb = 6,
+                                        .info = 7,
+                                        .output = Out::B,
+                                        .out = 5,
+                                        .triangle = true};
+BLASSCOPE_LAPACK_SDCZ(potrs, 9, Potrs, kCholeskySolveArgs)
+BLASSCOPE_LAPACK_SDCZ(posv, 9, Posv, kCholeskySolveArgs)
 // ?GETRI(N, A, LDA, IPIV, WORK, LWORK, INFO): A holds GETRF's factors, then the inverse
 BLASSCOPE_LAPACK_SDCZ(getri, 7, Getri,
                       {.m = 0, .n = 0, .a = 1, .lda = 2, .info = 6, .lwork = 5, .output = Out::A, .out = 1})
@@ -625,58 +627,29 @@ BLASSCOPE_LAPACK_SDCZ(trtrs, 13, Trtrs,
                        .out = 7,
                        .triangle = true})
 // ?SYSV(UPLO, N, NRHS, A, LDA, IPIV, B, LDB, WORK, LWORK, INFO): SciPy's solve(assume_a='sym');
-// CSYSV and ZSYSV (complex symmetric) take the same arguments.
-BLASSCOPE_LAPACK_SDCZ(sysv, 12, Sysv,
-                      {.ch = 0,
-                       .m = 1,
-                       .n = 1,
-                       .nrhs = 2,
-                       .a = 3,
-                       .lda = 4,
-                       .b = 6,
-                       .ldb = 7,
-                       .info = 10,
-                       .lwork = 9,
-                       .output = Out::B,
-                       .out = 6,
-                       .triangle = true})
-// ?HESV: the same arguments, for a Hermitian A (SciPy's solve(assume_a='her')).
-BLASSCOPE_LAPACK_CZ(hesv, 12, Hesv,
-                    {.ch = 0,
-                     .m = 1,
-                     .n = 1,
-                     .nrhs = 2,
-                     .a = 3,
-                     .lda = 4,
-                     .b = 6,
-                     .ldb = 7,
-                     .info = 10,
-                     .lwork = 9,
-                     .output = Out::B,
-                     .out = 6,
-                     .triangle = true})
-// ?POSV(UPLO, N, NRHS, A, LDA, B, LDB, INFO): POTRF, then POTRS (SciPy's solve(assume_a='pos'))
-BLASSCOPE_LAPACK_SDCZ(posv, 9, Posv,
-                      {.ch = 0,
-                       .m = 1,
-                       .n = 1,
-                       .nrhs = 2,
-                       .a = 3,
-                       .lda = 4,
-                       .b = 5,
-                       .ldb = 6,
-                       .info = 7,
-                       .output = Out::B,
-                       .out = 5,
-                       .triangle = true})
+// CSYSV and ZSYSV (complex symmetric) take the same arguments, and so does ?HESV, for a
+// Hermitian A (assume_a='her').
+constexpr LapackArgs kIndefiniteSolveArgs{.ch = 0,
+                                          .m = 1,
+                                          .n = 1,
+                                          .nrhs = 2,
+                                          .a = 3,
+                                          .lda = 4,
+                                          .b = 6,
+                                          .ldb = 7,
+                                          .info = 10,
+                                          .lwork = 9,
+                                          .output = Out::B,
+                                          .out = 6,
+                                          .triangle = true};
+BLASSCOPE_LAPACK_SDCZ(sysv, 12, Sysv, kIndefiniteSolveArgs)
+BLASSCOPE_LAPACK_CZ(hesv, 12, Hesv, kIndefiniteSolveArgs)
 // ?SYTRF(UPLO, N, A, LDA, IPIV, WORK, LWORK, INFO): scipy.linalg.ldl
-BLASSCOPE_LAPACK_SDCZ(
-    sytrf, 9, Sytrf,
-    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2, .triangle = true})
-// ?HETRF: the same arguments, for a Hermitian A (scipy.linalg.ldl(hermitian=True)).
-BLASSCOPE_LAPACK_CZ(
-    hetrf, 9, Hetrf,
-    {.ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2, .triangle = true})
+// ?HETRF takes the same arguments, for a Hermitian A (scipy.linalg.ldl(hermitian=True)).
+constexpr LapackArgs kIndefiniteFactorArgs{
+    .ch = 0, .m = 1, .n = 1, .a = 2, .lda = 3, .info = 7, .lwork = 6, .output = Out::A, .out = 2, .triangle = true};
+BLASSCOPE_LAPACK_SDCZ(sytrf, 9, Sytrf, kIndefiniteFactorArgs)
+BLASSCOPE_LAPACK_CZ(hetrf, 9, Hetrf, kIndefiniteFactorArgs)
 // ?GEES(JOBVS, SORT, SELECT, N, A, LDA, SDIM, WR, WI, VS, LDVS, WORK, LWORK, BWORK, INFO): the Schur
 // form (scipy.linalg.schur); the complex ones have W for WR and WI, and RWORK after LWORK.
 BLASSCOPE_LAPACK_SD(
