@@ -30,6 +30,9 @@ __attribute__((constructor)) void find_the_real_exits() {
   __builtin_unreachable();
 }
 
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__i386__)
+// Where __libc_start_main takes (main, argc, argv, init, fini, rtld_fini, stack_end); elsewhere
+// (powerpc64) it does not, and main is not wrapped.
 using MainFunction = int (*)(int, char**, char**);
 using StartFunction = int (*)(MainFunction, int, char**, void (*)(), void (*)(), void (*)(), void*);
 MainFunction g_main = nullptr;
@@ -42,12 +45,16 @@ int main_that_says_its_status(int argc, char** argv, char** envp) {
   return status;
 }
 
+#endif
+
 }  // namespace
 
 using blasscope::record::ProcessEnd;
 
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__i386__)
 // A dynamically linked program's _start calls this through the PLT, after the preload's
-// constructors: the real one is found the way the program would have bound it.
+// constructors; the real one is the C library's default version (2.34's, the same code as the
+// older one on these architectures).
 BLASSCOPE_EXPORT int __libc_start_main(MainFunction main, int argc, char** argv, void (*init)(), void (*fini)(),
                                        void (*rtld_fini)(), void* stack_end) {
   const auto real = reinterpret_cast<StartFunction>(::dlsym(RTLD_NEXT, "__libc_start_main"));
@@ -55,6 +62,7 @@ BLASSCOPE_EXPORT int __libc_start_main(MainFunction main, int argc, char** argv,
   g_main = main;
   return real(main_that_says_its_status, argc, argv, init, fini, rtld_fini, stack_end);
 }
+#endif
 
 BLASSCOPE_EXPORT void exit(int status) noexcept {
   end_with(ProcessEnd::Exiting, g_exit, "exit", status);

@@ -47,8 +47,11 @@ const std::vector<ArgumentList>& argument_lists() {
       {"POTRS", {"UPLO", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
       {"GETRI", {"N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
       {"TRTRS", {"UPLO", "TRANS", "DIAG", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
+      {"POSV", {"UPLO", "N", "NRHS", "A", "LDA", "B", "LDB", "INFO"}},
       {"SYSV", {"UPLO", "N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "WORK", "LWORK", "INFO"}},
+      {"HESV", {"UPLO", "N", "NRHS", "A", "LDA", "IPIV", "B", "LDB", "WORK", "LWORK", "INFO"}},
       {"SYTRF", {"UPLO", "N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
+      {"HETRF", {"UPLO", "N", "A", "LDA", "IPIV", "WORK", "LWORK", "INFO"}},
       {"GEES", {"JOBVS", "SORT", "SELECT", "N", "A", "LDA", "SDIM"}},  // then WR, WI (real) or W (complex)
       {"SYGVD",
        {"ITYPE", "JOBZ", "UPLO", "N", "A", "LDA", "B", "LDB", "W", "WORK", "LWORK", "IWORK", "LIWORK", "INFO"}},

@@ -60,7 +60,7 @@ struct RoutineTotal {
   double longest_seconds = 0;  // the longest finished call
   // Where the precision does not say it (cublasGemmEx takes its types as arguments): the one
   // data type all its calls had, if they had one (name_single_dtypes).
-  std::string dtype;
+  std::string dtype = {};
 };
 
 // A routine's data type as tables show it: the precision's, else `dtype` (may be empty).

@@ -803,6 +803,7 @@ std::optional<Recording> read_unfinished_session(std::string_view text, bool cut
   r.calls_total = r.calls.size();
   r.exit_status = -1;
   r.routines = totals_of(r.calls);
+  name_single_dtypes(r);
   for (const CallRecord& c : r.calls) {
     r.calls_unlisted += c.unlisted;
     if (std::none_of(r.processes.begin(), r.processes.end(), [&c](const ProcessInfo& p) { return p.pid == c.pid; })) {

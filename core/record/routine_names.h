@@ -12,7 +12,8 @@ namespace blasscope::record {
 // The CPU routines the preload library records, for messages (each in all four precisions).
 inline constexpr const char* kRecordedRoutines =
     "GEMM, GEMV, SYRK, TRSM, GESDD, GESVD, GELSD, GELSY, GELSS, GELS, SYEVD, SYEV, SYEVR, GEEV, GEQRF, ORGQR, "
-    "GESV, GETRF, GETRS, GETRI, POTRF, POTRS, TRTRS, SYSV, SYTRF, GEES, SYGVD, SYGV, GGES, GEHRD, GEQP3 and ?LASCL";
+    "GESV, GETRF, GETRS, GETRI, POTRF, POTRS, POSV, TRTRS, SYSV, HESV, SYTRF, HETRF, GEES, SYGVD, SYGV, GGES, "
+    "GEHRD, GEQP3 and ?LASCL";
 
 // LAPACK's name for a call: the precision letter and the routine ("dgemm", "zheevd").
 std::string routine_name(Routine routine, Precision precision);

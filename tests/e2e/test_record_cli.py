@@ -492,16 +492,22 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(proc.returncode, 124, proc.err)
         workers = [p for p in report["processes"] if p["pid"] != report["pid"]]
         self.assertEqual(len(workers), 2, report["processes"])
-        self.assertEqual({p["ended"] for p in report["processes"]}, {"stopped"}, report["processes"])
+        # The idle worker may see its parent's pipe close and exit by itself (status 0) before the
+        # recorder's SIGTERM reaches it: then its own end is said. The others were stopped.
+        own = next(p for p in report["processes"] if p["pid"] == report["pid"])
+        self.assertEqual(own["ended"], "stopped")
+        for p in workers:
+            self.assertIn((p["ended"], p.get("exit_status")), {("stopped", None), ("exit", 0)}, report["processes"])
         self.assertNotIn("still running when the program ended", proc.err)
+        stopped = [p for p in workers if p["ended"] == "stopped"]
         self.assertEqual(len(re.findall(r"child: pid \d+ \(.*\), stopped by the recorder with the program", proc.err)),
-                         2, proc.err)
+                         len(stopped), proc.err)
         hung = []
         for child in report["children"]:
             rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
             child_report = json.loads(rep.stdout)
-            self.assertIsNone(child_report["exit_status"])
-            self.assertEqual(child_report["processes"][0]["ended"], "stopped")
+            ended = child_report["processes"][0]["ended"]
+            self.assertEqual(child_report["exit_status"], None if ended == "stopped" else 0)
             ids = [d["id"] for d in child_report["diagnoses"]]
             self.assertNotIn("program-crashed", ids, "stopped, not crashed")
             if "kernel-hang" in ids:
@@ -992,6 +998,8 @@ class RecordSciPy(unittest.TestCase):
         top = [c["routine"] for c in report["calls"] if "parent" not in c and not c.get("workspace_query")]
         self.assertEqual([r for r in top if r in ("dposv", "zhesv", "zhetrf")], ["dposv", "zhesv", "zhetrf"], top)
         self.assertNotIn("dpotrf", top, "POSV's Cholesky is made inside it")
+        posv = next(c for c in report["calls"] if c["routine"] == "dposv")
+        self.assertIn("dpotrf", [c["routine"] for c in report["calls"] if c.get("parent") == posv["id"]])
         hesv = next(c for c in report["calls"] if c["routine"] == "zhesv" and not c.get("workspace_query"))
         inside = {c["routine"] for c in report["calls"] if c.get("parent") == hesv["id"]}
         self.assertIn("zhetrf", inside, "HESV's factorisation is made inside it")
@@ -1434,7 +1442,18 @@ class RecordLifecycle(unittest.TestCase):
         try:
             self.assertEqual(proc.stdout.readline().strip(), b"working")
             buffer = recording_buffer_of(proc.pid)
-            time.sleep(1)  # the recorder drains and writes within 20 ms
+            # The recorder drains within 20 ms, and its writer (an idle-class thread) writes when a
+            # core is free: on a busy CI VM that took over a second. Killed once all 40 are written.
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                written = 0
+                for name in os.listdir(WORK):
+                    if name.startswith("killed.json.") and name.endswith(".part"):
+                        with open(os.path.join(WORK, name), "rb") as f:
+                            written = f.read().count(b'"routine":"dgemm"')
+                if written >= 40:
+                    break
+                time.sleep(0.05)
             proc.kill()
             proc.wait(timeout=30)
         finally:
