@@ -172,8 +172,10 @@ std::string leading_dimension_bound(const CallRecord& c, const std::string& name
   } else if (name == "LDB" &&
              (c.routine == Routine::Sygvd || c.routine == Routine::Sygv || c.routine == Routine::Gges)) {
     value = c.ldb, need = c.n, what = "N: B is N x N";
-  } else if (name == "LDB" && (c.routine == Routine::Gesv || c.routine == Routine::Getrs ||
-                               c.routine == Routine::Potrs || c.routine == Routine::Trtrs)) {
+  } else if (name == "LDB" &&
+             (c.routine == Routine::Gesv || c.routine == Routine::Getrs || c.routine == Routine::Potrs ||
+              c.routine == Routine::Posv || c.routine == Routine::Sysv || c.routine == Routine::Hesv ||
+              c.routine == Routine::Trtrs)) {
     value = c.ldb, need = c.n, what = "N: B has N rows";
   } else if (name == "LDB" && (c.routine == Routine::Gelsd || c.routine == Routine::Gelss ||
                                c.routine == Routine::Gelsy || c.routine == Routine::Gels)) {

@@ -170,6 +170,33 @@ TEST(RecordingDiagnosis, ADriversBadLeadingDimensionIsGivenItsBound) {
   ASSERT_EQ(found.size(), 2u);
   EXPECT_TRUE(contains(found[0].evidence, "that parameter is your LDA = 2, which must be at least 3 (N: A is N x N)"));
   EXPECT_TRUE(contains(found[1].evidence, "that parameter is your LDB = 3, which must be at least 4 (max(M, N)"));
+  // The solves recorded later say it too: POSV's LDB is its 7th argument, SYSV's and ZHESV's the 8th.
+  CallRecord posv = call(3, Routine::Posv, 5, 5), sysv = call(4, Routine::Sysv, 5, 5),
+             hesv = call(5, Routine::Hesv, 5, 5);
+  hesv.precision = Precision::Z;
+  for (CallRecord* c : {&posv, &sysv, &hesv}) c->k = 1, c->ldb = 4;
+  xerbla(posv, "DPOSV", 7);
+  xerbla(sysv, "DSYSV", 8);
+  xerbla(hesv, "ZHESV", 8);
+  r.calls = {posv, sysv, hesv};
+  const auto solves = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(solves.size(), 3u);
+  for (const Diagnosis& d : solves) {
+    EXPECT_TRUE(contains(d.evidence, "that parameter is your LDB = 4, which must be at least 5 (N: B has N rows)"))
+        << d.title;
+  }
+}
+
+// A page shared by several failures lists the messages of this one first, by its key's
+// alternatives in order, and keeps the rest as they were.
+TEST(RecordingDiagnosis, SeenAsLinesFollowTheKeysAlternativesInOrder) {
+  Diagnosis d;
+  d.seen_as = {"none here", "Bravo failed", "alpha broke", "nothing either", "ALPHA again"};
+  put_seen_as_first(d, "alpha|bravo");
+  EXPECT_EQ(d.seen_as,
+            (std::vector<std::string>{"alpha broke", "ALPHA again", "Bravo failed", "none here", "nothing either"}));
+  put_seen_as_first(d, "");
+  EXPECT_EQ(d.seen_as.front(), "alpha broke") << "no key: no change";
 }
 
 TEST(RecordingDiagnosis, RepeatsOfAFailureSayTheirOwnInfo) {

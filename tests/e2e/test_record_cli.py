@@ -471,6 +471,26 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(by_step, {True: ("exit", 1), False: ("exit", 0)})
         self.assertRegex(proc.err, r"child: pid \d+ \(.*cholesky.*\), exit status 1 -> ")
 
+    def test_a_main_that_never_returns_ends_as_returned_without_a_status(self):
+        # pthread_exit from main: the last thread's end runs the exit handlers with no exit() and
+        # no return from main, so no status is seen, and none is made up. One OpenBLAS thread: its
+        # pool's threads never end, and the process would wait for them.
+        exe = build_c("pthread_main", """
+            #include <cblas.h>
+            #include <pthread.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, c[4];
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+              pthread_exit(0);
+            }
+        """, "-lopenblas", "-pthread")
+        proc, report = record("/bin/sh", "-c", f"OPENBLAS_NUM_THREADS=1 {exe}; echo rc=$?", timeout=60)
+        self.assertEqual(proc.out.strip(), "rc=0", proc.err)
+        child = next(p for p in report["processes"] if p["command"].endswith("pthread_main"))
+        self.assertEqual(child["ended"], "returned", report["processes"])
+        self.assertNotIn("exit_status", child)
+        self.assertRegex(proc.err, r"child: pid \d+ \(.*pthread_main\), ended after its exit handlers ran")
+
     def test_children_ended_by_the_timeout_are_stopped_not_still_running(self):
         # A pool whose first task hangs in LAPACK (SciPy's lstsq of an Inf never returns) and
         # whose other worker waits: --timeout stops the program and its workers, and every
