@@ -97,6 +97,7 @@ void register_process(bool blas_found) {
     }
   }
   if (blas_found) entry.blas_found.store(1);
+  entry.attached_ns.store(record::monotonic_ns());
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
 }
 
@@ -232,7 +233,7 @@ void append_finished(const CallRecord& call) {
     // cache line stays with the recorder.
     if (w >= t_write_limit_seen) t_write_limit_seen = s.write_limit.load(std::memory_order_acquire);
     if (w >= t_write_limit_seen) {
-      record::want_whole_ring(s);
+      record::report_ring_full(s);
       // Full: the recorder is behind, or the ring still growing. Wait (nothing is lost), but not for a recorder
       // that has stopped draining: after a second the call is dropped, and so are all later
       // ones at once (an orphaned child must not wait a second per call).
@@ -302,7 +303,10 @@ void note_process_end(record::ProcessEnd end, int status) {
     } else {
       return;
     }
-    if (entry->ending.compare_exchange_weak(seen, next)) return;
+    if (entry->ending.compare_exchange_weak(seen, next)) {
+      entry->ended_ns.store(record::monotonic_ns());
+      return;
+    }
   }
 }
 

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 21;
+inline constexpr std::uint32_t kLayoutVersion = 22;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
@@ -268,6 +268,9 @@ struct ProcessEntry {
   // loaded (whether or not it called a routine BLAScope records).
   std::atomic<std::uint32_t> blas_found;
   std::atomic<std::uint64_t> ending;  // pack_ending()
+  // CLOCK_MONOTONIC ns when it attached, and when it last said how it ends (0: not said): its
+  // wall time, whatever the recorder's looks at it missed.
+  std::atomic<std::uint64_t> attached_ns, ended_ns;
   char command[116];
 };
 
@@ -291,9 +294,13 @@ struct SharedHeader {
   std::atomic<std::uint64_t> write_index;               // ring slots reserved by writers
   // Writers reserve ring indices below this: the recorder's read index + the capacity, and no
   // further than the part of the ring allocated so far (only its first entries, until a writer
-  // first finds it full and sets `ring_wanted`, waking the recorder's allocating thread).
+  // first finds it full).
   alignas(64) std::atomic<std::uint64_t> write_limit;
-  std::atomic<std::uint32_t> ring_wanted;          // a futex: 0 until the whole ring is wanted
+  // A futex (RingFull): a writer that finds the ring full sets it and wakes the recorder's helper
+  // thread, which allocates the rest of the ring the first time and wakes the recorder to drain
+  // it. The recorder may then sleep long between drains: each wake-up takes a core from the
+  // program, and a full ring wakes it anyway.
+  std::atomic<std::uint32_t> ring_full;
   alignas(64) std::atomic<std::uint64_t> dropped;  // finished calls lost because the ring was full
   std::atomic<std::uint32_t> recorder_gone;        // a writer waited a second in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
@@ -307,11 +314,20 @@ struct SharedHeader {
 
 inline constexpr std::size_t kSharedBytes = sizeof(SharedHeader);
 
-// A writer found the ring full: the recorder is asked, once, to allocate the rest of it. The
-// futex word is in a MAP_SHARED file, so the wake reaches the recorder's process.
-inline void want_whole_ring(SharedHeader& header) {
-  if (header.ring_wanted.load(std::memory_order_relaxed) == 0 && header.ring_wanted.exchange(1) == 0) {
-    ::syscall(SYS_futex, &header.ring_wanted, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+// SharedHeader::ring_full's states.
+enum RingFull : std::uint32_t {
+  kRingNotFull = 0,   // the drain set it back (or nothing ever filled the ring)
+  kRingFull = 1,      // a writer found it full and woke the helper
+  kRingReported = 2,  // the helper has grown the ring and woken the recorder
+  kRingUnserved = 3,  // the recorder no longer listens (the program has ended)
+};
+
+// A writer found the ring full: the recorder is told, once until it drains. The futex word is
+// in a MAP_SHARED file, so the wake reaches the recorder's process.
+inline void report_ring_full(SharedHeader& header) {
+  if (header.ring_full.load(std::memory_order_relaxed) == kRingNotFull &&
+      header.ring_full.exchange(kRingFull) == kRingNotFull) {
+    ::syscall(SYS_futex, &header.ring_full, FUTEX_WAKE, 1, nullptr, nullptr, 0);
   }
 }
 

@@ -94,7 +94,9 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
         info.command =
             before_exec + (before_exec.size() + 1 >= sizeof f.command ? "…" : "") + ", then exec'd " + info.command;
       }
-      info.first_seen_ns = now_ns;
+      // From when it attached (the recorder looks only now and then), else from now.
+      const std::uint64_t attached = f.attached_ns.load();
+      info.first_seen_ns = attached && attached <= now_ns ? attached : now_ns;
     }
     // Alive (while recording, a zombie not yet reaped counts as alive: a little longer, never
     // shorter), looked at before its end: one that ends between the two looks is alive with its
@@ -102,6 +104,10 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     info.alive = process_alive(info.pid, zombies_are_gone);
     if (info.alive) info.last_seen_ns = now_ns;
     const std::uint64_t ending = e.ending.load();
+    // Gone after saying how it ends: it ended then, not at the recorder's last look.
+    if (const std::uint64_t ended = e.ended_ns.load(); !info.alive && ended && end_of(ending) != ProcessEnd::None) {
+      info.last_seen_ns = std::max(ended, info.first_seen_ns);
+    }
     info.end = end_of(ending);
     info.exit_status = info.end == ProcessEnd::Exited || info.end == ProcessEnd::Exiting ? status_of(ending) : -1;
   }

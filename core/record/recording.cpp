@@ -41,6 +41,28 @@ std::atomic<int> g_interrupts{0};
 // kill reaches the program only if it was sent to the whole process group.
 std::atomic<int> g_interrupt_sender{0};
 constexpr auto kInterruptGrace = std::chrono::seconds(10);
+// The longest the recorder sleeps between drains, in seconds: where a full ring wakes it, and
+// where nothing does (no eventfd or helper thread). Signals and the program's exit wake it too.
+constexpr double kQuietWait = 0.2;
+constexpr double kPolledWait = 0.02;
+
+// Sleeps `wait` (under a second), or until the program ends (`exit_fd`, a pidfd) or a writer
+// finds the ring full (`full_fd`, an eventfd, then emptied), or a signal comes.
+void sleep_until_due(int exit_fd, int full_fd, std::chrono::microseconds wait) {
+  pollfd fds[2];
+  nfds_t count = 0;
+  if (exit_fd >= 0) fds[count++] = {exit_fd, POLLIN, 0};
+  if (full_fd >= 0) fds[count++] = {full_fd, POLLIN, 0};
+  if (count == 0) {
+    std::this_thread::sleep_for(wait);
+    return;
+  }
+  const timespec timeout{0, static_cast<long>(std::chrono::nanoseconds(wait).count())};
+  if (::ppoll(fds, count, &timeout, nullptr) > 0 && full_fd >= 0 && (fds[count - 1].revents & POLLIN)) {
+    std::uint64_t reports = 0;
+    [[maybe_unused]] const ssize_t read = ::read(full_fd, &reports, sizeof reports);
+  }
+}
 
 std::string signal_text(int sig) {
   const char* abbrev = ::sigabbrev_np(sig);
@@ -277,6 +299,10 @@ Recording record_program(const RecordOptions& options) {
   std::uint64_t interrupted_tick = 0;  // the same, on the calls' clock
   bool stopping = false;
   auto stop_deadline = Clock::time_point::max();
+  const auto timeout_at =
+      options.timeout_seconds > 0
+          ? started + std::chrono::ceil<Clock::duration>(std::chrono::duration<double>(options.timeout_seconds))
+          : Clock::time_point::max();
   auto next_progress = started;
   auto next_reclaim = started;
   auto last_drain = started;
@@ -287,16 +313,18 @@ Recording record_program(const RecordOptions& options) {
     const std::size_t drained = calls.drain(false);
     if (!long_call_published) long_call_published = buffer.publish_long_call(kLongNestedCallNs);
     // Waking seldom: every wake-up takes a core from the program (OpenBLAS's threads wait for
-    // each other). The next drain comes when the ring should be a quarter full at the rate
-    // just seen, 0.2 to 20 ms away; never a spin: polling the write index would pull its
-    // cache line from the writers on every call they make.
+    // each other: on two cores, waking every 20 ms cost a GEMM and SVD program 3 %). The next
+    // drain comes when the ring should be a quarter full at the rate just seen, 0.2 ms to
+    // kQuietWait away, sooner when a writer finds it full; never a spin: polling the write
+    // index would pull its cache line from the writers on every call they make.
     const auto now = Clock::now();
     const double seconds = std::chrono::duration<double>(now - last_drain).count();
     last_drain = now;
     const double quarter = drained >= kRingCapacity / 2
                                ? 0.0
                                : seconds * (kRingCapacity / 4.0) / std::max<double>(static_cast<double>(drained), 1.0);
-    const auto wait = std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(quarter, 200e-6, 20e-3) * 1e6));
+    const double longest = buffer.wakes_when_full() ? kQuietWait : kPolledWait;
+    auto wait = std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(quarter, 200e-6, longest) * 1e6));
     collect_processes(buffer.header(), out);
     bool stop_requested = false;
     if (options.progress && now >= next_progress) {
@@ -333,8 +361,7 @@ Recording record_program(const RecordOptions& options) {
         }
       }
     }
-    const bool timed_out =
-        options.timeout_seconds > 0 && now - started >= std::chrono::duration<double>(options.timeout_seconds);
+    const bool timed_out = now >= timeout_at;
     if (now >= next_reclaim) {
       buffer.reclaim_slots_of_dead_processes();
       next_reclaim = now + std::chrono::milliseconds(500);
@@ -351,13 +378,14 @@ Recording record_program(const RecordOptions& options) {
       signal_all(out, pid, SIGKILL);
       stop_deadline = Clock::time_point::max();
     }
-    if (exit_fd >= 0) {
-      pollfd exited{exit_fd, POLLIN, 0};
-      const timespec timeout{0, static_cast<long>(std::chrono::nanoseconds(wait).count())};  // wait < 1 s
-      ::ppoll(&exited, 1, &timeout, nullptr);
-    } else {
-      std::this_thread::sleep_for(wait);
+    // What the loop acts on at a set time is not slept past.
+    for (const Clock::time_point due : {timeout_at, stop_deadline, interrupted_at + kInterruptGrace,
+                                        options.progress ? next_progress : Clock::time_point::max()}) {
+      if (due > now && due != Clock::time_point::max() && due - now < wait) {
+        wait = std::chrono::ceil<std::chrono::microseconds>(due - now);
+      }
     }
+    sleep_until_due(exit_fd, buffer.full_ring_event(), wait);
   }
   if (exit_fd >= 0) ::close(exit_fd);
   out.wall_seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -636,8 +664,9 @@ std::vector<Recording> child_recordings(const Recording& r) {
     }
     // Not waited for by the recorder: known where the preload saw it call exit() or _exit().
     child.exit_status = p.end == ProcessEnd::Exited ? p.exit_status : -1;
-    // How long it ran, as far as the recorder saw it alive and its calls show (to the 0.2 to
-    // 20 ms between two looks): not the whole recording's time.
+    // How long it ran: from when it attached to when it said its end (exit, _exit, main's
+    // return), else as far as the recorder saw it alive and its calls show (to the time between
+    // two looks); not the whole recording's time.
     std::uint64_t first = p.first_seen_ns ? p.first_seen_ns : UINT64_MAX, last = p.last_seen_ns;
     child.max_calls = r.max_calls;
     child.check_values = r.check_values;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -217,10 +218,10 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   m_header->version = kLayoutVersion;
   std::atomic_thread_fence(std::memory_order_release);
   m_header->magic = kMagic;
+  m_full_event = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   try {
-    m_grower = std::thread(&SharedBuffer::grow_ring, this);
+    m_helper = std::thread(&SharedBuffer::serve_full_ring, this);
   } catch (const std::system_error&) {
-    m_header->ring_wanted.store(1);
     grow_ring();  // no thread to be had: all of it now
   }
 }
@@ -229,15 +230,32 @@ SharedBuffer::~SharedBuffer() {
   stop_growing();
   if (m_header) ::munmap(m_header, kSharedBytes);
   ::close(m_fd);
+  if (m_full_event >= 0) ::close(m_full_event);
   if (!m_path.empty()) ::unlink(m_path.c_str());
 }
 
-void SharedBuffer::grow_ring() {
-  // Most programs never fill the ring's first entries: it grows once a writer finds it full.
-  std::atomic<std::uint32_t>& wanted = m_header->ring_wanted;
-  while (wanted.load() == 0 && !m_stop_growing.load()) {
-    ::syscall(SYS_futex, &wanted, FUTEX_WAIT, 0, nullptr, nullptr, 0);
+void SharedBuffer::serve_full_ring() {
+  std::atomic<std::uint32_t>& full = m_header->ring_full;
+  bool grown = false;
+  while (true) {
+    const std::uint32_t state = full.load();
+    if (state == kRingUnserved) return;
+    if (state != kRingFull) {
+      ::syscall(SYS_futex, &full, FUTEX_WAIT, state, nullptr, nullptr, 0);
+      continue;
+    }
+    // Most programs never fill the ring's first entries: it grows once a writer finds it full.
+    if (!grown) grow_ring(), grown = true;
+    std::uint32_t expected = kRingFull;
+    full.compare_exchange_strong(expected, kRingReported);
+    if (m_full_event >= 0) {
+      const std::uint64_t one = 1;
+      [[maybe_unused]] const ssize_t written = ::write(m_full_event, &one, sizeof one);
+    }
   }
+}
+
+void SharedBuffer::grow_ring() {
   for (std::uint64_t done = m_allocated.load(); done < kRingCapacity;) {
     if (done >= m_ring_entries) {
       m_growth_error = "limited to " + std::to_string(m_ring_entries) + " entries";
@@ -258,12 +276,12 @@ void SharedBuffer::grow_ring() {
 }
 
 void SharedBuffer::stop_growing() {
-  if (!m_grower.joinable()) return;
+  if (!m_helper.joinable()) return;
   m_stop_growing.store(true);
-  // The word changes before the wake: a grower between its check and its wait does not sleep.
-  m_header->ring_wanted.store(2);
-  ::syscall(SYS_futex, &m_header->ring_wanted, FUTEX_WAKE, 1, nullptr, nullptr, 0);
-  m_grower.join();
+  // The word changes before the wake: a helper between its check and its wait does not sleep.
+  m_header->ring_full.store(kRingUnserved);
+  ::syscall(SYS_futex, &m_header->ring_full, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  m_helper.join();
 }
 
 std::string SharedBuffer::growth_error() {
@@ -284,6 +302,10 @@ void SharedBuffer::publish_write_limit() {
 
 std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   SharedHeader& s = *m_header;
+  // Draining answers a full ring the helper reported: the next one is reported again. (A full
+  // ring not yet reported stays so: the helper may still have to grow it.)
+  std::uint32_t reported = kRingReported;
+  s.ring_full.compare_exchange_strong(reported, kRingNotFull);
   std::uint64_t r = m_read.load(std::memory_order_relaxed);
   const std::uint64_t first = r;
   const std::uint64_t w = s.write_index.load(std::memory_order_acquire);

@@ -101,7 +101,11 @@ class SharedBuffer {
   bool publish_long_call(std::uint64_t ns);
   // The mapping of the calls' clock, from the start until now.
   ClockMap clock_map() const;
-  // Ends the ring's allocation (the program has ended: it needs no more of it).
+  // Readable (an eventfd, or -1) when a writer has found the ring full: drain now. Where it is
+  // -1 or there is no helper thread, nothing wakes the recorder and it must poll.
+  int full_ring_event() const { return m_full_event; }
+  bool wakes_when_full() const { return m_full_event >= 0 && m_helper.joinable(); }
+  // Ends the ring's allocation and its helper thread (the program has ended: it needs no more).
   void stop_growing();
   // Ring entries allocated so far, and drained so far.
   std::uint64_t ring_allocated() const { return m_allocated.load(); }
@@ -110,6 +114,7 @@ class SharedBuffer {
   std::string growth_error();
 
  private:
+  void serve_full_ring();  // the helper thread
   void grow_ring();
   void publish_write_limit();
 
@@ -119,9 +124,10 @@ class SharedBuffer {
   std::atomic<std::uint64_t> m_read{0};       // ring entries drained
   std::atomic<std::uint64_t> m_allocated{0};  // ring entries backed by allocated pages
   std::atomic<bool> m_stop_growing{false};
-  std::thread m_grower;
+  std::thread m_helper;
+  int m_full_event = -1;
   std::uint64_t m_ring_entries;  // what the ring may grow to
-  std::string m_growth_error;    // written by the grower before it ends
+  std::string m_growth_error;    // written by the helper before it ends
   std::uint64_t m_lost = 0;
   std::map<std::uint32_t, ProcessTotals> m_reclaimed;  // the totals of slots taken back, by process
   std::uint64_t m_stuck_since_ns = 0;                  // when the entry at the read index was first seen unfinished

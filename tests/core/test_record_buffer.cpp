@@ -3,6 +3,7 @@
 // library writes them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -302,7 +303,7 @@ std::size_t publish_and_drain(SharedBuffer& buffer, std::uint64_t count) {
 TEST(SharedBufferGrowth, TheRingGrowsToItsCapacityWhileWritersStayWithinWhatIsAllocated) {
   SharedBuffer buffer(false);
   SharedHeader& h = buffer.header();
-  want_whole_ring(h);  // as a writer that found the ring full
+  report_ring_full(h);  // as a writer that found the ring full
   // Sampled while it grows: a writer may never be let past the pages allocated.
   for (int i = 0; i < 200000 && buffer.ring_allocated() < kRingCapacity; ++i) {
     const std::uint64_t limit = h.write_limit.load();
@@ -322,7 +323,7 @@ TEST(SharedBufferGrowth, TheRingGrowsToItsCapacityWhileWritersStayWithinWhatIsAl
 TEST(SharedBufferGrowth, ARingThatCannotGrowHoldsWritersAtWhatIsAllocated) {
   constexpr std::uint64_t kCannotPass = 12288;  // as if /dev/shm filled up there
   SharedBuffer buffer(false, kCannotPass);
-  want_whole_ring(buffer.header());
+  report_ring_full(buffer.header());
   for (int i = 0; i < 5000 && buffer.ring_allocated() < kCannotPass; ++i) ::usleep(1000);
   EXPECT_EQ(buffer.growth_error(), "limited to 12288 entries");
   EXPECT_EQ(buffer.ring_allocated(), kCannotPass);
@@ -332,6 +333,35 @@ TEST(SharedBufferGrowth, ARingThatCannotGrowHoldsWritersAtWhatIsAllocated) {
   // Draining does not lift the limit past the allocation: the ring would wrap into holes.
   EXPECT_EQ(publish_and_drain(buffer, 3), 3u);
   EXPECT_EQ(h.write_limit.load(), kCannotPass);
+}
+
+// Whether the recorder's wake-up event fires within `ms`, emptying it.
+bool full_ring_event_fires(const SharedBuffer& buffer, int ms) {
+  pollfd event{buffer.full_ring_event(), POLLIN, 0};
+  if (::poll(&event, 1, ms) != 1) return false;
+  std::uint64_t count = 0;
+  return ::read(buffer.full_ring_event(), &count, sizeof count) == sizeof count && count > 0;
+}
+
+TEST(SharedBufferGrowth, AFullRingWakesTheRecorderOnceUntilItDrains) {
+  SharedBuffer buffer(false);
+  ASSERT_TRUE(buffer.wakes_when_full());
+  SharedHeader& h = buffer.header();
+  EXPECT_FALSE(full_ring_event_fires(buffer, 20)) << "nothing is full yet";
+  report_ring_full(h);
+  EXPECT_TRUE(full_ring_event_fires(buffer, 5000));
+  EXPECT_EQ(buffer.ring_allocated(), kRingCapacity) << "grown before the recorder is woken";
+  // Writers still finding it full before the drain wake nobody again.
+  for (int i = 0; i < 100; ++i) report_ring_full(h);
+  EXPECT_FALSE(full_ring_event_fires(buffer, 20));
+  EXPECT_EQ(publish_and_drain(buffer, 2), 2u);
+  EXPECT_EQ(h.ring_full.load(), kRingNotFull) << "the drain answers the report";
+  report_ring_full(h);
+  EXPECT_TRUE(full_ring_event_fires(buffer, 5000)) << "a ring full again after a drain wakes the recorder again";
+  buffer.stop_growing();
+  EXPECT_EQ(h.ring_full.load(), kRingUnserved);
+  report_ring_full(h);  // a writer outliving the recorder's loop wakes nothing
+  EXPECT_FALSE(full_ring_event_fires(buffer, 20));
 }
 
 TEST(SharedBufferGrowth, UnwantedTheRingKeepsItsFirstEntriesAndStopsAtOnce) {

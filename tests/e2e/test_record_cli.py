@@ -617,6 +617,47 @@ class RecordNumPy(unittest.TestCase):
         self.assertGreater(session["wall_seconds"], 0.35)
         self.assertLess(session["wall_seconds"], report["wall_seconds"] - 0.4)
 
+    def test_a_short_childs_wall_time_is_from_its_start_to_its_exit(self):
+        # The recorder looks at the processes only now and then (up to 0.2 s apart while the
+        # program is quiet): a child's time comes from its own start and end, not those looks.
+        # A C child of 40 ms times itself from main to exit: its session's time is at least
+        # that, and at most what its parent timed around it.
+        child = build_c("timed_child", r"""
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <time.h>
+            int main(void) {
+              struct timespec a, b, pause = {0, 40000000};
+              clock_gettime(CLOCK_MONOTONIC, &a);
+              double x = 1, y = 1, z = 0;
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &x, 1, &y, 1, 0.0, &z, 1);
+              nanosleep(&pause, NULL);
+              clock_gettime(CLOCK_MONOTONIC, &b);
+              printf("%.6f\n", (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec));
+              return z == 1 ? 0 : 1;
+            }
+        """, "-lopenblas")
+        script = write("short_child.py", f"""
+            import subprocess, time
+            time.sleep(0.3)
+            for _ in range(3):
+                start = time.monotonic()
+                own = subprocess.run([{child!r}], check=True, capture_output=True, text=True).stdout
+                print(own.strip(), time.monotonic() - start)
+                time.sleep(0.3)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        timed = [tuple(float(x) for x in line.split()) for line in proc.out.splitlines()]
+        walls = []
+        for c in report["children"]:
+            with open(c["session"]) as f:
+                walls.append(json.load(f)["wall_seconds"])
+        self.assertEqual(len(walls), 3, report["children"])
+        for wall in walls:  # the three ran alike: each within the least timed inside, the most around
+            self.assertGreaterEqual(wall, min(own for own, _ in timed))
+            self.assertLessEqual(wall, max(around for _, around in timed) + 0.005)
+
 def top_call_of(call, by_id):
     while call.get("parent") in by_id:
         call = by_id[call["parent"]]
