@@ -26,7 +26,7 @@ BUILD="${BLASSCOPE_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
-  libopenblas-dev liblapacke-dev
+  libopenblas-dev liblapacke-dev libblas3 liblapack3
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libzip-dev zlib1g-dev libhdf5-dev libfmt-dev
   python3 python3-numpy python3-scipy python3-torch python3-h5py

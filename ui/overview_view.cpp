@@ -35,7 +35,9 @@ OverviewView::OverviewView(QWidget* parent)
   layout->addWidget(m_table, 1);
   m_summary->setObjectName(QStringLiteral("recordingSummary"));
   m_summary->setReadOnly(true);
-  m_summary->setLineWrapMode(QPlainTextEdit::NoWrap);
+  // Wrapped: the diagnoses are sentences, read whole without scrolling sideways (the routines
+  // table wraps only in a window too narrow for it).
+  m_summary->setLineWrapMode(QPlainTextEdit::WidgetWidth);
   m_summary->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   layout->addWidget(m_summary, 1);
   m_toProfile->setToolTip(tr("Routines, a timeline per thread and every call, filterable"));

@@ -9,6 +9,7 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <map>
 
 #include "call_timeline.h"
@@ -154,11 +155,14 @@ void ProfileView::setDocument(const RunDocument* doc) {
   for (const auto& a : r->command) command << QString::fromStdString(a);
   QString status = QString::fromStdString(core::recording_status_text(*r)).toHtmlEscaped();
   if (r->timed_out || !r->signal.empty()) status = QStringLiteral("<span style='color:#c62828'>%1</span>").arg(status);
-  QString summary = tr("<b>%1</b><br>%2 BLAS/LAPACK calls in %3 process(es) · %4 · %5 s")
+  // As the CLI says it: the calls that never returned are listed too, but not in the count.
+  const QString unreturned =
+      r->running.empty() ? QString() : tr(" (and %1 that had not returned)").arg(r->running.size());
+  const QString processes = r->processes.size() == 1 ? tr("1 process") : tr("%1 processes").arg(r->processes.size());
+  QString summary = tr("<b>%1</b><br>%2 BLAS/LAPACK calls%3 in %4 · %5 · %6 s")
                         .arg(command.join(QLatin1Char(' ')).toHtmlEscaped())
                         .arg(r->calls_total)
-                        .arg(r->processes.size())
-                        .arg(status)
+                        .arg(unreturned, processes, status)
                         .arg(r->wall_seconds, 0, 'f', 3);
   if (r->calls_not_kept)
     summary += tr("<br>%1 calls are in the totals but not listed one by one").arg(r->calls_not_kept);
@@ -253,6 +257,15 @@ void ProfileView::setDocument(const RunDocument* doc) {
   m_calls->setRecording(r);
   m_timeline->setRecording(r);
   applyFilter();
+  // One process or one thread says nothing in every row: their columns make room for the rest.
+  const auto differ = [&r](auto field) {
+    const auto same_as_first = [&](const record::CallRecord& c) { return field(c) == field(r->calls.front()); };
+    return !r->calls.empty() && (!std::all_of(r->calls.begin(), r->calls.end(), same_as_first) ||
+                                 !std::all_of(r->running.begin(), r->running.end(), same_as_first));
+  };
+  m_callsTable->setColumnHidden(CallsModel::Process,
+                                !differ([](const record::CallRecord& c) { return c.pid; }) && r->processes.size() <= 1);
+  m_callsTable->setColumnHidden(CallsModel::Thread, !differ([](const record::CallRecord& c) { return c.tid; }));
   m_callsTable->resizeColumnsToContents();
   showContent();
 }

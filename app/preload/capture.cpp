@@ -266,6 +266,14 @@ void InputCapture::skip(bool failed) {
   if (failed || capturing_all()) shared()->capture_skipped.fetch_add(1);
 }
 
+namespace {
+// `, "ld": LD` for a tensor whose leading dimension `ld` is legal and past its dense one, else "".
+void padding(char (&out)[32], std::int64_t ld, long long dense) {
+  out[0] = '\0';
+  if (ld > dense && dense > 0) std::snprintf(out, sizeof out, ", \"ld\": %lld", static_cast<long long>(ld));
+}
+}  // namespace
+
 void capture_gemm_arguments(record::CallRecord& c) {
   record::SharedHeader* s = shared();
   if (!s || !capture_root() || s->capture_mode.load() == 0) return;
@@ -280,20 +288,26 @@ void capture_gemm_arguments(record::CallRecord& c) {
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
   const char* order = row ? "C" : "F";
   const long long ar = ta ? c.k : c.m, ac = ta ? c.m : c.k, br = tb ? c.n : c.k, bc = tb ? c.k : c.n;
+  // A legal leading dimension past the rows (columns, row-major) is the tensor's own padding: the
+  // operand held that much memory, and a replay on a dense one would read past it.
+  char pad_a[32], pad_b[32], pad_c[32];
+  padding(pad_a, c.lda, row ? ac : ar);
+  padding(pad_b, c.ldb, row ? bc : br);
+  padding(pad_c, c.ldc, row ? c.n : c.m);
   // C is given in the call's order too: the replay's GEMM takes its layout (row- or column-major)
   // from C, so without it a column-major call would replay row-major, its parameters swapped.
   std::snprintf(
       text, sizeof text,
       "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
       "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
-      " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1},\n"
-      "             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 2},\n"
-      "             \"c\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"fill\": \"zeros\"}},\n"
+      " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1%s},\n"
+      "             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 2%s},\n"
+      "             \"c\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"fill\": \"zeros\"%s}},\n"
       " \"ops\": [{\"op\": \"gemm\", \"a\": \"a\", \"b\": \"b\", \"c\": \"c\", \"trans_a\": %s, "
       "\"trans_b\": %s, \"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld}]}\n",
       static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, ar, ac,
-      dtype_of(c.precision), order, br, bc, dtype_of(c.precision), order, static_cast<long long>(c.m),
-      static_cast<long long>(c.n), dtype_of(c.precision), order, ta ? "true" : "false", tb ? "true" : "false",
+      dtype_of(c.precision), order, pad_a, br, bc, dtype_of(c.precision), order, pad_b, static_cast<long long>(c.m),
+      static_cast<long long>(c.n), dtype_of(c.precision), order, pad_c, ta ? "true" : "false", tb ? "true" : "false",
       static_cast<long long>(c.lda), static_cast<long long>(c.ldb), static_cast<long long>(c.ldc));
   std::snprintf(path, sizeof path, "%s/workload.json", dir);
   if (write_text(path, text)) c.flags |= record::kCaptured;

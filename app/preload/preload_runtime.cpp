@@ -76,6 +76,60 @@ record::ProcessEntry* my_process_entry() {
   return nullptr;
 }
 
+// Copies `text` into a field of the shared table, cut to fit and NUL-terminated.
+template <std::size_t N>
+void put_text(char (&field)[N], const char* text) {
+  std::size_t i = 0;
+  for (; text && text[i] && i + 1 < N; ++i) field[i] = text[i];
+  field[i] = '\0';
+}
+
+// What this process's BLAS is, once known (a forked child calls the same one without resolving
+// it again, so its entry gets it at registration).
+struct BlasIdentity {
+  char library[sizeof record::ProcessEntry::blas_library] = {};
+  char corename[sizeof record::ProcessEntry::blas_corename] = {};
+  char coretype[sizeof record::ProcessEntry::blas_coretype] = {};
+  char config[sizeof record::ProcessEntry::blas_config] = {};
+};
+BlasIdentity g_blas_identity;
+std::atomic<bool> g_blas_identified{false};
+
+void write_identity(record::ProcessEntry& entry) {
+  std::uint32_t none = 0;
+  if (!g_blas_identified.load(std::memory_order_acquire) || !entry.blas_said.compare_exchange_strong(none, 1)) return;
+  put_text(entry.blas_library, g_blas_identity.library);
+  put_text(entry.blas_corename, g_blas_identity.corename);
+  put_text(entry.blas_coretype, g_blas_identity.coretype);
+  put_text(entry.blas_config, g_blas_identity.config);
+  entry.blas_said.store(2, std::memory_order_release);
+}
+
+// Learns the BLAS from the first routine resolved (`real`, in its library): OpenBLAS answers
+// openblas_get_corename/config from that library or one it depends on (Debian's libblas.so.3
+// and liblapack.so.3 load libopenblas.so.0); the reference BLAS, MKL and others do not.
+void say_blas(record::ProcessEntry& entry, void* real) {
+  static std::atomic<bool> learning{false};
+  if (!g_blas_identified.load(std::memory_order_acquire) && !learning.exchange(true)) {
+    Dl_info info{};
+    if (::dladdr(real, &info) && info.dli_fname) {
+      put_text(g_blas_identity.library, info.dli_fname);
+      if (void* handle = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) {
+        using Text = const char* (*)();
+        if (const auto corename = reinterpret_cast<Text>(::dlsym(handle, "openblas_get_corename"))) {
+          put_text(g_blas_identity.corename, corename());
+          const auto config = reinterpret_cast<Text>(::dlsym(handle, "openblas_get_config"));
+          put_text(g_blas_identity.config, config ? config() : "");
+          put_text(g_blas_identity.coretype, ::getenv("OPENBLAS_CORETYPE"));
+        }
+        ::dlclose(handle);
+      }
+    }
+    g_blas_identified.store(true, std::memory_order_release);
+  }
+  write_identity(entry);
+}
+
 void register_process(bool blas_found) {
   g_pid = static_cast<std::uint32_t>(::getpid());
   // Attaching again under the same pid: the image before this one exec'd this program.
@@ -97,6 +151,7 @@ void register_process(bool blas_found) {
     }
   }
   if (blas_found) entry.blas_found.store(1);
+  write_identity(entry);
   entry.attached_ns.store(record::monotonic_ns());
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
 }
@@ -278,10 +333,13 @@ std::uint64_t now_ns() {
   return record::monotonic_ns();
 }
 
-void mark_blas_found() {
+void mark_blas_found(void* real) {
   if (!g_shared) return;
   g_blas_found = true;
-  if (record::ProcessEntry* entry = my_process_entry()) entry->blas_found.fetch_or(1);
+  if (record::ProcessEntry* entry = my_process_entry()) {
+    entry->blas_found.fetch_or(1);
+    say_blas(*entry, real);
+  }
 }
 
 void note_process_end(record::ProcessEnd end, int status) {
@@ -341,7 +399,7 @@ void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at) {
   void* found = definition_for(name, at, ::dlsym(RTLD_DEFAULT, name), caller);
   if (found) {
     publish(routine, caller, at, found);
-    mark_blas_found();
+    mark_blas_found(found);
     return found;
   }
   std::fprintf(stderr, "blasscope-preload: the real %s is not in any loaded library; the call cannot go on\n", name);

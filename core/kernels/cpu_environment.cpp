@@ -175,6 +175,12 @@ int corename_simd_level(const std::string& corename) {
   return -1;
 }
 
+std::string kernel_mismatch_of(const std::string& corename, const std::string& config, const std::string& coretype_env,
+                               const CpuEnvironment& cpu) {
+  return describe_kernel_mismatch(corename, corename_simd_level(corename), cpu_simd_level(cpu.simd), coretype_env,
+                                  config.find("DYNAMIC_ARCH") != std::string::npos);
+}
+
 CpuEnvironment probe_cpu_environment(ClockProbe clock_probe) {
   CpuEnvironment env;
   env.openblas_config = openblas_get_config();
@@ -198,9 +204,7 @@ CpuEnvironment probe_cpu_environment(ClockProbe clock_probe) {
                         " FMA width x 2 FMA units (an upper bound: SMT siblings share units)";
   env.memory_total = host_memory_total();
   env.memory_available = host_memory_available();
-  env.kernel_mismatch = describe_kernel_mismatch(env.openblas_corename, corename_simd_level(env.openblas_corename),
-                                                 level, env.openblas_coretype_env,
-                                                 env.openblas_config.find("DYNAMIC_ARCH") != std::string::npos);
+  env.kernel_mismatch = kernel_mismatch_of(env.openblas_corename, env.openblas_config, env.openblas_coretype_env, env);
   return env;
 }
 

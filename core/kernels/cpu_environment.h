@@ -65,4 +65,9 @@ std::string describe_kernel_mismatch(const std::string& corename, int kernel_lev
 // SIMD level (0 SSE2, 1 AVX, 2 AVX2, 3 AVX-512) an OpenBLAS core name targets; -1 unknown.
 int corename_simd_level(const std::string& corename);
 
+// The kernel_mismatch text of an OpenBLAS that another process loaded (a recorded program's),
+// from what it said of itself, on this machine's CPU (`cpu`, probed here).
+std::string kernel_mismatch_of(const std::string& corename, const std::string& config, const std::string& coretype_env,
+                               const CpuEnvironment& cpu);
+
 }  // namespace blasscope::core

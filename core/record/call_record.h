@@ -272,6 +272,13 @@ struct ProcessEntry {
   // wall time, whatever the recorder's looks at it missed.
   std::atomic<std::uint64_t> attached_ns, ended_ns;
   char command[116];
+  // The BLAS it calls, said once (complete when blas_said is 2): the library the first routine
+  // it called resolved to, and what that library's OpenBLAS says of itself and the
+  // OPENBLAS_CORETYPE it saw (empty for another BLAS). The recorder's own OpenBLAS may differ.
+  std::atomic<std::uint32_t> blas_said;
+  char blas_library[124];
+  char blas_corename[32], blas_coretype[32];
+  char blas_config[128];
 };
 
 // Fields written on every call, by the recorder, and read-mostly ones sit on separate cache

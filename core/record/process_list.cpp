@@ -69,6 +69,16 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     ProcessInfo& info = processes[k];
     const ProcessEntry& e = h.processes[latest[k]];
     info.parent_pid = e.parent_pid.load();
+    // Its BLAS as its latest image said it, else as the one before an exec did.
+    for (const ProcessEntry* said : {&e, &h.processes[first[k]]}) {
+      if (said->blas_said.load(std::memory_order_acquire) != 2) continue;
+      const auto text = [](const auto& field) { return std::string(field, strnlen(field, sizeof field)); };
+      info.blas_library = text(said->blas_library);
+      info.openblas_corename = text(said->blas_corename);
+      info.openblas_coretype = text(said->blas_coretype);
+      info.openblas_config = text(said->blas_config);
+      break;
+    }
     info.registered = std::string(e.command, strnlen(e.command, sizeof e.command));
     const auto known = std::find_if(before.begin(), before.end(), [&](const ProcessInfo& p) {
       return p.pid == info.pid && p.registered == info.registered;

@@ -671,6 +671,7 @@ std::vector<Recording> child_recordings(const Recording& r) {
     child.max_calls = r.max_calls;
     child.check_values = r.check_values;
     // The same machine and OpenBLAS as the program's.
+    child.blas_library = r.blas_library;
     child.openblas_corename = r.openblas_corename;
     child.kernel_mismatch = r.kernel_mismatch;
     child.peak_gflops_fp32 = r.peak_gflops_fp32;

@@ -32,6 +32,9 @@ struct ProcessInfo {
   // call hung): a process gone without exiting after that was ended by the recorder.
   bool stopped = false;
   bool end_known = true;  // false in a session that does not say (an older one, an unfinished one)
+  // The BLAS library its first recorded call went to, and what that OpenBLAS said of itself
+  // there (empty for another BLAS, or where it called none): see ProcessEntry::blas_said.
+  std::string blas_library, openblas_corename, openblas_coretype, openblas_config;
 };
 
 // How a process ended, in a word for sessions and reports: "exit", "returned", "exec",
@@ -125,8 +128,9 @@ struct Recording {
   std::uint64_t captures_skipped = 0;  // failing calls not captured: over the size or count cap
   std::string capture_mode;            // "failing", "all" or "none" (--capture); "" in older sessions
   std::vector<ChildSession> children;  // the program's session only: one per child process
-  // The machine, as the recorder found it (filled by the front end; 0 / "" when unknown).
-  std::string openblas_corename, kernel_mismatch;
+  // The machine, as the recorder found it, and the BLAS the program called, as it said (filled
+  // by the front end; 0 / "" when unknown: the corename only for an OpenBLAS).
+  std::string blas_library, openblas_corename, kernel_mismatch;
   double peak_gflops_fp32 = 0, peak_gflops_fp64 = 0;
   std::uint32_t parent_pid = 0;  // a child's session: the process that started it
 };

@@ -139,6 +139,8 @@ json to_json(const Recording& r, bool with_calls) {
     if (p.blas_loaded && !p.blas_found) processes.back()["blas_loaded"] = true;
     if (const std::string ended = end_name(p); !ended.empty()) processes.back()["ended"] = ended;
     if (p.end_known && p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
+    if (!p.blas_library.empty()) processes.back()["blas_library"] = p.blas_library;
+    if (!p.openblas_corename.empty()) processes.back()["openblas_corename"] = p.openblas_corename;
   }
   const json routines = routines_to_json(r.routines);
   json calls = json::array();
@@ -178,7 +180,8 @@ json to_json(const Recording& r, bool with_calls) {
           {"captures", captures},
           {"children", children},
           {"machine",
-           {{"openblas_corename", r.openblas_corename},
+           {{"blas_library", r.blas_library.empty() ? json() : json(r.blas_library)},
+            {"openblas_corename", r.openblas_corename},
             {"kernel_mismatch", r.kernel_mismatch},
             {"peak_gflops_fp32", r.peak_gflops_fp32},
             {"peak_gflops_fp64", r.peak_gflops_fp64}}},
@@ -883,6 +886,8 @@ Recording recording_from_json(const json& s) {
     process.command = field<std::string>(p, "command", "");
     process.blas_found = field<bool>(p, "blas_found", false);
     process.blas_loaded = process.blas_found || field<bool>(p, "blas_loaded", false);
+    process.blas_library = field<std::string>(p, "blas_library", "");
+    process.openblas_corename = field<std::string>(p, "openblas_corename", "");
     read_end(p, process);
   }
   for (const json& t : field<json>(s, "routines", json::array())) {
@@ -910,6 +915,8 @@ Recording recording_from_json(const json& s) {
   if (s.contains("machine")) {
     const json& m = s["machine"];
     if (!m.is_object()) throw std::invalid_argument("field \"machine\" must be an object");
+    if (m.contains("blas_library") && !m["blas_library"].is_null())
+      r.blas_library = field<std::string>(m, "blas_library", "");
     r.openblas_corename = field<std::string>(m, "openblas_corename", "");
     r.kernel_mismatch = field<std::string>(m, "kernel_mismatch", "");
     r.peak_gflops_fp32 = field<double>(m, "peak_gflops_fp32", 0);

@@ -52,6 +52,18 @@ bool written_in_place(const std::string& path) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+// The BLAS `process` called, and how its kernels suit this CPU, as the recording's.
+void take_blas_of(const ProcessInfo& process, const core::CpuEnvironment& cpu, Recording& into) {
+  std::error_code error;  // the library's own path, not the alternatives' link to it
+  const std::filesystem::path real = std::filesystem::canonical(process.blas_library, error);
+  into.blas_library = error ? process.blas_library : real.string();
+  into.openblas_corename = process.openblas_corename;
+  into.kernel_mismatch = process.openblas_corename.empty()
+                             ? std::string()
+                             : core::kernel_mismatch_of(process.openblas_corename, process.openblas_config,
+                                                        process.openblas_coretype, cpu);
+}
+
 }  // namespace
 
 SavedRecording record_to_session(RecordOptions options, const SessionOptions& session) {
@@ -72,11 +84,24 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
   saved.recording = record_program(options);
   Recording& r = saved.recording;
   if (r.pid == 0) return saved;
-  r.openblas_corename = cpu.openblas_corename;
-  r.kernel_mismatch = cpu.kernel_mismatch;
   r.peak_gflops_fp32 = cpu.peak_gflops_fp32;
   r.peak_gflops_fp64 = cpu.peak_gflops_fp64;
-  for (const Recording& child : child_recordings(r)) {
+  // The program's BLAS, as it said (not this recorder's own OpenBLAS): the main process's, else
+  // the first child's that called one.
+  const auto main_process = std::find_if(r.processes.begin(), r.processes.end(), [&r](const ProcessInfo& p) {
+    return p.pid == r.pid && !p.blas_library.empty();
+  });
+  const auto any_process = std::find_if(r.processes.begin(), r.processes.end(),
+                                        [](const ProcessInfo& p) { return !p.blas_library.empty(); });
+  if (main_process != r.processes.end()) {
+    take_blas_of(*main_process, cpu, r);
+  } else if (any_process != r.processes.end()) {
+    take_blas_of(*any_process, cpu, r);
+  }
+  for (Recording& child : child_recordings(r)) {
+    if (!child.processes.empty() && !child.processes.front().blas_library.empty()) {
+      take_blas_of(child.processes.front(), cpu, child);
+    }
     // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
     // it stays listed among the processes, without a session file of its own.
     if (child.calls.empty() && child.running.empty() && child.captures.empty()) continue;

@@ -96,7 +96,13 @@ std::string header(const record::Recording& r) {
     out << "note: workspace queries (LWORK = -1: LAPACK only sizes its workspace) are in CALLS but not in MEAN: "
         << queries << '\n';
   }
-  if (!r.openblas_corename.empty()) out << "OpenBLAS kernels: " << r.openblas_corename << '\n';
+  // The program's BLAS, as it said: the kernels OpenBLAS chose, or that it is another BLAS.
+  if (!r.openblas_corename.empty()) {
+    out << "OpenBLAS kernels: " << r.openblas_corename
+        << (r.blas_library.empty() ? std::string() : " (" + r.blas_library + ")") << '\n';
+  } else if (!r.blas_library.empty()) {
+    out << "BLAS: " << r.blas_library << " (not OpenBLAS: no kernel set to name)\n";
+  }
   return out.str();
 }
 

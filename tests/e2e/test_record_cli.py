@@ -617,6 +617,42 @@ class RecordNumPy(unittest.TestCase):
         self.assertGreater(session["wall_seconds"], 0.35)
         self.assertLess(session["wall_seconds"], report["wall_seconds"] - 0.4)
 
+    def test_the_kernels_named_are_those_of_the_programs_own_blas(self):
+        # The program's OpenBLAS says which kernels it runs, from inside the program: the same
+        # name openblas_get_corename gives it there, and the library it came from.
+        script = write("which_blas.py", """
+            import ctypes, ctypes.util, numpy as np
+            a = np.ones((4, 4)); a @ a
+            core = ctypes.CDLL("libopenblas.so.0").openblas_get_corename
+            core.restype = ctypes.c_char_p
+            print(core().decode())
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        with open(report_path(report)) as f:
+            machine = json.load(f)["machine"]
+        self.assertEqual(machine["openblas_corename"], proc.out.strip())
+        self.assertIn("libblas.so.3", machine["blas_library"])
+        self.assertIn("OpenBLAS kernels: " + proc.out.strip() + " (", proc.err)
+        # Another BLAS (Debian's reference BLAS and LAPACK, chosen by LD_LIBRARY_PATH): no
+        # OpenBLAS kernels to name, so no kernel mismatch either, whatever the recorder's own is.
+        reference = "/usr/lib/x86_64-linux-gnu/blas"
+        if not os.path.exists(os.path.join(reference, "libblas.so.3")):
+            self.skipTest("Debian's reference BLAS (libblas3) is not installed")
+        env = dict(os.environ, LD_LIBRARY_PATH=reference + ":/usr/lib/x86_64-linux-gnu/lapack")
+        session = os.path.join(WORK, "reference_blas.json")
+        ran = subprocess.run([CLI, "record", "--output", session, "--", PYTHON, "-c",
+                              "import numpy as np; a = np.ones((4, 4)); a @ a; np.linalg.svd(a)"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        with open(session) as f:
+            recorded = json.load(f)
+        self.assertEqual(recorded["machine"]["openblas_corename"], "")
+        self.assertTrue(recorded["machine"]["blas_library"].startswith(reference), recorded["machine"])
+        self.assertIn("not OpenBLAS", ran.stderr)
+        self.assertEqual(recorded["machine"]["kernel_mismatch"], "")
+        self.assertGreater(sum(r["calls"] for r in recorded["routines"]), 0)
+
     def test_a_short_childs_wall_time_is_from_its_start_to_its_exit(self):
         # The recorder looks at the processes only now and then (up to 0.2 s apart while the
         # program is quiet): a child's time comes from its own start and end, not those looks.
@@ -1726,6 +1762,33 @@ class RecordC(unittest.TestCase):
             self.assertIn("parameter number 0 had an illegal value", d["title"])
             self.assertIn("neither CblasRowMajor (101) nor CblasColMajor (102)", " ".join(d["evidence"]))
         self.assertEqual(report["captures"], [], "a layout no workload can state is not captured as if legal")
+
+    def test_a_refused_gemms_replay_keeps_the_padding_of_its_legal_operands(self):
+        # LDC is refused; LDA and LDB are legal and past their rows (padded operands, in both
+        # layouts). The replay must refuse the same argument and find nothing else: a dense
+        # tensor read with the padded LDB would be a buffer overrun the program never made.
+        exe = build_c("padded_refused", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                        const int*, const double*, const int*, const double*, double*, const int*);
+            int main(void) {
+              double *a = calloc(64, 8), *b = calloc(64, 8), *c = calloc(64, 8), one = 1, zero = 0;
+              int m = 5, n = 4, k = 4, lda = 7, ldb = 5, ldc = 4;
+              dgemm_("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc);
+              cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 5, 4, 4, 1.0, a, 6, b, 7, 0.0, c, 3);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(len(report["captures"]), 2, report["captures"])
+        for capture in report["captures"]:
+            replay = subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True, timeout=300)
+            run = json.loads(replay.stdout)
+            found = [d for d in run["diagnoses"] if d["id"] != "blas-kernel-mismatch"]
+            self.assertEqual([d["id"] for d in found], ["illegal-argument"], capture)
+            self.assertIn("LDC", " ".join(found[0]["evidence"]) + found[0]["title"], found[0])
 
     def test_an_illegal_transpose_is_refused_and_not_recorded_as_a_transpose(self):
         # TRANS values BLAS refuses (CBLAS 115, Fortran 'X') are xerbla's, and the call did no

@@ -570,6 +570,7 @@ class UiTests : public QObject {
     auto* profile = openProfile(window, QStringLiteral("cuda.json"),
                                 R"({"format": "blasscope-session", "version": 1, "kind": "recording",
       "command": ["python3", "gpu.py"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 3,
+      "processes": [{"pid": 42, "parent_pid": 1, "command": "python3 gpu.py", "blas_found": true}],
       "routines": [{"routine": "cudaMalloc", "calls": 1, "seconds": 0.001, "self_seconds": 0.001},
                    {"routine": "cublasCreate_v2", "calls": 1, "seconds": 0.01, "self_seconds": 0.01},
                    {"routine": "cublasSgemmStridedBatched", "calls": 1, "seconds": 0.001, "self_seconds": 0.001}],
@@ -588,6 +589,25 @@ class UiTests : public QObject {
     QCOMPARE(calls->model()->index(1, ui::CallsModel::Sizes).data().toString(), QString());
     QCOMPARE(calls->model()->index(2, ui::CallsModel::Sizes).data().toString(),
              QStringLiteral("64 × 32 × 16 · batch 4"));
+    // One process and one thread: their columns would say the same in every row.
+    QVERIFY(calls->isColumnHidden(ui::CallsModel::Process));
+    QVERIFY(calls->isColumnHidden(ui::CallsModel::Thread));
+    auto* summary = profile->findChild<QLabel*>(QStringLiteral("summary"));
+    QVERIFY(summary && summary->text().contains(QStringLiteral("calls in 1 process ·")));
+  }
+
+  void callsOfSeveralThreadsShowTheirThread() {
+    ui::MainWindow window;
+    auto* profile = openProfile(window, QStringLiteral("threads.json"),
+                                R"({"format": "blasscope-session", "version": 1, "kind": "recording",
+      "command": ["a.out"], "pid": 42, "exit_status": 0, "wall_seconds": 0.5, "calls_total": 2,
+      "routines": [{"routine": "dgemm", "calls": 2, "seconds": 0.002}],
+      "calls": [{"id": 1, "pid": 42, "thread": 42, "routine": "dgemm", "m": 8, "n": 8, "k": 8, "seconds": 0.001},
+                {"id": 2, "pid": 42, "thread": 43, "routine": "dgemm", "m": 8, "n": 8, "k": 8, "seconds": 0.001}]})");
+    QVERIFY(profile && profile->isShowingContent());
+    auto* calls = profile->findChild<QTableView*>(QStringLiteral("calls"));
+    QVERIFY(calls->isColumnHidden(ui::CallsModel::Process));
+    QVERIFY(!calls->isColumnHidden(ui::CallsModel::Thread));
   }
 
   void aWorkspaceQueryIsCountedButNotInTheMean() {
