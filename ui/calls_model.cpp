@@ -58,6 +58,7 @@ QString problem(const record::CallRecord& c) {
   if (c.input_nan + c.input_inf) parts << QObject::tr("%1 NaN/Inf in").arg(c.input_nan + c.input_inf);
   if (c.output_nan + c.output_inf) parts << QObject::tr("%1 NaN/Inf out").arg(c.output_nan + c.output_inf);
   if (c.flags & record::kWorkspaceQuery) parts << QObject::tr("workspace query");
+  if (c.flags & record::kLapacke) parts << QObject::tr("refused by LAPACKE");
   return parts.join(QStringLiteral(", "));
 }
 

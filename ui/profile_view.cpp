@@ -259,9 +259,11 @@ void ProfileView::setDocument(const RunDocument* doc) {
   applyFilter();
   // One process or one thread says nothing in every row: their columns make room for the rest.
   const auto differ = [&r](auto field) {
-    const auto same_as_first = [&](const record::CallRecord& c) { return field(c) == field(r->calls.front()); };
-    return !r->calls.empty() && (!std::all_of(r->calls.begin(), r->calls.end(), same_as_first) ||
-                                 !std::all_of(r->running.begin(), r->running.end(), same_as_first));
+    if (r->calls.empty() && r->running.empty()) return false;
+    const auto first = field(r->calls.empty() ? r->running.front() : r->calls.front());
+    const auto same_as_first = [&](const record::CallRecord& c) { return field(c) == first; };
+    return !std::all_of(r->calls.begin(), r->calls.end(), same_as_first) ||
+           !std::all_of(r->running.begin(), r->running.end(), same_as_first);
   };
   m_callsTable->setColumnHidden(CallsModel::Process,
                                 !differ([](const record::CallRecord& c) { return c.pid; }) && r->processes.size() <= 1);

@@ -282,12 +282,20 @@ void capture_gemm_arguments(record::CallRecord& c) {
   // A transpose flag that is not N, T or C, or a CBLAS layout that is neither row- nor
   // column-major (OpenBLAS reports it as parameter 0), has no workload form.
   if (c.xerbla_parameter <= 2) return;
-  if (!reserve(0, true)) return;
-  char dir[4096], path[4200], text[2048];
-  if (!make_directory(c, dir, sizeof dir)) return;
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
   const char* order = row ? "C" : "F";
   const long long ar = ta ? c.k : c.m, ac = ta ? c.m : c.k, br = tb ? c.n : c.k, bc = tb ? c.k : c.n;
+  // Padded, an operand holds LD x its other size: capped as the dense ones are.
+  const auto too_big = [](std::int64_t ld, long long dense, long long other) {
+    return ld > dense && ld * other > (1ll << 26);
+  };
+  if (too_big(c.lda, row ? ac : ar, row ? ar : ac) || too_big(c.ldb, row ? bc : br, row ? br : bc) ||
+      too_big(c.ldc, row ? c.n : c.m, row ? c.m : c.n)) {
+    return;
+  }
+  if (!reserve(0, true)) return;
+  char dir[4096], path[4200], text[2048];
+  if (!make_directory(c, dir, sizeof dir)) return;
   // A legal leading dimension past the rows (columns, row-major) is the tensor's own padding: the
   // operand held that much memory, and a replay on a dense one would read past it.
   char pad_a[32], pad_b[32], pad_c[32];

@@ -55,6 +55,7 @@ thread_local bool t_no_slot = false;  // the table was full when this thread loo
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
 thread_local std::uint64_t t_write_limit_seen = 0;  // the recorder's write limit, as last loaded
+thread_local std::uint64_t t_calls_begun = 0;       // see calls_begun_on_this_thread()
 std::atomic<bool> g_blas_found{false};  // this process resolved a BLAS/LAPACK routine (a forked child inherits it)
 bool g_check_values = false;            // set by the recorder before the program starts
 // Calls made inside a top-level call listed one by one (SharedHeader::nested_limit).
@@ -94,6 +95,7 @@ struct BlasIdentity {
 };
 BlasIdentity g_blas_identity;
 std::atomic<bool> g_blas_identified{false};
+std::atomic<bool> g_blas_learning{false};  // one thread learns it; reset in a child forked meanwhile
 
 void write_identity(record::ProcessEntry& entry) {
   std::uint32_t none = 0;
@@ -109,21 +111,26 @@ void write_identity(record::ProcessEntry& entry) {
 // openblas_get_corename/config from that library or one it depends on (Debian's libblas.so.3
 // and liblapack.so.3 load libopenblas.so.0); the reference BLAS, MKL and others do not.
 void say_blas(record::ProcessEntry& entry, void* real) {
-  static std::atomic<bool> learning{false};
-  if (!g_blas_identified.load(std::memory_order_acquire) && !learning.exchange(true)) {
+  // A vfork child runs in its parent's memory, with its parent's g_pid: the parent learns it.
+  if (static_cast<std::uint32_t>(::syscall(SYS_getpid)) != g_pid) return;
+  if (!g_blas_identified.load(std::memory_order_acquire) && !g_blas_learning.exchange(true)) {
     Dl_info info{};
     if (::dladdr(real, &info) && info.dli_fname) {
-      put_text(g_blas_identity.library, info.dli_fname);
-      if (void* handle = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) {
-        using Text = const char* (*)();
-        if (const auto corename = reinterpret_cast<Text>(::dlsym(handle, "openblas_get_corename"))) {
-          put_text(g_blas_identity.corename, corename());
-          const auto config = reinterpret_cast<Text>(::dlsym(handle, "openblas_get_config"));
-          put_text(g_blas_identity.config, config ? config() : "");
-          put_text(g_blas_identity.coretype, ::getenv("OPENBLAS_CORETYPE"));
-        }
-        ::dlclose(handle);
+      // A BLAS linked into the executable itself has no library name: the program's is asked.
+      const bool in_executable = !*info.dli_fname;
+      put_text(g_blas_identity.library, in_executable ? "(linked into the program)" : info.dli_fname);
+      void* handle = ::dlopen(in_executable ? nullptr : info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+      using Text = const char* (*)();
+      const auto lookup = [handle](const char* name) {
+        return reinterpret_cast<Text>(::dlsym(handle ? handle : RTLD_DEFAULT, name));
+      };
+      if (const auto corename = lookup("openblas_get_corename")) {
+        put_text(g_blas_identity.corename, corename());
+        const auto config = lookup("openblas_get_config");
+        put_text(g_blas_identity.config, config ? config() : "");
+        put_text(g_blas_identity.coretype, ::getenv("OPENBLAS_CORETYPE"));
       }
+      if (handle) ::dlclose(handle);
     }
     g_blas_identified.store(true, std::memory_order_release);
   }
@@ -176,7 +183,9 @@ void after_fork_in_child() {
   t_next_id = t_id_end = 0;  // the parent's block of ids stays the parent's
   t_write_limit_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
-  // A forked child calls the routines its parent resolved without resolving them again.
+  // A forked child calls the routines its parent resolved without resolving them again. One
+  // forked while another thread was learning the BLAS learns it again.
+  if (!g_blas_identified.load()) g_blas_learning.store(false);
   if (g_shared) register_process(g_blas_found);
 }
 
@@ -333,12 +342,13 @@ std::uint64_t now_ns() {
   return record::monotonic_ns();
 }
 
-void mark_blas_found(void* real) {
+void mark_blas_found(const char* name, void* real) {
   if (!g_shared) return;
   g_blas_found = true;
   if (record::ProcessEntry* entry = my_process_entry()) {
     entry->blas_found.fetch_or(1);
-    say_blas(*entry, real);
+    // The BLAS is named after a BLAS or LAPACK routine's library: not LAPACKE's, nor cuBLAS's.
+    if (std::strncmp(name, "LAPACKE_", 8) != 0 && std::strncmp(name, "cu", 2) != 0) say_blas(*entry, real);
   }
 }
 
@@ -399,15 +409,20 @@ void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at) {
   void* found = definition_for(name, at, ::dlsym(RTLD_DEFAULT, name), caller);
   if (found) {
     publish(routine, caller, at, found);
-    mark_blas_found(found);
+    mark_blas_found(name, found);
     return found;
   }
   std::fprintf(stderr, "blasscope-preload: the real %s is not in any loaded library; the call cannot go on\n", name);
   std::abort();
 }
 
+std::uint64_t calls_begun_on_this_thread() {
+  return t_calls_begun;
+}
+
 CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) {
   if (!m_active) return;
+  ++t_calls_begun;
   call.routine = routine;
   call.precision = precision;
   call.pid = g_pid;

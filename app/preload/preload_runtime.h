@@ -124,6 +124,10 @@ class CallScope {
   inline bool listed() const;
 };
 
+// Recorded calls this thread has begun so far: a LAPACKE function that returned without one
+// never reached LAPACK.
+std::uint64_t calls_begun_on_this_thread();
+
 // The pointer's alignment as CallRecord holds it: 1 + log2 of the largest power of two dividing
 // `p` (capped at 4096 bytes: 13).
 std::uint8_t alignment_code(const void* p);

@@ -419,6 +419,47 @@ class Collector {
   std::vector<std::map<std::string, std::uint64_t, ByNumber>> m_details;
 };
 
+// LAPACKE_<routine> returned `info` < 0 without calling LAPACK: its NaN check found NaN/Inf
+// in the matrix at position -info, or it refused an argument itself. Positions are LAPACKE's:
+// its first argument is the layout, so each is one past the Fortran routine's.
+void add_lapacke_refusal(Collector& out, const CallRecord& c) {
+  const std::string lapacke = "LAPACKE_" + record::routine_name(c.routine, c.precision);
+  const std::string returned = lapacke + " returned " + std::to_string(c.info);
+  if (c.input_nan + c.input_inf > 0) {
+    out.add("non-finite-input", Severity::Error, c,
+            label(c) + ": " + lapacke + " refused its input (" + values(c) + ") and returned " +
+                std::to_string(c.info) + " without calling " + call_name(c),
+            {label(c) + ": " + values(c),
+             returned + " and " + call_name(c) + " never ran: LAPACKE checks its matrices for NaN first (not Inf) " +
+                 "and returns minus the position of the first that holds one (argument " + std::to_string(-c.info) +
+                 " here), printing nothing; the outputs keep whatever they held"},
+            Specific{"refused by LAPACKE",
+                     "LAPACKE, the C interface to LAPACK, looks for NaN (not Inf, which reaches LAPACK) in the matrices it is given (unless "
+                     "LAPACKE_set_nancheck(0) or LAPACKE_NANCHECK=0 turned that off) and returns minus the "
+                     "argument's position before LAPACK runs. Nothing is printed: a program that does not check the "
+                     "value returned goes on with outputs that were never written.",
+                     "Check every LAPACKE return value (info < 0: argument -info was refused; info > 0: LAPACK "
+                     "failed) and find where the NaN entered the input. Turning the check off only moves the "
+                     "failure into LAPACK."});
+    return;
+  }
+  out.add("illegal-argument", Severity::Error, c,
+          label(c) + ": " + lapacke + " refused its argument " + std::to_string(-c.info) + " (returned " +
+              std::to_string(c.info) + ") without calling " + call_name(c),
+          {returned + " and " + call_name(c) +
+               " never ran: LAPACKE checks the layout and the leading dimensions "
+               "itself and prints \"Wrong parameter " +
+               std::to_string(-c.info) + " in " + lapacke + "\"",
+           std::string("LAPACKE counts the layout (LAPACK_ROW_MAJOR 101 or LAPACK_COL_MAJOR 102) as argument 1, ") +
+               "so its positions are one past " + call_name(c) + "'s own" +
+               ((c.flags & record::kRowMajor) ? "; row-major, a leading dimension must be at least the columns" : "")},
+          Specific{"refused by LAPACKE",
+                   "LAPACKE refused one of the arguments of the C call before LAPACK ran: a layout that is neither "
+                   "101 nor 102, or a leading dimension below the rows (column-major) or the columns (row-major).",
+                   "Pass LAPACK_ROW_MAJOR or LAPACK_COL_MAJOR, and a leading dimension of at least the columns of a "
+                   "row-major matrix (the rows of a column-major one)."});
+}
+
 void add_gpu_failure(Collector& out, const CallRecord& c) {
   const std::string routine = record::routine_name(c.routine, c.precision);
   if (c.routine == Routine::CudaMalloc) {
@@ -539,6 +580,10 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
     if (record::is_gpu(c.routine)) {
       if (c.info != 0) add_gpu_failure(out, c);
+      continue;
+    }
+    if (c.flags & record::kLapacke) {
+      add_lapacke_refusal(out, c);
       continue;
     }
     if (is_lascl_cfrom(c)) {

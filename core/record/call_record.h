@@ -103,6 +103,8 @@ enum CallFlags : std::uint16_t {
                               // N - M it did not compute are counted as NaN in its output
   kXerbla = 1 << 11,          // xerbla was called inside it: xerbla_parameter says which (0 is
                               // OpenBLAS's CBLAS refusing an ORDER that is neither row- nor column-major)
+  kLapacke = 1 << 12,         // LAPACKE_<routine> refused it before LAPACK ran (its NaN check, or an
+                              // argument): `info` is what it returned, minus the argument's position
 };
 
 // One finished call (or, in the active table, one running call). 128 bytes, a ring entry of
@@ -276,7 +278,7 @@ struct ProcessEntry {
   // it called resolved to, and what that library's OpenBLAS says of itself and the
   // OPENBLAS_CORETYPE it saw (empty for another BLAS). The recorder's own OpenBLAS may differ.
   std::atomic<std::uint32_t> blas_said;
-  char blas_library[124];
+  char blas_library[252];
   char blas_corename[32], blas_coretype[32];
   char blas_config[128];
 };
@@ -332,8 +334,10 @@ enum RingFull : std::uint32_t {
 // A writer found the ring full: the recorder is told, once until it drains. The futex word is
 // in a MAP_SHARED file, so the wake reaches the recorder's process.
 inline void report_ring_full(SharedHeader& header) {
+  // Only from NotFull: a late writer must not undo the helper's Reported or the recorder's Unserved.
+  std::uint32_t expected = kRingNotFull;
   if (header.ring_full.load(std::memory_order_relaxed) == kRingNotFull &&
-      header.ring_full.exchange(kRingFull) == kRingNotFull) {
+      header.ring_full.compare_exchange_strong(expected, kRingFull)) {
     ::syscall(SYS_futex, &header.ring_full, FUTEX_WAKE, 1, nullptr, nullptr, 0);
   }
 }

@@ -41,8 +41,8 @@ std::atomic<int> g_interrupts{0};
 // kill reaches the program only if it was sent to the whole process group.
 std::atomic<int> g_interrupt_sender{0};
 constexpr auto kInterruptGrace = std::chrono::seconds(10);
-// The longest the recorder sleeps between drains, in seconds: where a full ring wakes it, and
-// where nothing does (no eventfd or helper thread). Signals and the program's exit wake it too.
+// The longest the recorder sleeps between drains, in seconds: where a full ring and the
+// program's exit (a pidfd) wake it, and where they cannot. Signals wake it too.
 constexpr double kQuietWait = 0.2;
 constexpr double kPolledWait = 0.02;
 
@@ -285,7 +285,7 @@ Recording record_program(const RecordOptions& options) {
     return out;
   }
   out.pid = static_cast<std::uint32_t>(pid);
-  // Woken the moment the program exits (a pidfd is readable then), else every 10 ms to drain.
+  // Woken the moment the program exits (a pidfd is readable then), else when the next drain is due.
   const int exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   out.start_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
@@ -323,7 +323,7 @@ Recording record_program(const RecordOptions& options) {
     const double quarter = drained >= kRingCapacity / 2
                                ? 0.0
                                : seconds * (kRingCapacity / 4.0) / std::max<double>(static_cast<double>(drained), 1.0);
-    const double longest = buffer.wakes_when_full() ? kQuietWait : kPolledWait;
+    const double longest = buffer.wakes_when_full() && exit_fd >= 0 ? kQuietWait : kPolledWait;
     auto wait = std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(quarter, 200e-6, longest) * 1e6));
     collect_processes(buffer.header(), out);
     bool stop_requested = false;
@@ -379,8 +379,10 @@ Recording record_program(const RecordOptions& options) {
       stop_deadline = Clock::time_point::max();
     }
     // What the loop acts on at a set time is not slept past.
-    for (const Clock::time_point due : {timeout_at, stop_deadline, interrupted_at + kInterruptGrace,
-                                        options.progress ? next_progress : Clock::time_point::max()}) {
+    const bool interrupted = interrupted_at != Clock::time_point{};
+    for (const Clock::time_point due :
+         {timeout_at, stop_deadline, interrupted ? interrupted_at + kInterruptGrace : Clock::time_point::max(),
+          options.progress ? next_progress : Clock::time_point::max()}) {
       if (due > now && due != Clock::time_point::max() && due - now < wait) {
         wait = std::chrono::ceil<std::chrono::microseconds>(due - now);
       }
@@ -670,7 +672,7 @@ std::vector<Recording> child_recordings(const Recording& r) {
     std::uint64_t first = p.first_seen_ns ? p.first_seen_ns : UINT64_MAX, last = p.last_seen_ns;
     child.max_calls = r.max_calls;
     child.check_values = r.check_values;
-    // The same machine and OpenBLAS as the program's.
+    // The same machine, and the program's BLAS until the child's own replaces it (the front end).
     child.blas_library = r.blas_library;
     child.openblas_corename = r.openblas_corename;
     child.kernel_mismatch = r.kernel_mismatch;

@@ -233,6 +233,7 @@ enum class Field {
   WorkspaceQuery,
   SomeEigenvalues,
   Incomplete,
+  Lapacke,
   AlignA,
   AlignB,
   AlignC,
@@ -263,7 +264,8 @@ Field field_of(std::string_view key) {
        {"trans_b", Field::TransB},
        {"align_a", Field::AlignA},
        {"align_b", Field::AlignB},
-       {"align_c", Field::AlignC}},
+       {"align_c", Field::AlignC},
+       {"lapacke", Field::Lapacke}},
       {{"captured", Field::Captured}, {"unlisted", Field::Unlisted}},
       {{"input_nan", Field::InputNan},
        {"input_inf", Field::InputInf},
@@ -421,6 +423,7 @@ class CallBuilder {
       case Field::WorkspaceQuery: m_call.flags |= kWorkspaceQuery; break;
       case Field::SomeEigenvalues: m_call.flags |= kSomeEigenvalues; break;
       case Field::Incomplete: m_call.flags |= kIncomplete; break;
+      case Field::Lapacke: m_call.flags |= kLapacke; break;
       default: break;
     }
   }

@@ -168,6 +168,7 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   if (c.flags & kWorkspaceQuery) w.flag("workspace_query");
   if (c.flags & kSomeEigenvalues) w.flag("some_eigenvalues");
   if (c.flags & kIncomplete) w.flag("incomplete");
+  if (c.flags & kLapacke) w.flag("lapacke");
   if (c.align_a) w.number("align_a", alignment_bytes(c.align_a));
   if (c.align_b) w.number("align_b", alignment_bytes(c.align_b));
   if (c.align_c) w.number("align_c", alignment_bytes(c.align_c));

@@ -237,11 +237,14 @@ SharedBuffer::~SharedBuffer() {
 void SharedBuffer::serve_full_ring() {
   std::atomic<std::uint32_t>& full = m_header->ring_full;
   bool grown = false;
-  while (true) {
+  // Bounded waits: the word is in a file the program can write too, and stop_growing() must
+  // end this thread whatever it holds.
+  const timespec bound{0, 100000000};
+  while (!m_stop_growing.load()) {
     const std::uint32_t state = full.load();
     if (state == kRingUnserved) return;
     if (state != kRingFull) {
-      ::syscall(SYS_futex, &full, FUTEX_WAIT, state, nullptr, nullptr, 0);
+      ::syscall(SYS_futex, &full, FUTEX_WAIT, state, &bound, nullptr, 0);
       continue;
     }
     // Most programs never fill the ring's first entries: it grows once a writer finds it full.
@@ -302,10 +305,6 @@ void SharedBuffer::publish_write_limit() {
 
 std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   SharedHeader& s = *m_header;
-  // Draining answers a full ring the helper reported: the next one is reported again. (A full
-  // ring not yet reported stays so: the helper may still have to grow it.)
-  std::uint32_t reported = kRingReported;
-  s.ring_full.compare_exchange_strong(reported, kRingNotFull);
   std::uint64_t r = m_read.load(std::memory_order_relaxed);
   const std::uint64_t first = r;
   const std::uint64_t w = s.write_index.load(std::memory_order_acquire);
@@ -337,6 +336,13 @@ std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
   }
   m_read.store(r);
   publish_write_limit();
+  // Room made answers a full ring the helper reported: the next one is reported again (the
+  // writers still waiting report at their next look). A drain that freed nothing (an entry
+  // still being written) leaves it, or writer, helper and recorder would go round at once.
+  if (r > first) {
+    std::uint32_t reported = kRingReported;
+    s.ring_full.compare_exchange_strong(reported, kRingNotFull);
+  }
   return static_cast<std::size_t>(r - first);
 }
 

@@ -101,7 +101,7 @@ std::string header(const record::Recording& r) {
     out << "OpenBLAS kernels: " << r.openblas_corename
         << (r.blas_library.empty() ? std::string() : " (" + r.blas_library + ")") << '\n';
   } else if (!r.blas_library.empty()) {
-    out << "BLAS: " << r.blas_library << " (not OpenBLAS: no kernel set to name)\n";
+    out << "BLAS: " << r.blas_library << " (not identified as OpenBLAS: no kernel set to name)\n";
   }
   return out.str();
 }
@@ -133,8 +133,9 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
     const bool lapack_argument_error =
         c.routine != Routine::Lascl && (c.info < 0 || has_xerbla(c)) && c.input_nan + c.input_inf == 0;
     const std::string name = record::routine_name(c.routine, c.precision);
+    // A refusal of LAPACKE's own: a replay calls LAPACK, which would not refuse it the same way.
     if (!real || !has_op || lapack_argument_error || record::transposed_gels(c) ||
-        (c.flags & record::kSomeEigenvalues)) {
+        (c.flags & (record::kSomeEigenvalues | record::kLapacke))) {
       ++out.not_replayable[name];
     } else if ((c.flags & record::kValuesChecked) && c.input_nan + c.input_inf == 0 && c.routine != Routine::Gemm &&
                r.capture_mode != "all" && r.capture_mode != "none") {
@@ -209,7 +210,8 @@ std::string captures_text(const record::Recording& r) {
   if (!uncaptured.not_replayable.empty()) {
     out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
            "double-precision GEMM, GEMV, SYRK, TRSM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every "
-           "eigenvalue, POTRF, GETRF, GESV and GETRS calls, and only with arguments LAPACK accepts): "
+           "eigenvalue, POTRF, GETRF, GESV and GETRS calls, only with arguments LAPACK accepts, and through LAPACK, "
+           "not LAPACKE): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {

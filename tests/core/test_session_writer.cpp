@@ -62,7 +62,7 @@ CallRecord full_call() {
   c.output_nan = 3;
   c.output_inf = 4294967295u;
   c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured | kWorkspaceQuery |
-            kSomeEigenvalues | kXerbla;
+            kSomeEigenvalues | kXerbla | kLapacke;
   c.side_uplo = 'G';
   c.align_a = 1, c.align_b = 4, c.align_c = 13;  // 1, 8 and 4096 bytes
   return c;
@@ -157,6 +157,26 @@ TEST(SessionText, EveryFieldOfEveryCallReadsBack) {
   EXPECT_EQ(back.wall_seconds, r.wall_seconds);
   // The JSON parser reads the same text to the same calls.
   expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, r.calls);
+}
+
+TEST(SessionText, TheProgramsBlasReadsBack) {
+  Recording r = recording_of({call(1)});
+  r.blas_library = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3";
+  r.openblas_corename = "Haswell";
+  ProcessInfo& p = r.processes.emplace_back();
+  p.pid = 4242;
+  p.blas_found = true;
+  p.blas_library = r.blas_library;
+  p.openblas_corename = "Haswell";
+  const Recording back = parse_recording_text(session_text(r));
+  EXPECT_EQ(back.blas_library, r.blas_library);
+  EXPECT_EQ(back.openblas_corename, "Haswell");
+  ASSERT_EQ(back.processes.size(), 1u);
+  EXPECT_EQ(back.processes[0].blas_library, r.blas_library);
+  EXPECT_EQ(back.processes[0].openblas_corename, "Haswell");
+  // Unknown (a program that called no BLAS): null, and read back as unknown.
+  const Recording none = parse_recording_text(session_text(recording_of({})));
+  EXPECT_EQ(none.blas_library, "");
 }
 
 TEST(SessionText, AnXerblaReportOfParameter0IsStillAReport) {

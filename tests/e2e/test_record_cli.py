@@ -649,7 +649,7 @@ class RecordNumPy(unittest.TestCase):
             recorded = json.load(f)
         self.assertEqual(recorded["machine"]["openblas_corename"], "")
         self.assertTrue(recorded["machine"]["blas_library"].startswith(reference), recorded["machine"])
-        self.assertIn("not OpenBLAS", ran.stderr)
+        self.assertIn("not identified as OpenBLAS", ran.stderr)
         self.assertEqual(recorded["machine"]["kernel_mismatch"], "")
         self.assertGreater(sum(r["calls"] for r in recorded["routines"]), 0)
 
@@ -1789,6 +1789,60 @@ class RecordC(unittest.TestCase):
             found = [d for d in run["diagnoses"] if d["id"] != "blas-kernel-mismatch"]
             self.assertEqual([d["id"] for d in found], ["illegal-argument"], capture)
             self.assertIn("LDC", " ".join(found[0]["evidence"]) + found[0]["title"], found[0])
+
+    def test_a_call_lapacke_refuses_before_lapack_runs_is_recorded_and_explained(self):
+        # LAPACKE checks its matrices for NaN (not Inf) and returns minus the argument's position
+        # without calling LAPACK or printing anything; it refuses a bad layout itself too. Those
+        # calls are recorded under their routine, marked as LAPACKE's refusals, once each; the
+        # ones that reach LAPACK are recorded there, as before.
+        exe = build_c("lapacke_refusals", r"""
+            #include <lapacke.h>
+            #include <math.h>
+            #include <stdio.h>
+            int main(void) {
+              double a[36], s[6], u[36], vt[36];
+              for (int i = 0; i < 36; ++i) a[i] = (i * 7 % 11) + 1.0;
+              int ok = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'A', 6, 6, a, 6, s, u, 6, vt, 6);
+              for (int i = 0; i < 36; ++i) a[i] = (i * 7 % 11) + 1.0;
+              a[7] = NAN;
+              int nan = LAPACKE_dgesdd(LAPACK_COL_MAJOR, 'A', 6, 6, a, 6, s, u, 6, vt, 6);
+              int layout = LAPACKE_dgesdd(42, 'A', 6, 6, a, 6, s, u, 6, vt, 6);
+              double p[9] = {4, 1, 1, 1, 4, 1, 1, 1, 4};
+              p[1] = NAN;  /* row 0, column 1: in the upper triangle of the row-major matrix */
+              int pot = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', 3, p, 3);
+              double q[9] = {4, 1, 1, 1, 4, 1, 1, 1, 4};
+              q[2] = INFINITY;  /* an Inf is not LAPACKE's to refuse: DPOTRF runs */
+              int inf = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', 3, q, 3);
+              printf("%d %d %d %d %d\n", ok, nan, layout, pot, inf);
+              return 0;
+            }
+        """, "-llapacke", "-llapack", "-lopenblas", "-lm")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        ok, nan, layout, pot, inf = (int(x) for x in proc.out.splitlines()[-1].split())
+        self.assertEqual((ok, nan, layout, pot), (0, -5, -1, -4))
+        calls = {c["seq"]: c for c in report["calls"]}
+        refused = sorted((c for c in report["calls"] if c.get("lapacke")), key=lambda c: c["seq"])
+        self.assertEqual([(c["routine"], c["info"]) for c in refused], [("dgesdd", -5), ("dgesdd", -1), ("dpotrf", -4)])
+        self.assertEqual([c.get("input_nan", 0) for c in refused], [1, 0, 1])
+        # The good SVD and the Inf Cholesky reached LAPACK: recorded there, without the mark.
+        lapack = [c for c in report["calls"] if not c.get("lapacke") and not c.get("parent")]
+        self.assertIn("dgesdd", [c["routine"] for c in lapack])
+        dpotrf = [c for c in lapack if c["routine"] == "dpotrf"]
+        self.assertEqual(len(dpotrf), 1, lapack)
+        self.assertEqual(dpotrf[0]["info"], inf)
+        by_call = {}
+        for d in report["diagnoses"]:
+            for call in [d.get("call")] + d.get("facts", {}).get("calls", []):
+                by_call.setdefault(call, set()).add(d["id"])
+        self.assertIn("non-finite-input", by_call[refused[0]["id"]])
+        self.assertIn("illegal-argument", by_call[refused[1]["id"]])
+        self.assertIn("non-finite-input", by_call[refused[2]["id"]])
+        titles = " ".join(d["title"] for d in report["diagnoses"])
+        self.assertIn("LAPACKE_dgesdd refused its input (1 NaN and 0 Inf in its inputs) and returned -5", titles)
+        self.assertIn("LAPACKE_dgesdd refused its argument 1 (returned -1)", titles)
+        self.assertIn("Wrong parameter 1 in LAPACKE_dgesdd", proc.out)  # LAPACKE's own message (stdout) still prints
+        self.assertNotIn(refused[0]["id"], [c["call"] for c in report["captures"]])
 
     def test_an_illegal_transpose_is_refused_and_not_recorded_as_a_transpose(self):
         # TRANS values BLAS refuses (CBLAS 115, Fortran 'X') are xerbla's, and the call did no
