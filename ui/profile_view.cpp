@@ -159,11 +159,10 @@ void ProfileView::setDocument(const RunDocument* doc) {
   const QString unreturned =
       r->running.empty() ? QString() : tr(" (and %1 that had not returned)").arg(r->running.size());
   const QString processes = r->processes.size() == 1 ? tr("1 process") : tr("%1 processes").arg(r->processes.size());
+  // One multi-argument arg(): a command holding "%2" must not take the next argument's place.
   QString summary = tr("<b>%1</b><br>%2 BLAS/LAPACK calls%3 in %4 · %5 · %6 s")
-                        .arg(command.join(QLatin1Char(' ')).toHtmlEscaped())
-                        .arg(r->calls_total)
-                        .arg(unreturned, processes, status)
-                        .arg(r->wall_seconds, 0, 'f', 3);
+                        .arg(command.join(QLatin1Char(' ')).toHtmlEscaped(), QString::number(r->calls_total),
+                             unreturned, processes, status, QString::number(r->wall_seconds, 'f', 3));
   if (r->calls_not_kept)
     summary += tr("<br>%1 calls are in the totals but not listed one by one").arg(r->calls_not_kept);
   if (const std::string unlisted = record::unlisted_note(*r); !unlisted.empty())
