@@ -49,7 +49,7 @@ bool count_checked(int layout, const Checked& m, CallRecord& c) {
 template <typename Real>
 int note_refusal(std::uint64_t begun_before, int info, Routine routine, int layout, char letter, std::int64_t m,
                  std::int64_t n, std::int64_t nrhs, const Checked& a, const Checked& b) {
-  if (info >= 0 || calls_begun_on_this_thread() != begun_before || !shared()) return info;
+  if (info >= 0 || thread_call_mark() != begun_before || !shared()) return info;
   CallScope scope(routine, sizeof(Real) == 4 ? Precision::S : Precision::D);
   if (!scope.recording()) return info;
   CallRecord& c = scope.call;
@@ -78,7 +78,7 @@ using blasscope::preload::note_refusal;
 using blasscope::preload::Routine;
 
 // Each wrapper forwards, then looks at what came back. Sizes are LP64 lapack_int (int).
-#define BLASSCOPE_LAPACKE_BEGUN const std::uint64_t begun_ = blasscope::preload::calls_begun_on_this_thread()
+#define BLASSCOPE_LAPACKE_BEGUN const std::uint64_t begun_ = blasscope::preload::thread_call_mark()
 
 #define BLASSCOPE_LAPACKE_GESDD(p, Real)                                                                           \
   BLASSCOPE_EXPORT int LAPACKE_##p##gesdd(int layout, char jobz, int m, int n, Real* a, int lda, Real* s, Real* u, \

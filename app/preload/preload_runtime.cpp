@@ -55,7 +55,6 @@ thread_local bool t_no_slot = false;  // the table was full when this thread loo
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
 thread_local std::uint64_t t_write_limit_seen = 0;  // the recorder's write limit, as last loaded
-thread_local std::uint64_t t_calls_begun = 0;       // see calls_begun_on_this_thread()
 std::atomic<bool> g_blas_found{false};  // this process resolved a BLAS/LAPACK routine (a forked child inherits it)
 bool g_check_values = false;            // set by the recorder before the program starts
 // Calls made inside a top-level call listed one by one (SharedHeader::nested_limit).
@@ -416,13 +415,12 @@ void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at) {
   std::abort();
 }
 
-std::uint64_t calls_begun_on_this_thread() {
-  return t_calls_begun;
+std::uint64_t thread_call_mark() {
+  return t_next_id;
 }
 
 CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) {
   if (!m_active) return;
-  ++t_calls_begun;
   call.routine = routine;
   call.precision = precision;
   call.pid = g_pid;

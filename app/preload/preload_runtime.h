@@ -124,9 +124,9 @@ class CallScope {
   inline bool listed() const;
 };
 
-// Recorded calls this thread has begun so far: a LAPACKE function that returned without one
-// never reached LAPACK.
-std::uint64_t calls_begun_on_this_thread();
+// The next call id this thread hands out: it moves whenever the thread begins a recorded call,
+// so a LAPACKE function that returned with it unmoved never reached LAPACK.
+std::uint64_t thread_call_mark();
 
 // The pointer's alignment as CallRecord holds it: 1 + log2 of the largest power of two dividing
 // `p` (capped at 4096 bytes: 13).
