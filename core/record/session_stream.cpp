@@ -1,8 +1,10 @@
 #include "record/session_stream.h"
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -23,8 +26,9 @@
 namespace blasscope::record {
 namespace {
 
-constexpr std::size_t kBufferCalls = 8192;  // calls a buffer holds: about 1 MB
-constexpr std::size_t kPiece = 2048;        // calls formatted before they are written: about 400 KB of text
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kBufferCalls = kHugePage / sizeof(CallRecord);  // calls a buffer holds: one huge page
+constexpr std::size_t kPiece = 2048;  // calls formatted before they are written: about 400 KB of text
 
 // Leaves the calling thread only the time no other thread wants: SCHED_IDLE, or where that is
 // refused, the lowest priority a nice value gives.
@@ -107,10 +111,32 @@ std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, 
 // what a recorder on this path would otherwise spend most of its time on.
 static_assert(std::is_trivially_copyable_v<CallRecord>, "buffers hold records made by memcpy");
 struct CallBuffer {
-  // Raw bytes, not CallRecord[]: the records' constructors would zero a megabyte that memcpy
+  // Raw bytes, not CallRecord[]: the records' constructors would zero memory that memcpy
   // overwrites at once, and fault in pages a short batch never uses. memcpy makes the records.
-  std::unique_ptr<std::byte[]> storage{new std::byte[kBufferCalls * sizeof(CallRecord)]};
-  CallRecord* calls() { return reinterpret_cast<CallRecord*>(storage.get()); }
+  // Mapped on a huge-page boundary: a full batch asks for one huge page (see fill), one fault
+  // where 4 KiB pages took 512; under a busy program the writing thread rarely runs and every
+  // batch is new memory.
+  CallBuffer() {
+    void* map = ::mmap(nullptr, 2 * kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) throw std::bad_alloc();
+    auto* const start = static_cast<std::byte*>(map);
+    const std::size_t lead = (kHugePage - reinterpret_cast<std::uintptr_t>(start) % kHugePage) % kHugePage;
+    if (lead) ::munmap(start, lead);
+    ::munmap(start + lead + kHugePage, kHugePage - lead);
+    storage = start + lead;
+  }
+  ~CallBuffer() { ::munmap(storage, kHugePage); }
+  CallBuffer(const CallBuffer&) = delete;
+  CallBuffer& operator=(const CallBuffer&) = delete;
+  CallRecord* calls() { return reinterpret_cast<CallRecord*>(storage); }
+  // Copies `count` calls in. Only a batch that fills the buffer asks for a huge page: a drain of
+  // ten calls every few hundred milliseconds must not hold 2 MiB each while it waits.
+  void fill(const CallRecord* from, std::size_t count) {
+    if (count == kBufferCalls && !huge) huge = ::madvise(storage, kHugePage, MADV_HUGEPAGE) == 0;
+    std::memcpy(static_cast<void*>(calls()), from, count * sizeof(CallRecord));
+  }
+  std::byte* storage = nullptr;
+  bool huge = false;
   CallBuffer* next_free = nullptr;
 };
 
@@ -131,7 +157,9 @@ struct StreamedSession::Shared {
   std::vector<std::unique_ptr<CallBuffer>> buffers;  // every buffer made (the recording thread's)
   std::atomic<CallBuffer*> free{nullptr};  // written ones: pushed by the thread, taken by the recording thread
   std::atomic<std::uint32_t> published{0};
-  std::atomic<std::uint64_t> committed{0};  // batches the thread has written, in order
+  std::atomic<std::uint64_t> committed{0};        // batches the thread has written, in order
+  std::atomic<std::uint64_t> committed_calls{0};  // the calls in them
+  std::atomic<std::uint32_t> commits{0};          // a futex word: moves with every commit
   std::atomic<bool> stop{false};
 
   ~Shared() {
@@ -179,7 +207,10 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
     // Committed before the buffer goes back: finish() rewrites every batch past `committed`
     // from its buffer, which must still hold that batch's calls.
     committed.fetch_add(1);
+    committed_calls.fetch_add(batch->count);
     give_back(batch->buffer);
+    commits.fetch_add(1);
+    ::syscall(SYS_futex, &commits, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
     done = batch;
   }
 }
@@ -209,7 +240,7 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
     auto* batch = new Batch;
     batch->buffer = s.take_buffer();
     batch->count = std::min(kBufferCalls, calls.size() - done);
-    std::memcpy(static_cast<void*>(batch->buffer->calls()), calls.data() + done, batch->count * sizeof(CallRecord));
+    batch->buffer->fill(calls.data() + done, batch->count);
     batch->first_seq = m_calls;
     batch->start_ns = start_ns;
     m_calls += batch->count;
@@ -218,9 +249,35 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
     s.last = batch;
   }
   s.wake();
+  if (s.fd >= 0) wait_for_room();
 } catch (const std::bad_alloc&) {
   // The recording goes on (its totals stay exact); the session cannot be whole.
   m_out_of_memory = true;
+}
+
+// Every batch waiting for the thread is new memory, and new memory is dear (the kernel zeroes
+// it; on a virtual machine the host may have to back it too): a program making calls as fast as
+// it can made the recorder spend more time on that than on anything else. Past a few buffers'
+// worth the recording thread steps aside until the thread has written some: its core, now
+// idle, is where the thread runs. Bounded: a thread that gets no core at all (every core busy
+// with the program) leaves buffers to pile up as before, and the recorder to its other duties.
+void StreamedSession::wait_for_room() {
+  Shared& s = *m_shared;
+  constexpr std::uint64_t kPendingCalls = 8 * kBufferCalls;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  while (m_calls - s.committed_calls.load() > kPendingCalls) {
+    const std::uint32_t seen = s.commits.load();
+    if (m_calls - s.committed_calls.load() <= kPendingCalls) break;
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::nanoseconds::zero()) break;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    const timespec wait{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    ::syscall(SYS_futex, &s.commits, FUTEX_WAIT_PRIVATE, seen, &wait, nullptr, 0);
+  }
+}
+
+std::size_t StreamedSession::buffers_made() const {
+  return m_shared->buffers.size();
 }
 
 void StreamedSession::finish(const Recording& recording) {

@@ -30,9 +30,12 @@ class StreamedSession {
   // own calls are not written: they were appended), and renames the file into place. Throws
   // std::runtime_error naming the path and the reason.
   void finish(const Recording& recording);
+  // Buffers of calls made so far: they are reused once written, so a long run holds few.
+  std::size_t buffers_made() const;
 
  private:
   struct Shared;
+  void wait_for_room();
   PartFile m_file;
   std::shared_ptr<Shared> m_shared;
   std::uint64_t m_calls = 0;  // appended so far

@@ -1,6 +1,7 @@
 // Sessions of recordings as they are written: one call's text, the whole file, the file written
 // while the program runs (a background thread and the caller sharing the work), and the readers.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <array>
@@ -506,6 +507,32 @@ TEST_F(TempDir, AStreamedSessionIsTheSessionTextWhateverTheThreadGotDone) {
       EXPECT_FALSE(part_files_left(m_dir));
     }
   }
+}
+
+TEST_F(TempDir, AStreamedSessionAsksForLittleNewMemoryWhateverTheCallsHandedToIt) {
+  // Calls handed on faster than the thread writes them, with no core to spare for it (this
+  // thread and the writing one share one CPU, as beside a program that keeps every core busy):
+  // the recording thread steps aside, so buffers come back and are reused instead of a new
+  // one for every batch.
+  std::vector<CallRecord> calls;
+  for (std::uint64_t id = 1; id <= 400000; ++id) calls.push_back(call(id));
+  const Recording r = recording_of(calls);
+  cpu_set_t all, one;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof all, &all), 0);
+  CPU_ZERO(&one);
+  CPU_SET(::sched_getcpu(), &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  const std::string file = path("many.json");
+  StreamedSession session(file);  // its thread shares this one's CPU
+  constexpr std::size_t kChunk = 16384;
+  for (std::size_t i = 0; i < calls.size(); i += kChunk) {
+    session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
+  }
+  ::sched_setaffinity(0, sizeof all, &all);
+  const std::size_t batches = (calls.size() + kChunk - 1) / kChunk;
+  EXPECT_LE(session.buffers_made(), batches / 2) << "of " << batches << " batches";
+  session.finish(r);
+  EXPECT_EQ(file_text(file), session_text(r));
 }
 
 TEST_F(TempDir, AStreamedSessionWithoutCallsIsWhole) {
