@@ -18,13 +18,14 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 22;
+inline constexpr std::uint32_t kLayoutVersion = 23;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
-// A writer that finds the ring full waits for the recorder (nothing is lost), so it must hold
-// what a tight loop of tiny calls makes between two wake-ups of a recorder that yields to the
-// program: with 16384 entries a loop of 1x1 GEMMs waited, 30 % slower.
-inline constexpr std::uint32_t kRingCapacity = 1u << 16;  // finished calls not yet drained (8 MiB)
+// A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
+// 4 KiB page of the ring costs the program and the recorder a page fault the first time round
+// (microseconds on a virtual machine that shadows page tables): 65536 entries made 100,000
+// 8x8 NumPy matmuls 8 % slower than 16384 did, and 1x1 GEMMs no faster.
+inline constexpr std::uint32_t kRingCapacity = 1u << 14;  // finished calls not yet drained (2 MiB)
 static_assert((kRingCapacity & (kRingCapacity - 1)) == 0, "ring indices are masked");
 inline constexpr std::uint32_t kActiveSlots = 256;   // threads with a call running (more share atomic totals)
 inline constexpr std::uint32_t kSlotDepth = 8;       // nested calls a slot publishes (deeper ones are not)

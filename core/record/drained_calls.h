@@ -36,7 +36,7 @@ class DrainedCalls {
   SharedBuffer& m_buffer;
   const RecordOptions& m_options;
   Recording& m_out;
-  std::vector<CallRecord> m_drained;           // reused: no new memory per drain
+  DrainedVector m_drained;                     // reused: no new memory per drain
   std::unordered_set<std::uint64_t> m_wanted;  // parents of kept calls that have not finished yet
   std::uint64_t m_taken = 0;                   // calls handed on so far
   std::uint64_t m_taken_past_cap = 0;          // of them, failures past max_calls (at most max_calls)

@@ -4,7 +4,6 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -23,10 +22,11 @@
 #include <utility>
 #include <vector>
 
+#include "record/huge_pages.h"
+
 namespace blasscope::record {
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kBufferCalls = kHugePage / sizeof(CallRecord);  // calls a buffer holds: one huge page
 constexpr std::size_t kPiece = 2048;  // calls formatted before they are written: about 400 KB of text
 
@@ -112,48 +112,37 @@ std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, 
 static_assert(std::is_trivially_copyable_v<CallRecord>, "buffers hold records made by memcpy");
 struct CallBuffer {
   // Raw bytes, not CallRecord[]: the records' constructors would zero memory that memcpy
-  // overwrites at once, and fault in pages a short batch never uses. memcpy makes the records.
-  // Mapped on a huge-page boundary: a full batch asks for one huge page (see fill), one fault
-  // where 4 KiB pages took 512; under a busy program the writing thread rarely runs and every
-  // batch is new memory.
-  CallBuffer() {
-    void* map = ::mmap(nullptr, 2 * kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map == MAP_FAILED) throw std::bad_alloc();
-    auto* const start = static_cast<std::byte*>(map);
-    const std::size_t lead = (kHugePage - reinterpret_cast<std::uintptr_t>(start) % kHugePage) % kHugePage;
-    if (lead) ::munmap(start, lead);
-    ::munmap(start + lead + kHugePage, kHugePage - lead);
-    storage = start + lead;
-  }
-  ~CallBuffer() { ::munmap(storage, kHugePage); }
+  // overwrites at once. memcpy makes the records. One huge page on its boundary: one page
+  // fault where 4 KiB pages took 512 (each dear on a virtual machine that shadows page
+  // tables), and every buffer but the last is filled whole (see StreamedSession::append).
+  CallBuffer() : storage(static_cast<std::byte*>(map_huge(kHugePage))) {}
+  ~CallBuffer() { unmap_huge(storage, kHugePage); }
   CallBuffer(const CallBuffer&) = delete;
   CallBuffer& operator=(const CallBuffer&) = delete;
   CallRecord* calls() { return reinterpret_cast<CallRecord*>(storage); }
-  // Copies `count` calls in. Only a batch that fills the buffer asks for a huge page: a drain of
-  // ten calls every few hundred milliseconds must not hold 2 MiB each while it waits.
-  void fill(const CallRecord* from, std::size_t count) {
-    if (count == kBufferCalls && !huge) huge = ::madvise(storage, kHugePage, MADV_HUGEPAGE) == 0;
-    std::memcpy(static_cast<void*>(calls()), from, count * sizeof(CallRecord));
-  }
   std::byte* storage = nullptr;
-  bool huge = false;
   CallBuffer* next_free = nullptr;
 };
 
-// Calls handed to the writing thread, in order: one buffer's worth at most.
-struct Batch {
+// Calls handed to the writing thread, in order: one buffer's worth at most. The recording
+// thread adds calls to the last batch (raising `count`) until it is full, then seals it; the
+// thread writes each batch's calls as they come (a recorder killed outright leaves them in the
+// file) and gives the buffer back once the batch is sealed and written.
+struct CallBatch {
   CallBuffer* buffer = nullptr;
-  std::uint64_t first_seq = 0, count = 0;
-  std::uint64_t start_ns = 0;    // the recording's, which call times count from
-  std::uint64_t end_offset = 0;  // set by the thread: where its text ends in the file
-  std::atomic<Batch*> next{nullptr};
-  std::span<const CallRecord> calls() const { return {buffer->calls(), count}; }
+  std::uint64_t first_seq = 0;
+  std::uint64_t start_ns = 0;  // the recording's, which call times count from
+  std::atomic<std::uint64_t> count{0};
+  std::atomic<bool> sealed{false};  // no more calls come: `count` is final
+  std::uint64_t end_offset = 0;     // set by the thread: where its text ends in the file
+  std::atomic<CallBatch*> next{nullptr};
+  std::span<const CallRecord> calls() const { return {buffer->calls(), count.load(std::memory_order_acquire)}; }
 };
 
 struct StreamedSession::Shared {
   int fd = -1;                                       // the thread's own descriptor of the part file
-  Batch first;                                       // a sentinel: the batches follow it
-  Batch* last = &first;                              // the recording thread's end of the list
+  CallBatch first;                                   // a sentinel: the batches follow it
+  CallBatch* last = &first;                          // the recording thread's end of the list
   std::vector<std::unique_ptr<CallBuffer>> buffers;  // every buffer made (the recording thread's)
   std::atomic<CallBuffer*> free{nullptr};  // written ones: pushed by the thread, taken by the recording thread
   std::atomic<std::uint32_t> published{0};
@@ -163,7 +152,7 @@ struct StreamedSession::Shared {
   std::atomic<bool> stop{false};
 
   ~Shared() {
-    for (Batch* b = first.next.load(); b;) delete std::exchange(b, b->next.load());
+    for (CallBatch* b = first.next.load(); b;) delete std::exchange(b, b->next.load());
     if (fd >= 0) ::close(fd);
   }
   void wake() {
@@ -193,25 +182,40 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
   const auto write = [this](const std::string& piece, std::uint64_t at) {
     return write_all_at(fd, piece.data(), piece.size(), at) == 0;
   };
-  for (Batch* done = &first;;) {
+  std::uint64_t written = 0;  // calls of the batch after `done` already in the file
+  for (CallBatch* done = &first;;) {
     const std::uint32_t seen = published.load();
     if (stop.load()) return;
-    Batch* batch = done->next.load(std::memory_order_acquire);
+    CallBatch* batch = done->next.load(std::memory_order_acquire);
     if (!batch) {
       published.wait(seen);
       continue;
     }
-    // A failed write leaves the rest to finish(), which reports it.
-    if (!write_calls(text, batch->calls(), batch->first_seq, batch->start_ns, offset, write)) return;
+    // The seal first: a sealed batch's count, read after it, is final.
+    const bool sealed = batch->sealed.load(std::memory_order_acquire);
+    const std::span<const CallRecord> calls = batch->calls();
+    if (calls.size() > written) {
+      // A failed write leaves the rest to finish(), which reports it.
+      if (!write_calls(text, calls.subspan(written), batch->first_seq + written, batch->start_ns, offset, write)) {
+        return;
+      }
+      written = calls.size();
+      continue;
+    }
+    if (!sealed) {
+      published.wait(seen);
+      continue;
+    }
     batch->end_offset = offset;
     // Committed before the buffer goes back: finish() rewrites every batch past `committed`
     // from its buffer, which must still hold that batch's calls.
     committed.fetch_add(1);
-    committed_calls.fetch_add(batch->count);
+    committed_calls.fetch_add(written);
     give_back(batch->buffer);
     commits.fetch_add(1);
     ::syscall(SYS_futex, &commits, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
     done = batch;
+    written = 0;
   }
 }
 
@@ -234,25 +238,40 @@ StreamedSession::~StreamedSession() {
   m_shared->wake();
 }
 
+// Calls fill the open batch, sealed once full: a drain of ten calls does not take a buffer of
+// its own, and the thread writes them all the same.
 void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t start_ns) try {
   Shared& s = *m_shared;
+  if (m_open && m_open->start_ns != start_ns) seal_open();
   for (std::size_t done = 0; done < calls.size();) {
-    auto* batch = new Batch;
-    batch->buffer = s.take_buffer();
-    batch->count = std::min(kBufferCalls, calls.size() - done);
-    batch->buffer->fill(calls.data() + done, batch->count);
-    batch->first_seq = m_calls;
-    batch->start_ns = start_ns;
-    m_calls += batch->count;
-    done += batch->count;
-    s.last->next.store(batch, std::memory_order_release);
-    s.last = batch;
+    if (!m_open) {
+      auto batch = std::make_unique<CallBatch>();
+      batch->buffer = s.take_buffer();
+      batch->first_seq = m_calls;
+      batch->start_ns = start_ns;
+      m_open = batch.release();  // the list's from here
+      s.last->next.store(m_open, std::memory_order_release);
+      s.last = m_open;
+    }
+    const std::uint64_t held = m_open->count.load(std::memory_order_relaxed);
+    const std::size_t count = std::min<std::size_t>(kBufferCalls - held, calls.size() - done);
+    std::memcpy(static_cast<void*>(m_open->buffer->calls() + held), calls.data() + done, count * sizeof(CallRecord));
+    m_open->count.store(held + count, std::memory_order_release);
+    m_calls += count;
+    done += count;
+    if (held + count == kBufferCalls) seal_open();
   }
   s.wake();
   if (s.fd >= 0) wait_for_room();
 } catch (const std::bad_alloc&) {
   // The recording goes on (its totals stay exact); the session cannot be whole.
   m_out_of_memory = true;
+}
+
+void StreamedSession::seal_open() {
+  if (!m_open) return;
+  m_open->sealed.store(true, std::memory_order_release);
+  m_open = nullptr;
 }
 
 // Every batch waiting for the thread is new memory, and new memory is dear (the kernel zeroes
@@ -287,14 +306,15 @@ void StreamedSession::finish(const Recording& recording) {
   s.stop.store(true);
   s.wake();
   const std::uint64_t committed = s.committed.load();
-  Batch* batch = &s.first;
+  CallBatch* batch = &s.first;
   for (std::uint64_t i = 0; i < committed; ++i) batch = batch->next.load(std::memory_order_acquire);
   std::uint64_t offset = committed ? batch->end_offset : session_head().size();
   std::vector<Piece> pieces;
   for (batch = batch->next.load(std::memory_order_acquire); batch; batch = batch->next.load()) {
-    for (std::size_t done = 0; done < batch->count; done += kPiece) {
-      pieces.push_back({batch->calls().subspan(done, std::min<std::size_t>(kPiece, batch->count - done)),
-                        batch->first_seq + done, batch->start_ns});
+    const std::span<const CallRecord> calls = batch->calls();
+    for (std::size_t done = 0; done < calls.size(); done += kPiece) {
+      pieces.push_back(
+          {calls.subspan(done, std::min(kPiece, calls.size() - done)), batch->first_seq + done, batch->start_ns});
     }
   }
   offset = write_pieces(pieces, offset, m_file, m_out_of_memory);

@@ -15,6 +15,8 @@
 
 namespace blasscope::record {
 
+struct CallBatch;
+
 class StreamedSession {
  public:
   explicit StreamedSession(std::string path);
@@ -35,10 +37,12 @@ class StreamedSession {
 
  private:
   struct Shared;
+  void seal_open();
   void wait_for_room();
   PartFile m_file;
   std::shared_ptr<Shared> m_shared;
-  std::uint64_t m_calls = 0;  // appended so far
+  CallBatch* m_open = nullptr;  // the last batch, until it is full
+  std::uint64_t m_calls = 0;    // appended so far
   bool m_out_of_memory = false;
 };
 

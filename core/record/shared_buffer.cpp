@@ -303,7 +303,7 @@ void SharedBuffer::publish_write_limit() {
   }
 }
 
-std::size_t SharedBuffer::drain(std::vector<CallRecord>& out, bool final) {
+std::size_t SharedBuffer::drain(DrainedVector& out, bool final) {
   SharedHeader& s = *m_header;
   std::uint64_t r = m_read.load(std::memory_order_relaxed);
   const std::uint64_t first = r;

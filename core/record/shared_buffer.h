@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "record/call_record.h"
+#include "record/huge_pages.h"
 
 namespace blasscope::record {
 
@@ -62,6 +63,9 @@ struct RawTotals {
 };
 using ProcessTotals = std::array<std::array<RawTotals, kPrecisionCount>, kRoutineCount>;
 
+// Calls as drained: up to a ring's worth, on huge pages (see huge_pages.h).
+using DrainedVector = std::vector<CallRecord, HugePageAllocator<CallRecord>>;
+
 // The recorder's side of the shared file: created empty before the program starts, drained
 // while it runs, read once more after it ends.
 class SharedBuffer {
@@ -81,7 +85,7 @@ class SharedBuffer {
   // Moves the finished calls the program has published into `out`; with `final`, entries a
   // dead writer reserved but never completed are skipped (and counted in `lost`). Returns how
   // many calls it took from the ring.
-  std::size_t drain(std::vector<CallRecord>& out, bool final = false);
+  std::size_t drain(DrainedVector& out, bool final = false);
   std::uint64_t lost() const { return m_lost; }
   // Gives back the slots of processes that have exited while no call of theirs was running,
   // their totals kept for process_totals().

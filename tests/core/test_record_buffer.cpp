@@ -221,7 +221,7 @@ TEST(SharedBufferDrain, CompleteEntriesInOrderAndAnAbandonedOneOnlyAtTheEnd) {
     if (i != 1) h.ring[i].call.ring_seal = static_cast<std::uint32_t>(i + 1);  // entry 1 reserved by a writer that died
   }
   h.write_index.store(3);
-  std::vector<CallRecord> out;
+  DrainedVector out;
   buffer.drain(out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].id, 100u);
@@ -295,7 +295,7 @@ std::size_t publish_and_drain(SharedBuffer& buffer, std::uint64_t count) {
     h.ring[i].call.ring_seal = static_cast<std::uint32_t>(i + 1);
   }
   h.write_index.store(count);
-  std::vector<CallRecord> out;
+  DrainedVector out;
   buffer.drain(out);
   return out.size();
 }
@@ -354,7 +354,7 @@ TEST(SharedBufferGrowth, AFullRingWakesTheRecorderOnceUntilItDrains) {
   // Writers still finding it full before the drain wake nobody again.
   for (int i = 0; i < 100; ++i) report_ring_full(h);
   EXPECT_FALSE(full_ring_event_fires(buffer, 20));
-  std::vector<CallRecord> none;
+  DrainedVector none;
   EXPECT_EQ(buffer.drain(none), 0u);
   EXPECT_EQ(h.ring_full.load(), kRingReported) << "a drain that freed nothing leaves the report standing";
   EXPECT_EQ(publish_and_drain(buffer, 2), 2u);
