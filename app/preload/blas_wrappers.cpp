@@ -104,7 +104,7 @@ template <typename Real>
 void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
   CallScope scope(Routine::Gemm, p);
   const bool check = scope.recording() && check_gemm_values();
-  InputCapture capture;
+  LazyCapture capture;
   bool capturing = false;
   if (scope.recording()) {
     CallRecord& c = scope.call;
@@ -129,7 +129,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
       scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]));
     }
     capturing = may_capture_gemm_values(c, check);
-    if (capturing) keep_gemm_c<Real>(capture, c, reinterpret_cast<const void*>(w[11]));
+    if (capturing) keep_gemm_c<Real>(capture.make(), c, reinterpret_cast<const void*>(w[11]));
     if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
   real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
@@ -139,7 +139,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
   }
   if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_gemm_arguments(scope.call);
   if (capturing) {
-    capture_gemm_values<Real>(capture, scope.call, reinterpret_cast<const void*>(w[6]),
+    capture_gemm_values<Real>(*capture, scope.call, reinterpret_cast<const void*>(w[6]),
                               reinterpret_cast<const void*>(w[8]));
   }
 }
@@ -192,7 +192,7 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
                 const void* b, int ldb, Scalar beta, void* c_out, int ldc) {
   CallScope scope(Routine::Gemm, p);
   const bool check = scope.recording() && check_gemm_values();
-  InputCapture capture;
+  LazyCapture capture;
   bool capturing = false;
   if (scope.recording()) {
     CallRecord& c = scope.call;
@@ -210,14 +210,14 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
     if (check && c.alpha != 0) scan_gemm_inputs<Real>(c, a, b);
     capturing = may_capture_gemm_values(c, check);
-    if (capturing) keep_gemm_c<Real>(capture, c, c_out);
+    if (capturing) keep_gemm_c<Real>(capture.make(), c, c_out);
     if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);
   scope.end();
   if (check && !record::has_xerbla(scope.call)) scan_gemm_output<Real>(scope.call, c_out);
   if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_gemm_arguments(scope.call);
-  if (capturing) capture_gemm_values<Real>(capture, scope.call, a, b);
+  if (capturing) capture_gemm_values<Real>(*capture, scope.call, a, b);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 // again); they are written before the call and removed after it if it did not fail.
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "record/call_record.h"
 
@@ -79,6 +80,30 @@ class InputCapture {
   bool m_skipped = false;             // over the caps, or no memory or disk for it: not captured (counted if it fails)
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
   char m_dir[4096];                   // where the capture was written, "" for nothing
+};
+
+// An InputCapture made only when a call is captured: a GEMM's frame holds one on every call,
+// and zeroing its slots (std::optional zeroed all 4 KiB) cost a call of 1x1 matrices a tenth
+// of its time.
+class LazyCapture {
+ public:
+  LazyCapture() {}
+  ~LazyCapture() {
+    if (m_made) m_capture.~InputCapture();
+  }
+  LazyCapture(const LazyCapture&) = delete;
+  LazyCapture& operator=(const LazyCapture&) = delete;
+  InputCapture& make() {
+    if (!m_made) new (&m_capture) InputCapture(), m_made = true;
+    return m_capture;
+  }
+  InputCapture& operator*() { return make(); }
+
+ private:
+  union {
+    InputCapture m_capture;
+  };
+  bool m_made = false;
 };
 
 // A GEMM that xerbla rejected: its arguments matter, not its values, so the capture is a
