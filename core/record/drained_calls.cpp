@@ -7,7 +7,6 @@ namespace blasscope::record {
 
 DrainedCalls::DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, Recording& out)
     : m_buffer(buffer), m_options(options), m_out(out) {
-  m_drained.reserve(kRingCapacity);  // a ring's worth on a few huge pages, touched as used
   if (!options.on_calls) {
     // Everything is kept: room reserved (not touched) up front, so it is never copied as it grows.
     out.calls.reserve(std::min<std::uint64_t>(options.max_calls, std::uint64_t{1} << 22));

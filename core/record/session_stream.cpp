@@ -28,6 +28,9 @@ namespace blasscope::record {
 namespace {
 
 constexpr std::size_t kBufferCalls = kHugePage / sizeof(CallRecord);  // calls a buffer holds: one huge page
+// The first buffer is small, on ordinary pages: a program of a few calls does not pay for
+// zeroing a huge page (2 MiB) it hardly uses.
+constexpr std::size_t kFirstBufferCalls = 512;
 constexpr std::size_t kPiece = 2048;  // calls formatted before they are written: about 400 KB of text
 
 // Leaves the calling thread only the time no other thread wants: SCHED_IDLE, or where that is
@@ -112,15 +115,25 @@ std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, 
 static_assert(std::is_trivially_copyable_v<CallRecord>, "buffers hold records made by memcpy");
 struct CallBuffer {
   // Raw bytes, not CallRecord[]: the records' constructors would zero memory that memcpy
-  // overwrites at once. memcpy makes the records. One huge page on its boundary: one page
-  // fault where 4 KiB pages took 512 (each dear on a virtual machine that shadows page
-  // tables), and every buffer but the last is filled whole (see StreamedSession::append).
-  CallBuffer() : storage(static_cast<std::byte*>(map_huge(kHugePage))) {}
-  ~CallBuffer() { unmap_huge(storage, kHugePage); }
+  // overwrites at once. memcpy makes the records. All but the first are one huge page on its
+  // boundary: one page fault where 4 KiB pages took 512 (each dear on a virtual machine that
+  // shadows page tables), and every buffer but the last is filled whole (see append()).
+  explicit CallBuffer(std::size_t calls)
+      : capacity(calls),
+        storage(calls == kBufferCalls ? static_cast<std::byte*>(map_huge(kHugePage))
+                                      : static_cast<std::byte*>(::operator new(calls * sizeof(CallRecord)))) {}
+  ~CallBuffer() {
+    if (capacity == kBufferCalls) {
+      unmap_huge(storage, kHugePage);
+    } else {
+      ::operator delete(storage);
+    }
+  }
   CallBuffer(const CallBuffer&) = delete;
   CallBuffer& operator=(const CallBuffer&) = delete;
   CallRecord* calls() { return reinterpret_cast<CallRecord*>(storage); }
-  std::byte* storage = nullptr;
+  const std::size_t capacity;  // calls it holds
+  std::byte* const storage;
   CallBuffer* next_free = nullptr;
 };
 
@@ -165,7 +178,7 @@ struct StreamedSession::Shared {
     while (head && !free.compare_exchange_weak(head, head->next_free, std::memory_order_acquire)) {
     }
     if (head) return head;
-    buffers.push_back(std::make_unique<CallBuffer>());
+    buffers.push_back(std::make_unique<CallBuffer>(buffers.empty() ? kFirstBufferCalls : kBufferCalls));
     return buffers.back().get();
   }
   void give_back(CallBuffer* buffer) {
@@ -254,12 +267,13 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
       s.last = m_open;
     }
     const std::uint64_t held = m_open->count.load(std::memory_order_relaxed);
-    const std::size_t count = std::min<std::size_t>(kBufferCalls - held, calls.size() - done);
+    const std::size_t capacity = m_open->buffer->capacity;
+    const std::size_t count = std::min<std::size_t>(capacity - held, calls.size() - done);
     std::memcpy(static_cast<void*>(m_open->buffer->calls() + held), calls.data() + done, count * sizeof(CallRecord));
     m_open->count.store(held + count, std::memory_order_release);
     m_calls += count;
     done += count;
-    if (held + count == kBufferCalls) seal_open();
+    if (held + count == capacity) seal_open();
   }
   s.wake();
   if (s.fd >= 0) wait_for_room();
