@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -84,6 +85,16 @@ void put_text(char (&field)[N], const char* text) {
   field[i] = '\0';
 }
 
+// A path that does not fit keeps its end, which names the library: ".../numpy.libs/libx.so".
+template <std::size_t N>
+void put_path(char (&field)[N], const char* path) {
+  const std::size_t length = std::strlen(path);
+  if (length < N) return put_text(field, path);
+  std::memcpy(field, "...", 3);
+  std::memcpy(field + 3, path + length - (N - 4), N - 4);
+  field[N - 1] = '\0';
+}
+
 // What this process's BLAS is, once known (a forked child calls the same one without resolving
 // it again, so its entry gets it at registration).
 struct BlasIdentity {
@@ -117,7 +128,13 @@ void say_blas(record::ProcessEntry& entry, void* real) {
     if (::dladdr(real, &info) && info.dli_fname) {
       // A BLAS linked into the executable itself has no library name: the program's is asked.
       const bool in_executable = !*info.dli_fname;
-      put_text(g_blas_identity.library, in_executable ? "(linked into the program)" : info.dli_fname);
+      // Absolute here, where the program's working folder is known (a library found through
+      // a relative LD_LIBRARY_PATH or dlopen("./libx.so") is named relative to it).
+      char absolute[PATH_MAX];
+      const char* path = in_executable                                                    ? "(linked into the program)"
+                         : *info.dli_fname != '/' && ::realpath(info.dli_fname, absolute) ? absolute
+                                                                                          : info.dli_fname;
+      put_path(g_blas_identity.library, path);
       void* handle = ::dlopen(in_executable ? nullptr : info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
       using Text = const char* (*)();
       const auto lookup = [handle](const char* name) {

@@ -653,6 +653,29 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(recorded["machine"]["kernel_mismatch"], "")
         self.assertGreater(sum(r["calls"] for r in recorded["routines"]), 0)
 
+    def test_a_blas_at_a_path_too_long_for_the_session_is_named_by_its_end(self):
+        # The session's field holds 251 characters: a longer path keeps its end, which names
+        # the library, after "...".
+        reference = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+        if not os.path.exists(reference):
+            self.skipTest("Debian's reference BLAS (libblas3) is not installed")
+        deep = os.path.join(WORK, "blas-folders", *(["a-rather-long-folder-name-" + "x" * 30] * 5))
+        os.makedirs(deep, exist_ok=True)
+        shutil.copy(reference, os.path.join(deep, "libblas.so.3"))
+        env = dict(os.environ, LD_LIBRARY_PATH=deep + ":/usr/lib/x86_64-linux-gnu/lapack")
+        session = os.path.join(WORK, "long_blas.json")
+        ran = subprocess.run([CLI, "record", "--output", session, "--", PYTHON, "-c",
+                              "import numpy as np; a = np.ones((4, 4)); a @ a"],
+                             capture_output=True, text=True, env=env, timeout=120, cwd=WORK)
+        shutil.rmtree(os.path.join(WORK, "blas-folders"))
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        with open(session) as f:
+            named = json.load(f)["machine"]["blas_library"]
+        self.assertGreater(len(os.path.join(deep, "libblas.so.3")), 251)
+        self.assertTrue(named.startswith("...") and named.endswith("-" + "x" * 30 + "/libblas.so.3"), named)
+        self.assertEqual(len(named), 251)
+        self.assertIn("BLAS: " + named, ran.stderr)
+
     def test_a_short_childs_wall_time_is_from_its_start_to_its_exit(self):
         # The recorder looks at the processes only now and then (up to 0.2 s apart while the
         # program is quiet): a child's time comes from its own start and end, not those looks.
