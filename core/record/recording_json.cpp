@@ -141,6 +141,9 @@ json to_json(const Recording& r, bool with_calls) {
     if (p.end_known && p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
     if (!p.blas_library.empty()) processes.back()["blas_library"] = p.blas_library;
     if (!p.openblas_corename.empty()) processes.back()["openblas_corename"] = p.openblas_corename;
+    // What the kernel mismatch was judged from, kept with the process that said it.
+    if (!p.openblas_config.empty()) processes.back()["openblas_config"] = p.openblas_config;
+    if (!p.openblas_coretype.empty()) processes.back()["openblas_coretype"] = p.openblas_coretype;
   }
   const json routines = routines_to_json(r.routines);
   json calls = json::array();
@@ -891,6 +894,8 @@ Recording recording_from_json(const json& s) {
     process.blas_loaded = process.blas_found || field<bool>(p, "blas_loaded", false);
     process.blas_library = field<std::string>(p, "blas_library", "");
     process.openblas_corename = field<std::string>(p, "openblas_corename", "");
+    process.openblas_config = field<std::string>(p, "openblas_config", "");
+    process.openblas_coretype = field<std::string>(p, "openblas_coretype", "");
     read_end(p, process);
   }
   for (const json& t : field<json>(s, "routines", json::array())) {

@@ -169,12 +169,16 @@ TEST(SessionText, TheProgramsBlasReadsBack) {
   p.blas_found = true;
   p.blas_library = r.blas_library;
   p.openblas_corename = "Haswell";
+  p.openblas_config = "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64";
+  p.openblas_coretype = "Haswell";
   const Recording back = parse_recording_text(session_text(r));
   EXPECT_EQ(back.blas_library, r.blas_library);
   EXPECT_EQ(back.openblas_corename, "Haswell");
   ASSERT_EQ(back.processes.size(), 1u);
   EXPECT_EQ(back.processes[0].blas_library, r.blas_library);
   EXPECT_EQ(back.processes[0].openblas_corename, "Haswell");
+  EXPECT_EQ(back.processes[0].openblas_config, p.openblas_config);
+  EXPECT_EQ(back.processes[0].openblas_coretype, "Haswell");
   // Unknown (a program that called no BLAS): null, and read back as unknown.
   const Recording none = parse_recording_text(session_text(recording_of({})));
   EXPECT_EQ(none.blas_library, "");

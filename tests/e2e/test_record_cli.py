@@ -623,17 +623,24 @@ class RecordNumPy(unittest.TestCase):
         script = write("which_blas.py", """
             import ctypes, ctypes.util, numpy as np
             a = np.ones((4, 4)); a @ a
-            core = ctypes.CDLL("libopenblas.so.0").openblas_get_corename
-            core.restype = ctypes.c_char_p
-            print(core().decode())
+            openblas = ctypes.CDLL("libopenblas.so.0")
+            openblas.openblas_get_corename.restype = openblas.openblas_get_config.restype = ctypes.c_char_p
+            print(openblas.openblas_get_corename().decode())
+            print(openblas.openblas_get_config().decode())
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual(proc.returncode, 0, proc.err)
+        corename, config = proc.out.splitlines()
         with open(report_path(report)) as f:
-            machine = json.load(f)["machine"]
-        self.assertEqual(machine["openblas_corename"], proc.out.strip())
+            session = json.load(f)
+        machine = session["machine"]
+        self.assertEqual(machine["openblas_corename"], corename)
+        # The process keeps what the mismatch was judged from: its config and OPENBLAS_CORETYPE.
+        process = session["processes"][0]
+        self.assertEqual(process["openblas_config"], config)
+        self.assertEqual(process.get("openblas_coretype", ""), os.environ.get("OPENBLAS_CORETYPE", ""))
         self.assertIn("libblas.so.3", machine["blas_library"])
-        self.assertIn("OpenBLAS kernels: " + proc.out.strip() + " (", proc.err)
+        self.assertIn("OpenBLAS kernels: " + corename + " (", proc.err)
         # Another BLAS (Debian's reference BLAS and LAPACK, chosen by LD_LIBRARY_PATH): no
         # OpenBLAS kernels to name, so no kernel mismatch either, whatever the recorder's own is.
         reference = "/usr/lib/x86_64-linux-gnu/blas"
