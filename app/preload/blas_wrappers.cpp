@@ -139,7 +139,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
   }
   if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_gemm_arguments(scope.call);
   if (capturing) {
-    capture_gemm_values<Real>(*capture, scope.call, reinterpret_cast<const void*>(w[6]),
+    capture_gemm_values<Real>(capture.made(), scope.call, reinterpret_cast<const void*>(w[6]),
                               reinterpret_cast<const void*>(w[8]));
   }
 }
@@ -217,7 +217,7 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
   scope.end();
   if (check && !record::has_xerbla(scope.call)) scan_gemm_output<Real>(scope.call, c_out);
   if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_gemm_arguments(scope.call);
-  if (capturing) capture_gemm_values<Real>(*capture, scope.call, a, b);
+  if (capturing) capture_gemm_values<Real>(capture.made(), scope.call, a, b);
 }
 
 }  // namespace

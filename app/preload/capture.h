@@ -97,7 +97,8 @@ class LazyCapture {
     if (!m_made) new (&m_capture) InputCapture(), m_made = true;
     return m_capture;
   }
-  InputCapture& operator*() { return make(); }
+  // The one made (make() came first).
+  InputCapture& made() { return m_capture; }
 
  private:
   union {

@@ -31,7 +31,8 @@ inline void unmap_huge(void* memory, std::size_t bytes) {
   if (memory) ::munmap(memory, (bytes + kHugePage - 1) / kHugePage * kHugePage);
 }
 
-// For std::vector: large arrays on huge pages, small ones from the heap.
+// For std::vector: large arrays on huge pages, small ones from the heap. (A vector growing past
+// 512 KiB takes a whole huge page at each step: a few, and short-lived.)
 template <typename T>
 struct HugePageAllocator {
   using value_type = T;
@@ -39,6 +40,7 @@ struct HugePageAllocator {
   template <typename U>
   HugePageAllocator(const HugePageAllocator<U>&) {}
   static constexpr std::size_t kSmall = kHugePage / 4;
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "small arrays come from operator new");
   T* allocate(std::size_t n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
     if (n * sizeof(T) < kSmall) return static_cast<T*>(::operator new(n * sizeof(T)));

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -113,11 +114,13 @@ std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, 
 // writing thread, given back. Memory the kernel has to find and zero for every new page is
 // what a recorder on this path would otherwise spend most of its time on.
 static_assert(std::is_trivially_copyable_v<CallRecord>, "buffers hold records made by memcpy");
+static_assert(sizeof(std::atomic<std::uint32_t>) == 4 && std::atomic<std::uint32_t>::is_always_lock_free,
+              "futex words are plain 32-bit integers");
 struct CallBuffer {
   // Raw bytes, not CallRecord[]: the records' constructors would zero memory that memcpy
   // overwrites at once. memcpy makes the records. All but the first are one huge page on its
   // boundary: one page fault where 4 KiB pages took 512 (each dear on a virtual machine that
-  // shadows page tables), and every buffer but the last is filled whole (see append()).
+  // shadows page tables), and batches fill them whole but for the last (see append()).
   explicit CallBuffer(std::size_t calls)
       : capacity(calls),
         storage(calls == kBufferCalls ? static_cast<std::byte*>(map_huge(kHugePage))
@@ -163,6 +166,7 @@ struct StreamedSession::Shared {
   std::atomic<std::uint64_t> committed_calls{0};  // the calls in them
   std::atomic<std::uint32_t> commits{0};          // a futex word: moves with every commit
   std::atomic<bool> stop{false};
+  std::atomic<bool> writer_gone{false};  // the thread has returned (stopped, or a write failed)
 
   ~Shared() {
     for (CallBatch* b = first.next.load(); b;) delete std::exchange(b, b->next.load());
@@ -173,11 +177,15 @@ struct StreamedSession::Shared {
     published.notify_all();
   }
   // Only the recording thread takes buffers: a single consumer, so the pop needs no ABA guard.
+  // The small first buffer is not taken again once huge ones exist: batches stay whole pages.
   CallBuffer* take_buffer() {
-    CallBuffer* head = free.load(std::memory_order_acquire);
-    while (head && !free.compare_exchange_weak(head, head->next_free, std::memory_order_acquire)) {
+    while (true) {
+      CallBuffer* head = free.load(std::memory_order_acquire);
+      while (head && !free.compare_exchange_weak(head, head->next_free, std::memory_order_acquire)) {
+      }
+      if (!head) break;
+      if (head->capacity == kBufferCalls || buffers.size() == 1) return head;
     }
-    if (head) return head;
     buffers.push_back(std::make_unique<CallBuffer>(buffers.empty() ? kFirstBufferCalls : kBufferCalls));
     return buffers.back().get();
   }
@@ -190,6 +198,15 @@ struct StreamedSession::Shared {
 };
 
 void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
+  // However it returns, the recording thread stops waiting for it.
+  struct Gone {
+    Shared& s;
+    ~Gone() {
+      s.writer_gone.store(true);
+      s.commits.fetch_add(1);
+      ::syscall(SYS_futex, &s.commits, FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+    }
+  } gone{*this};
   run_when_idle();
   std::string text;
   const auto write = [this](const std::string& piece, std::uint64_t at) {
@@ -232,7 +249,8 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
   }
 }
 
-StreamedSession::StreamedSession(std::string path) : m_file(std::move(path)), m_shared(std::make_shared<Shared>()) {
+StreamedSession::StreamedSession(std::string path, std::chrono::milliseconds longest_wait)
+    : m_file(std::move(path)), m_shared(std::make_shared<Shared>()), m_longest_wait(longest_wait) {
   const std::string_view head = session_head();
   if (!m_file.write_at(head.data(), head.size(), 0)) return;  // finish() reports it
   m_shared->fd = ::fcntl(m_file.descriptor(), F_DUPFD_CLOEXEC, 0);
@@ -292,17 +310,27 @@ void StreamedSession::seal_open() {
 // it; on a virtual machine the host may have to back it too): a program making calls as fast as
 // it can made the recorder spend more time on that than on anything else. Past a few buffers'
 // worth the recording thread steps aside until the thread has written some: its core, now
-// idle, is where the thread runs. Bounded: a thread that gets no core at all (every core busy
-// with the program) leaves buffers to pile up as before, and the recorder to its other duties.
+// idle, is where the thread runs. Bounded: a wait in which the thread committed nothing (every
+// core busy with the program, which an idle-class thread cannot take from it) is not waited
+// again until it has, so buffers pile up as before rather than the recorder draining the ring
+// once per wait; nor is a thread that has returned waited for.
 void StreamedSession::wait_for_room() {
   Shared& s = *m_shared;
   constexpr std::uint64_t kPendingCalls = 8 * kBufferCalls;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-  while (m_calls - s.committed_calls.load() > kPendingCalls) {
+  const auto over = [&] { return m_calls - s.committed_calls.load() > kPendingCalls; };
+  if (!over() || s.writer_gone.load()) return;
+  const std::uint32_t at_start = s.commits.load();
+  if (m_writer_starved && at_start == m_starved_at) return;
+  m_writer_starved = false;
+  const auto deadline = std::chrono::steady_clock::now() + m_longest_wait;
+  while (true) {
     const std::uint32_t seen = s.commits.load();
-    if (m_calls - s.committed_calls.load() <= kPendingCalls) break;
+    if (!over() || s.writer_gone.load()) return;
     const auto left = deadline - std::chrono::steady_clock::now();
-    if (left <= std::chrono::nanoseconds::zero()) break;
+    if (left <= std::chrono::nanoseconds::zero()) {
+      if (seen == at_start) m_writer_starved = true, m_starved_at = seen;
+      return;
+    }
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
     const timespec wait{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
     ::syscall(SYS_futex, &s.commits, FUTEX_WAIT_PRIVATE, seen, &wait, nullptr, 0);

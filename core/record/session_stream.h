@@ -5,6 +5,7 @@
 // OpenBLAS that uses both would slow the program it measures. When the program ends, whatever
 // the thread has not written yet is written by the caller at its own priority, without waiting
 // for the thread: under load an idle-class thread may not run for seconds.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -19,7 +20,9 @@ struct CallBatch;
 
 class StreamedSession {
  public:
-  explicit StreamedSession(std::string path);
+  // `longest_wait`: how long the recording thread steps aside at most for the writing thread
+  // to catch up (see wait_for_room).
+  explicit StreamedSession(std::string path, std::chrono::milliseconds longest_wait = std::chrono::milliseconds(100));
   ~StreamedSession();  // an unfinished file is removed; the thread is told to stop
   StreamedSession(const StreamedSession&) = delete;
   StreamedSession& operator=(const StreamedSession&) = delete;
@@ -42,7 +45,10 @@ class StreamedSession {
   PartFile m_file;
   std::shared_ptr<Shared> m_shared;
   CallBatch* m_open = nullptr;  // the last batch, until it is full
-  std::uint64_t m_calls = 0;    // appended so far
+  const std::chrono::milliseconds m_longest_wait;
+  bool m_writer_starved = false;   // a wait saw no commit: not waited again until one comes
+  std::uint32_t m_starved_at = 0;  // the commits then
+  std::uint64_t m_calls = 0;       // appended so far
   bool m_out_of_memory = false;
 };
 
