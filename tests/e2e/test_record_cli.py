@@ -2064,6 +2064,40 @@ class RecordC(unittest.TestCase):
         self.assertEqual(len({c["thread"] for c in report["calls"]}), 8)
         self.assertEqual(len({c["id"] for c in report["calls"]}), 16000)
 
+    def test_hundreds_of_thousands_of_calls_from_threads_are_all_in_the_session_once(self):
+        # Many laps of the ring and many full buffers of the session, from 8 threads at once,
+        # with the recorder stepping aside for its session writer: every call is listed once,
+        # numbered without a gap, and each thread's calls in the order it made them.
+        exe = build_c("many_threads", """
+            #include <cblas.h>
+            #include <pthread.h>
+            static void* work(void* arg) {
+              double a = 1, b = 1, c = 0;
+              for (int i = 0; i < 40000; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              return arg;
+            }
+            int main(void) {
+              pthread_t t[8];
+              for (int i = 0; i < 8; ++i) pthread_create(&t[i], 0, work, 0);
+              for (int i = 0; i < 8; ++i) pthread_join(t[i], 0);
+              return 0;
+            }
+        """, "-lopenblas", "-lpthread")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 320000)
+        calls = report["calls"]
+        self.assertEqual(len(calls), 320000)
+        self.assertEqual([c["seq"] for c in calls], list(range(320000)))
+        self.assertEqual(len({c["id"] for c in calls}), 320000)
+        by_thread = {}
+        for c in calls:
+            by_thread.setdefault(c["thread"], []).append(c["start"])
+        self.assertEqual(sorted(len(starts) for starts in by_thread.values()), [40000] * 8)
+        for starts in by_thread.values():
+            self.assertEqual(starts, sorted(starts))
+
     def test_call_times_agree_with_the_programs_own_clock_in_both_call_clocks(self):
         # The program times each GEMM itself with CLOCK_MONOTONIC; the recording (TSC mapped
         # to nanoseconds, or CLOCK_MONOTONIC when asked) must find the same time inside them.
