@@ -300,16 +300,14 @@ double scalar_value(Scalar s) {
   }
 }
 
-// Records a CBLAS level 2/3 call around `forward`.
-template <typename Forward>
-void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape, Forward&& forward) {
+// Records a CBLAS level 2/3 call around `forward`; `shape(call)` fills in its arguments, only
+// when it is recorded (no record of its own to zero and copy on every call).
+template <typename Shape, typename Forward>
+void cblas_call(Routine routine, Precision p, int order, Shape&& shape, Forward&& forward) {
   CallScope scope(routine, p);
   if (scope.recording()) {
     CallRecord& c = scope.call;
-    const std::uint64_t id = c.id, parent = c.parent;
-    const std::uint32_t pid = c.pid, tid = c.tid;
-    c = shape;
-    c.id = id, c.parent = parent, c.pid = pid, c.tid = tid, c.routine = routine, c.precision = p;
+    shape(c);
     c.flags |= record::kCblas;
     if (order == kRowMajor) c.flags |= record::kRowMajor;
     scope.begin();
@@ -322,38 +320,38 @@ void cblas_call(Routine routine, Precision p, int order, const CallRecord& shape
 }  // namespace
 }  // namespace blasscope::preload
 
-#define BLASSCOPE_CBLAS_GEMV(fname, Real, S, precision)                                                           \
-  BLASSCOPE_EXPORT void fname(int order, int trans, int m, int n, S alpha, const void* a, int lda, const void* x, \
-                              int incx, S beta, void* y, int incy) {                                              \
-    using Fn = void (*)(int, int, int, int, S, const void*, int, const void*, int, S, void*, int);                \
-    blasscope::record::CallRecord shape;                                                                          \
-    shape.m = m, shape.n = n, shape.lda = lda;                                                                    \
-    shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                  \
-    shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                    \
-    if (blasscope::preload::cblas_trans(trans)) shape.flags |= blasscope::record::kTransA;                        \
-    shape.align_a = blasscope::preload::alignment_code(a);                                                        \
-    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */            \
-    blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape,                             \
-                                   [&] { real(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy); });     \
+#define BLASSCOPE_CBLAS_GEMV(fname, Real, S, precision)                                                               \
+  BLASSCOPE_EXPORT void fname(int order, int trans, int m, int n, S alpha, const void* a, int lda, const void* x,     \
+                              int incx, S beta, void* y, int incy) {                                                  \
+    using Fn = void (*)(int, int, int, int, S, const void*, int, const void*, int, S, void*, int);                    \
+    const auto shape = [&](blasscope::record::CallRecord& c) {                                                        \
+      c.m = m, c.n = n, c.lda = lda;                                                                                  \
+      c.alpha = blasscope::preload::scalar_value<Real>(alpha), c.beta = blasscope::preload::scalar_value<Real>(beta); \
+      if (blasscope::preload::cblas_trans(trans)) c.flags |= blasscope::record::kTransA;                              \
+      c.align_a = blasscope::preload::alignment_code(a);                                                              \
+    };                                                                                                                \
+    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */                \
+    blasscope::preload::cblas_call(Routine::Gemv, Precision::precision, order, shape,                                 \
+                                   [&] { real(order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy); });         \
   }
 BLASSCOPE_CBLAS_GEMV(cblas_sgemv, float, float, S)
 BLASSCOPE_CBLAS_GEMV(cblas_dgemv, double, double, D)
 BLASSCOPE_CBLAS_GEMV(cblas_cgemv, float, const void*, C)
 BLASSCOPE_CBLAS_GEMV(cblas_zgemv, double, const void*, Z)
 
-#define BLASSCOPE_CBLAS_SYRK(fname, Real, S, precision)                                                              \
-  BLASSCOPE_EXPORT void fname(int order, int uplo, int trans, int n, int k, S alpha, const void* a, int lda, S beta, \
-                              void* c, int ldc) {                                                                    \
-    using Fn = void (*)(int, int, int, int, int, S, const void*, int, S, void*, int);                                \
-    blasscope::record::CallRecord shape;                                                                             \
-    shape.n = n, shape.k = k, shape.lda = lda, shape.ldc = ldc;                                                      \
-    shape.alpha = blasscope::preload::scalar_value<Real>(alpha),                                                     \
-    shape.beta = blasscope::preload::scalar_value<Real>(beta);                                                       \
-    if (blasscope::preload::cblas_trans(trans)) shape.flags |= blasscope::record::kTransA;                           \
-    shape.align_a = blasscope::preload::alignment_code(a);                                                           \
-    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */               \
-    blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape,                                \
-                                   [&] { real(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc); });            \
+#define BLASSCOPE_CBLAS_SYRK(fname, Real, S, precision)                                                               \
+  BLASSCOPE_EXPORT void fname(int order, int uplo, int trans, int n, int k, S alpha, const void* a, int lda, S beta,  \
+                              void* c, int ldc) {                                                                     \
+    using Fn = void (*)(int, int, int, int, int, S, const void*, int, S, void*, int);                                 \
+    const auto shape = [&](blasscope::record::CallRecord& r) {                                                        \
+      r.n = n, r.k = k, r.lda = lda, r.ldc = ldc;                                                                     \
+      r.alpha = blasscope::preload::scalar_value<Real>(alpha), r.beta = blasscope::preload::scalar_value<Real>(beta); \
+      if (blasscope::preload::cblas_trans(trans)) r.flags |= blasscope::record::kTransA;                              \
+      r.align_a = blasscope::preload::alignment_code(a);                                                              \
+    };                                                                                                                \
+    const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */                \
+    blasscope::preload::cblas_call(Routine::Syrk, Precision::precision, order, shape,                                 \
+                                   [&] { real(order, uplo, trans, n, k, alpha, a, lda, beta, c, ldc); });             \
   }
 BLASSCOPE_CBLAS_SYRK(cblas_ssyrk, float, float, S)
 BLASSCOPE_CBLAS_SYRK(cblas_dsyrk, double, double, D)
@@ -364,12 +362,13 @@ BLASSCOPE_CBLAS_SYRK(cblas_zsyrk, double, const void*, Z)
   BLASSCOPE_EXPORT void fname(int order, int side, int uplo, int trans, int diag, int m, int n, S alpha,        \
                               const void* a, int lda, void* b, int ldb) {                                       \
     using Fn = void (*)(int, int, int, int, int, int, int, S, const void*, int, void*, int);                    \
-    blasscope::record::CallRecord shape;                                                                        \
-    shape.m = m, shape.n = n, shape.lda = lda, shape.ldb = ldb;                                                 \
-    shape.side_uplo = side == 141 ? 'L' : 'R';                                                                  \
-    shape.alpha = blasscope::preload::scalar_value<Real>(alpha);                                                \
-    if (blasscope::preload::cblas_trans(trans)) shape.flags |= blasscope::record::kTransA;                      \
-    shape.align_a = blasscope::preload::alignment_code(a);                                                      \
+    const auto shape = [&](blasscope::record::CallRecord& c) {                                                  \
+      c.m = m, c.n = n, c.lda = lda, c.ldb = ldb;                                                               \
+      c.side_uplo = side == 141 ? 'L' : 'R';                                                                    \
+      c.alpha = blasscope::preload::scalar_value<Real>(alpha);                                                  \
+      if (blasscope::preload::cblas_trans(trans)) c.flags |= blasscope::record::kTransA;                        \
+      c.align_a = blasscope::preload::alignment_code(a);                                                        \
+    };                                                                                                          \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */          \
     blasscope::preload::cblas_call(Routine::Trsm, Precision::precision, order, shape,                           \
                                    [&] { real(order, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb); }); \
