@@ -22,6 +22,8 @@ class DrainedCalls {
   // Takes what the program has published; `final` as SharedBuffer::drain. Returns how many
   // calls left the ring (kept or not).
   std::size_t drain(bool final);
+  // Calls that left the ring and were handed on (listed).
+  std::uint64_t taken() const { return m_taken; }
   // Calls past max_calls that nothing needed one by one: counted in the totals only.
   std::uint64_t not_kept() const { return m_not_kept; }
   // Calls counted but not listed, made inside the calls drained so far (their `unlisted`).

@@ -442,6 +442,11 @@ Recording record_program(const RecordOptions& options) {
     c.start_ns = clock.point(c.start_ns);
   }
   collect_totals(buffer, clock, out);
+  // A call counted in the totals is listed, counted inside a listed one, or not kept. One whose
+  // thread was waiting for room in the ring when the program was stopped (--timeout, Ctrl-C, a
+  // kill) had finished and been counted, but never reached the ring: not kept either.
+  const std::uint64_t accounted = calls.taken() + out.calls_not_kept + out.calls_unlisted;
+  if (out.calls_total > accounted) out.calls_not_kept += out.calls_total - accounted;
   name_single_dtypes(out);
   out.captures_skipped = buffer.header().capture_skipped.load();
   // Calls still running were captured before they ran: a hang or a crash is replayable too.

@@ -781,6 +781,32 @@ class RecordNestedCalls(unittest.TestCase):
         md = subprocess.run([CLI, "report", report_path(report), "--format", "md"], capture_output=True, timeout=60)
         self.assertIn(f"{report['calls_unlisted']} calls made inside other calls", md.stdout.decode())
 
+    def test_calls_stopped_by_the_timeout_while_waiting_for_the_ring_are_accounted_for(self):
+        # Four threads making tiny calls as fast as they can, stopped by --timeout: a thread may
+        # be waiting for room in the ring with a call that has finished and been counted. Every
+        # call counted is listed, counted inside a listed one, or said not to be kept.
+        exe = build_c("fast_threads", """
+            #include <cblas.h>
+            #include <pthread.h>
+            static void* work(void* arg) {
+              double a = 1, b = 1, c = 0;
+              for (;;) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              return arg;
+            }
+            int main(void) {
+              pthread_t t[4];
+              for (int i = 0; i < 4; ++i) pthread_create(&t[i], 0, work, 0);
+              for (int i = 0; i < 4; ++i) pthread_join(t[i], 0);
+              return 0;
+            }
+        """, "-lopenblas", "-lpthread")
+        for _ in range(3):
+            proc, report = record(exe, options=("--timeout", "1", "--max-calls", "1000"))
+            self.assertEqual(proc.returncode, 124, proc.err)
+            self.assertGreater(report["calls_total"], 1000)
+            self.assertEqual(report["calls_total"],
+                             len(report["calls"]) + report["calls_not_kept"] + report["calls_unlisted"], proc.err)
+
     def test_calls_made_inside_a_call_stopped_by_the_timeout_are_counted(self):
         script = write("svd_stopped.py", """
             import numpy as np
