@@ -315,11 +315,13 @@ void append_finished(const CallRecord& call) {
     if (w >= t_write_limit_seen) {
       record::report_ring_full(s);
       // Full: the recorder is behind, or the ring still growing. Wait (nothing is lost), but not for a recorder
-      // that has stopped draining: after a second the call is dropped, and so are all later
-      // ones at once (an orphaned child must not wait a second per call).
+      // that has stopped draining: after ten seconds the call is dropped, and so are all later
+      // ones at once (an orphaned child must not wait per call). Not one second: a recorder
+      // on a loaded machine (ASan, CI) went that long without a core, and every later call
+      // of the program was dropped.
       const std::uint64_t now = now_ns();
       if (!waited_since) waited_since = now;
-      if (s.recorder_gone.load(std::memory_order_relaxed) || now - waited_since > 1000000000ull) {
+      if (s.recorder_gone.load(std::memory_order_relaxed) || now - waited_since > 10000000000ull) {
         s.recorder_gone.store(1, std::memory_order_relaxed);
         s.dropped.fetch_add(1, std::memory_order_relaxed);
         return;

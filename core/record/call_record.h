@@ -312,7 +312,7 @@ struct SharedHeader {
   // program, and a full ring wakes it anyway.
   std::atomic<std::uint32_t> ring_full;
   alignas(64) std::atomic<std::uint64_t> dropped;  // finished calls lost because the ring was full
-  std::atomic<std::uint32_t> recorder_gone;        // a writer waited a second in vain: later calls drop at once
+  std::atomic<std::uint32_t> recorder_gone;        // a writer waited ten seconds in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
   std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed

@@ -506,7 +506,7 @@ Recording record_program(const RecordOptions& options) {
   } else if (const std::string error = buffer.growth_error(); !error.empty() && buffer.header().dropped.load() > 0) {
     out.problem = "the recording buffer could not grow past " + std::to_string(buffer.ring_allocated()) + " calls (" +
                   error + "; is " + buffer.path().substr(0, buffer.path().rfind('/')) +
-                  " full?): the program waited a second for room, then " +
+                  " full?): the program waited ten seconds for room, then " +
                   std::to_string(buffer.header().dropped.load()) + " calls were counted but not recorded";
   }
   return out;
