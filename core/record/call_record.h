@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 23;
+inline constexpr std::uint32_t kLayoutVersion = 24;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -311,6 +311,11 @@ struct SharedHeader {
   // it. The recorder may then sleep long between drains: each wake-up takes a core from the
   // program, and a full ring wakes it anyway.
   std::atomic<std::uint32_t> ring_full;
+  // Writers that found the ring full sleep on `room_made` (a futex) instead of spinning: a
+  // spinning program thread takes the core the recorder needs to make room. Whoever raises the
+  // write limit moves it and wakes them when `room_waiters` says any sleep.
+  std::atomic<std::uint32_t> room_waiters;
+  std::atomic<std::uint32_t> room_made;
   alignas(64) std::atomic<std::uint64_t> dropped;  // finished calls lost because the ring was full
   std::atomic<std::uint32_t> recorder_gone;        // a writer waited ten seconds in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;

@@ -4,7 +4,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,24 +134,6 @@ void collect_totals(const SharedBuffer& buffer, const ClockMap& clock, Recording
   out.calls_total = 0;
   for (const RoutineTotal& t : out.routines) out.calls_total += t.calls;
 }
-
-// Lowers the calling thread's priority for its lifetime; gives it back where it may (raising
-// it again needs no privilege only down to the limit RLIMIT_NICE allows).
-class ThreadNiceness {
- public:
-  explicit ThreadNiceness(int increment) : m_thread(static_cast<id_t>(::syscall(SYS_gettid))) {
-    errno = 0;
-    m_old = ::getpriority(PRIO_PROCESS, m_thread);
-    if (errno == 0) ::setpriority(PRIO_PROCESS, m_thread, std::min(m_old + increment, 19));
-  }
-  ~ThreadNiceness() { ::setpriority(PRIO_PROCESS, m_thread, m_old); }
-  ThreadNiceness(const ThreadNiceness&) = delete;
-  ThreadNiceness& operator=(const ThreadNiceness&) = delete;
-
- private:
-  id_t m_thread;
-  int m_old = 0;
-};
 
 // Signals the program and every process of the recording still alive, and marks them stopped.
 // Only a process that had not ended is marked: a worker that crashed before and waits unreaped
@@ -291,9 +272,9 @@ Recording record_program(const RecordOptions& options) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(started.time_since_epoch()).count());
 
   DrainedCalls calls(buffer, options, out);
-  // The recorder yields to the program: draining is background work that the ring buffers,
-  // and a recorder waking up on a core that an OpenBLAS thread needs stalls a whole GEMM.
-  const ThreadNiceness background(10);
+  // The recorder drains at the program's own priority, waking seldom: niced, it drained too
+  // slowly beside a program keeping every core busy, whose calls then waited on a full ring
+  // (ten times slower); a GEMM and SVD program was no faster for it.
   int status = 0, received = 0;
   Clock::time_point interrupted_at{};  // when the first Ctrl-C came
   std::uint64_t interrupted_tick = 0;  // the same, on the calls' clock
@@ -712,6 +693,11 @@ std::vector<Recording> child_recordings(const Recording& r) {
     }
     child.calls_total = 0;
     for (const RoutineTotal& t : child.routines) child.calls_total += t.calls;
+    // Its calls past the per-call cap (the whole recording's) are in its exact totals, not listed.
+    const std::uint64_t accounted = child.calls.size() + child.calls_unlisted;
+    if (exact != r.process_routines.end() && child.calls_total > accounted) {
+      child.calls_not_kept = child.calls_total - accounted;
+    }
     const auto no_slot = r.process_routines.find(0);
     if (exact != r.process_routines.end() && no_slot != r.process_routines.end() && !no_slot->second.empty()) {
       child.problem =

@@ -103,8 +103,9 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
       take_blas_of(child.processes.front(), cpu, child);
     }
     // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
-    // it stays listed among the processes, without a session file of its own.
-    if (child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
+    // it stays listed among the processes, without a session file of its own. One whose calls
+    // all came past the per-call cap has its totals to show.
+    if (child.calls_total == 0 && child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
     SessionWriter writer(files.child_path(r, child.pid));
     writer.append(child.calls, child.start_ns);
     try {

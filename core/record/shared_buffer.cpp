@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -298,8 +299,16 @@ std::string SharedBuffer::growth_error() {
 void SharedBuffer::publish_write_limit() {
   const std::uint64_t allocated = m_allocated.load();
   const std::uint64_t limit = allocated < kRingCapacity ? allocated : m_read.load() + kRingCapacity;
-  std::uint64_t seen = m_header->write_limit.load(std::memory_order_relaxed);
-  while (seen < limit && !m_header->write_limit.compare_exchange_weak(seen, limit, std::memory_order_release)) {
+  SharedHeader& s = *m_header;
+  std::uint64_t seen = s.write_limit.load(std::memory_order_relaxed);
+  bool raised = false;
+  while (seen < limit && !(raised = s.write_limit.compare_exchange_weak(seen, limit))) {
+  }
+  // Sequentially consistent on both sides: a writer that counts itself a waiter and then finds
+  // the old limit is seen here; one that came later finds the new limit and does not sleep.
+  if (raised && s.room_waiters.load() != 0) {
+    s.room_made.fetch_add(1);
+    ::syscall(SYS_futex, &s.room_made, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
   }
 }
 

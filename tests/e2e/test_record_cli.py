@@ -880,6 +880,44 @@ class RecordNestedCalls(unittest.TestCase):
         self.assertEqual(child_report["calls_total"], len(child_report["calls"]) + child_report["calls_unlisted"])
         self.assertIsNone(child_report["problem"])
 
+    def test_children_past_the_call_cap_keep_their_totals_and_say_what_was_not_kept(self):
+        exe = build_c("fork_capped", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            static void calls(int n) {
+              double a = 1, b = 1, c = 0;
+              for (int i = 0; i < n; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+            }
+            int main(void) {
+              calls(1500);  /* the cap is used up here: every child's calls come past it */
+              for (int k = 0; k < 2; ++k) {
+                pid_t pid = fork();
+                if (pid == 0) { calls(700 + 100 * k); _exit(0); }
+                waitpid(pid, NULL, 0);
+              }
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe, options=("--max-calls", "1000"))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(report["calls_total"], 1500 + 700 + 800)
+        # Each child has a session though none of its calls is listed: its totals are exact, and
+        # what is not listed is counted as not kept.
+        self.assertEqual(len(report["children"]), 2, proc.err)
+        self.assertNotIn("made no recorded", proc.err)
+        made = []
+        for child in report["children"]:
+            rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
+            child_report = json.loads(rep.stdout)
+            made.append(child_report["calls_total"])
+            self.assertEqual(child_report["calls_total"],
+                             len(child_report["calls"]) + child_report["calls_unlisted"] + child_report["calls_not_kept"])
+            self.assertGreater(child_report["calls_not_kept"], 0)
+        self.assertEqual(sorted(made), [700, 800])
+
 
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
 class RecordSciPy(unittest.TestCase):
@@ -1957,6 +1995,53 @@ class RecordC(unittest.TestCase):
         self.assertIn("SIGPIPE", crashed[0]["title"])
         self.assertIn("reader had gone", crashed[0]["cause"])
         self.assertNotIn("error [program-crashed]", err)
+
+    def test_a_thread_waiting_for_room_in_a_full_ring_sleeps(self):
+        # A calling thread that finds the ring full waits for the recorder. Spinning, it took the
+        # core the recorder needed (a program keeping every core busy ran ten times slower).
+        # Here the recorder is stopped while the program fills the ring: the thread must wait
+        # without burning its CPU, and lose nothing.
+        exe = build_c("ring_sleeper", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <time.h>
+            static double seconds(clockid_t clock) {
+              struct timespec t;
+              clock_gettime(clock, &t);
+              return t.tv_sec + t.tv_nsec * 1e-9;
+            }
+            int main(void) {
+              char line[16];
+              if (!fgets(line, sizeof line, stdin)) return 2;
+              double a = 1, b = 1, c = 0;
+              const double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_THREAD_CPUTIME_ID);
+              for (int i = 0; i < 100000; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              printf("%f %f\\n", seconds(CLOCK_MONOTONIC) - wall, seconds(CLOCK_THREAD_CPUTIME_ID) - cpu);
+              return 0;
+            }
+        """, "-lopenblas")
+        session = os.path.join(WORK, "ring_sleeper.json")
+        proc = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", exe], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # the program is waiting for its line: the recorder has attached
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            time.sleep(2.0)
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        out, err = proc.communicate(timeout=120)
+        self.assertEqual(proc.returncode, 0, err)
+        wall, cpu = map(float, out.split())
+        self.assertGreater(wall, 1.5, out)  # it did wait for the stopped recorder
+        self.assertLess(cpu, 0.5 * wall, out)
+        report = json.loads(subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, text=True,
+                                           timeout=60).stdout)
+        self.assertEqual(calls_of(report, "dgemm"), 100000)
+        self.assertEqual(len(report["calls"]), 100000)
+        self.assertEqual(report["calls_not_kept"], 0)
 
     def test_a_scale_dlascl_refuses_is_captured_and_told_apart(self):
         exe = build_c("lascl", """
