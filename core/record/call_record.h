@@ -317,7 +317,8 @@ struct SharedHeader {
   std::atomic<std::uint32_t> room_waiters;
   std::atomic<std::uint32_t> room_made;
   alignas(64) std::atomic<std::uint64_t> dropped;  // finished calls lost because the ring was full
-  std::atomic<std::uint32_t> recorder_gone;        // a writer waited ten seconds in vain: later calls drop at once
+  std::atomic<std::uint32_t>
+      recorder_gone;  // drained for the last time, or a writer waited 10 s in vain: later calls drop at once
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
   std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed

@@ -412,6 +412,7 @@ Recording record_program(const RecordOptions& options) {
     return !(::kill(static_cast<pid_t>(c.pid), 0) != 0 && errno == ESRCH);
   });
   calls.drain(true);
+  buffer.stop_draining();
   out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
   out.calls_unlisted = calls.unlisted();
   for (const CallRecord& c : out.running) out.calls_unlisted += c.unlisted;  // made inside a call that never returned

@@ -156,8 +156,8 @@ void SharedBuffer::set_nested_limit(std::uint32_t limit) {
 
 bool SharedBuffer::publish_long_call(std::uint64_t ns) {
   if (m_header->long_call_ticks.load() != 0) return true;
-  // The TSC's rate from two samples 20 ms apart or more: a sample the recorder (at a lower
-  // priority) was preempted in is off by microseconds, a fraction of a percent of that.
+  // The TSC's rate from two samples 20 ms apart or more: a sample the recorder was preempted
+  // in is off by microseconds, a fraction of a percent of that.
   const bool tsc = m_header->clock.load() != CallClock::MonotonicNs;
   if (tsc && monotonic_ns() - m_ns0 < 20000000) return false;
   const ClockMap map = clock_map();
@@ -286,6 +286,12 @@ void SharedBuffer::stop_growing() {
   m_header->ring_full.store(kRingUnserved);
   ::syscall(SYS_futex, &m_header->ring_full, FUTEX_WAKE, 1, nullptr, nullptr, 0);
   m_helper.join();
+}
+
+void SharedBuffer::stop_draining() {
+  m_header->recorder_gone.store(1);
+  m_header->room_made.fetch_add(1);
+  ::syscall(SYS_futex, &m_header->room_made, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 std::string SharedBuffer::growth_error() {

@@ -111,6 +111,9 @@ class SharedBuffer {
   bool wakes_when_full() const { return m_full_event >= 0 && m_helper.joinable(); }
   // Ends the ring's allocation and its helper thread (the program has ended: it needs no more).
   void stop_growing();
+  // After the last drain: a process still running (a daemon the program left) no longer waits
+  // for room in a full ring, its calls are dropped (counted) at once, and any asleep are woken.
+  void stop_draining();
   // Ring entries allocated so far, and drained so far.
   std::uint64_t ring_allocated() const { return m_allocated.load(); }
   std::uint64_t drained() const { return m_read.load(); }

@@ -2012,6 +2012,8 @@ class RecordC(unittest.TestCase):
             }
             int main(void) {
               char line[16];
+              puts("ready");
+              fflush(stdout);
               if (!fgets(line, sizeof line, stdin)) return 2;
               double a = 1, b = 1, c = 0;
               const double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_THREAD_CPUTIME_ID);
@@ -2024,7 +2026,7 @@ class RecordC(unittest.TestCase):
         session = os.path.join(WORK, "ring_sleeper.json")
         proc = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", exe], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.5)  # the program is waiting for its line: the recorder has attached
+        self.assertEqual(proc.stdout.readline(), "ready\n")  # in main: the preload has attached
         os.kill(proc.pid, signal.SIGSTOP)
         try:
             proc.stdin.write("go\n")
@@ -2042,6 +2044,43 @@ class RecordC(unittest.TestCase):
         self.assertEqual(calls_of(report, "dgemm"), 100000)
         self.assertEqual(len(report["calls"]), 100000)
         self.assertEqual(report["calls_not_kept"], 0)
+
+    def test_a_process_left_running_after_the_recording_does_not_wait_for_room(self):
+        # A daemon the program leaves behind makes calls after the recorder's last drain: the
+        # ring fills and nothing will empty it. Its calls are dropped at once, not after waiting
+        # ten seconds for a recorder that has gone.
+        exe = build_c("leftover", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <time.h>
+            #include <unistd.h>
+            int main(int argc, char** argv) {
+              if (fork() != 0) return 0;
+              while (access(argv[1], F_OK) != 0) usleep(10000);  /* the recorder has finished */
+              struct timespec t0, t1;
+              clock_gettime(CLOCK_MONOTONIC, &t0);
+              double a = 1, b = 1, c = 0;
+              for (int i = 0; i < 100000; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              clock_gettime(CLOCK_MONOTONIC, &t1);
+              FILE* out = fopen(argv[2], "w");
+              fprintf(out, "%f\\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+              fclose(out);
+              return 0;
+            }
+        """, "-lopenblas")
+        session = os.path.join(WORK, "leftover.json")
+        took = os.path.join(WORK, "leftover.took")
+        proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", exe, session, took],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(took) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.1)
+        with open(took) as f:
+            took_seconds = float(f.read())
+        self.assertLess(took_seconds, 5.0)
 
     def test_a_scale_dlascl_refuses_is_captured_and_told_apart(self):
         exe = build_c("lascl", """
