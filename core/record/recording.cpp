@@ -636,12 +636,41 @@ void name_single_dtypes(Recording& r) {
   }
 }
 
+namespace {
+// Whether a process's registered command line (its arguments joined by spaces, cut to fit the
+// shared table) is `argv`'s.
+bool started_as(const std::vector<std::string>& argv, const std::string& registered) {
+  std::string joined;
+  for (const std::string& a : argv) joined += (joined.empty() ? "" : " ") + a;
+  return joined == registered ||
+         (registered.size() + 1 >= sizeof(ProcessEntry::command) && joined.starts_with(registered));
+}
+}  // namespace
+
 std::vector<Recording> child_recordings(const Recording& r) {
   std::vector<Recording> children;
   for (const ProcessInfo& p : r.processes) {
     if (p.pid == r.pid) continue;
     Recording child;
     child.command = p.argv.empty() ? std::vector<std::string>{p.command} : p.argv;
+    // Gone before the recorder read its arguments, but forked without an exec: the command line it
+    // registered is its parent's, whose arguments are known (not one argument with spaces).
+    // (At most one step per process: reused pids must not make the walk go round.)
+    const ProcessInfo* up = &p;
+    for (std::size_t steps = 0; p.argv.empty() && up && steps < r.processes.size(); ++steps) {
+      const auto parent = std::find_if(r.processes.begin(), r.processes.end(), [up](const ProcessInfo& q) {
+        return q.pid == up->parent_pid && q.pid != up->pid;
+      });
+      up = parent != r.processes.end() && parent->registered == p.registered ? &*parent : nullptr;
+      // The program's own are what the recorder started it with, unless it has exec'd since.
+      const std::vector<std::string>& argv = up && up->pid == r.pid && started_as(r.command, p.registered) ? r.command
+                                             : up && up->pid != r.pid                                      ? up->argv
+                                                                                                           : p.argv;
+      if (!argv.empty()) {
+        child.command = argv;
+        break;
+      }
+    }
     child.host = r.host;
     child.capture_mode = r.capture_mode;
     child.pid = p.pid;

@@ -901,8 +901,9 @@ class RecordNestedCalls(unittest.TestCase):
               return 0;
             }
         """, "-lopenblas")
-        proc, report = record(exe, options=("--max-calls", "1000"))
+        proc, report = record(exe, "an argument", "another", options=("--max-calls", "1000"))
         self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(report["command"], [exe, "an argument", "another"])
         self.assertEqual(report["calls_total"], 1500 + 700 + 800)
         # Each child has a session though none of its calls is listed: its totals are exact, and
         # what is not listed is counted as not kept.
@@ -913,6 +914,7 @@ class RecordNestedCalls(unittest.TestCase):
             rep = subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True, timeout=60)
             child_report = json.loads(rep.stdout)
             made.append(child_report["calls_total"])
+            self.assertEqual(child_report["command"], report["command"])  # forked, never exec'd: the program's
             self.assertEqual(child_report["calls_total"],
                              len(child_report["calls"]) + child_report["calls_unlisted"] + child_report["calls_not_kept"])
             self.assertGreater(child_report["calls_not_kept"], 0)
