@@ -5,6 +5,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -37,6 +38,8 @@ namespace blasscope::preload {
 namespace {
 
 record::SharedHeader* g_shared = nullptr;
+// The shared file's path, as the recorder gave it (the environment is the program's to change).
+char g_shared_path[PATH_MAX];
 pthread_key_t g_slot_key;  // its destructor gives a thread's active slot back
 std::uint32_t g_pid = 0;
 thread_local std::uint32_t t_tid = 0;
@@ -278,6 +281,7 @@ __attribute__((constructor)) void attach() {
     return;
   }
   ::pthread_key_create(&g_slot_key, release_slot);
+  if (std::strlen(path) < sizeof g_shared_path) std::strcpy(g_shared_path, path);
   g_shared = header;
   g_check_values = header->check_values.load() != 0;
   g_clock = header->clock.load();
@@ -333,6 +337,22 @@ void sleep_until_room(record::SharedHeader& s, std::uint64_t w) {
   s.room_waiters.fetch_sub(1);
 }
 
+// Whether the recorder has died (SIGKILL, the OOM killer): it holds the shared file locked while
+// it lives, and the kernel lets the lock go however it ends. Asked only of a writer that has
+// waited for room a while: a dead recorder would otherwise keep the program waiting ten seconds.
+// Where the recorder could not lock the file (a file system without locks), nothing is known.
+bool recorder_died(const record::SharedHeader& s) {
+  if (!s.recorder_holds_lock.load(std::memory_order_relaxed) || !g_shared_path[0]) return false;
+  const int fd = ::open(g_shared_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;  // another mount namespace, or removed: the 10 s rule decides
+  const bool unheld = ::flock(fd, LOCK_SH | LOCK_NB) == 0;
+  ::close(fd);  // and with it the lock just taken
+  return unheld;
+}
+
+// How long a writer waits for room before it asks whether the recorder still lives.
+constexpr std::uint64_t kAskIfRecorderLivesNs = 20000000;
+
 void append_finished(const CallRecord& call) {
   record::SharedHeader& s = *g_shared;
   std::uint64_t w = s.write_index.load(std::memory_order_relaxed);
@@ -351,7 +371,8 @@ void append_finished(const CallRecord& call) {
       // of the program was dropped.
       const std::uint64_t now = now_ns();
       if (!waited_since) waited_since = now;
-      if (s.recorder_gone.load(std::memory_order_relaxed) || now - waited_since > 10000000000ull) {
+      if (s.recorder_gone.load(std::memory_order_relaxed) || now - waited_since > 10000000000ull ||
+          (now - waited_since > kAskIfRecorderLivesNs && recorder_died(s))) {
         s.recorder_gone.store(1, std::memory_order_relaxed);
         s.dropped.fetch_add(1, std::memory_order_relaxed);
         return;

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 24;
+inline constexpr std::uint32_t kLayoutVersion = 25;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -317,8 +317,12 @@ struct SharedHeader {
   std::atomic<std::uint32_t> room_waiters;
   std::atomic<std::uint32_t> room_made;
   alignas(64) std::atomic<std::uint64_t> dropped;  // finished calls lost because the ring was full
-  std::atomic<std::uint32_t>
-      recorder_gone;  // drained for the last time, or a writer waited 10 s in vain: later calls drop at once
+  // Drained for the last time, or the recorder died (or a writer waited 10 s in vain): later
+  // calls drop at once.
+  std::atomic<std::uint32_t> recorder_gone;
+  // The recorder holds the shared file locked (flock) while it lives, so the program can tell a
+  // killed recorder from a slow one: a lock it can take itself means nobody drains any more.
+  std::atomic<std::uint32_t> recorder_holds_lock;
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
   std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed

@@ -194,7 +194,8 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   // ends): a buffer nobody holds is abandoned, so one this recorder cannot hold is not made.
   // (A file system without locks, /tmp on NFS, records all the same: the sweep's age check
   // alone keeps such a buffer for its first minute.)
-  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) fail("cannot lock the recording buffer", errno);
+  bool locked = ::flock(m_fd, LOCK_EX | LOCK_NB) == 0;
+  if (!locked && errno == EWOULDBLOCK) fail("cannot lock the recording buffer", errno);
   // Full size at once (the program checks it), but pages only where allocated: a full /dev/shm
   // fails here or stops the ring growing, never as SIGBUS inside the program, whose writers
   // never pass what is allocated (write_limit).
@@ -213,6 +214,7 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   m_header->check_values.store(check_values ? 1 : 0);
   m_header->nested_limit.store(UINT32_MAX);  // every call listed, unless set_nested_limit says otherwise
   m_header->clock.store(choose_clock());
+  m_header->recorder_holds_lock.store(locked ? 1 : 0);
   sample_clocks(m_header->clock.load(), m_tick0, m_ns0);
   m_allocated.store(first);
   publish_write_limit();

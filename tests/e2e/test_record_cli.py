@@ -2084,6 +2084,58 @@ class RecordC(unittest.TestCase):
             took_seconds = float(f.read())
         self.assertLess(took_seconds, 5.0)
 
+    def test_a_program_whose_recorder_was_killed_goes_on_at_once(self):
+        # SIGKILL (or the OOM killer) takes the recorder without its last drain: the program's ring
+        # fills and nobody empties it. The recorder's lock on the shared file went with it, and the
+        # program, finding it free, drops its calls and goes on, instead of waiting ten seconds
+        # for room.
+        exe = build_c("orphaned", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <time.h>
+            #include <unistd.h>
+            int main(int argc, char** argv) {
+              double a = 1, b = 1, c = 0;
+              cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              printf("ready\\n");
+              fflush(stdout);
+              while (access(argv[1], F_OK) != 0) usleep(10000);  /* the recorder has been killed */
+              struct timespec t0, t1;
+              clock_gettime(CLOCK_MONOTONIC, &t0);
+              for (int i = 0; i < 200000; ++i)
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+              clock_gettime(CLOCK_MONOTONIC, &t1);
+              FILE* out = fopen(argv[2], "w");
+              fprintf(out, "%f\\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+              fclose(out);
+              return 0;
+            }
+        """, "-lopenblas")
+        go, took = os.path.join(WORK, "orphaned.go"), os.path.join(WORK, "orphaned.took")
+        proc = subprocess.Popen([CLI, "record", "--quiet", "--output", os.path.join(WORK, "orphaned.json"), "--", exe,
+                                 go, took], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=WORK)
+        buffer = None
+        try:
+            self.assertEqual(proc.stdout.readline().strip(), b"ready")
+            buffer = recording_buffer_of(proc.pid)
+            self.assertIsNotNone(buffer)
+            proc.kill()
+            proc.wait(timeout=30)
+            write("orphaned.go", "")
+            deadline = time.monotonic() + 60
+            while not os.path.exists(took) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.1)
+            with open(took) as f:
+                took_seconds = float(f.read())
+        finally:
+            kill_processes_running(exe)
+            proc.stdout.close()
+            if buffer and os.path.exists(buffer):
+                os.unlink(buffer)  # nobody was left to remove it
+        # 200,000 calls take well under a second here; a wait of ten seconds was the bug.
+        self.assertLess(took_seconds, 5.0)
+
     def test_a_scale_dlascl_refuses_is_captured_and_told_apart(self):
         exe = build_c("lascl", """
             #include <math.h>
