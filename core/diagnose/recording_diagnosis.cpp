@@ -288,6 +288,23 @@ bool is_lascl_cfrom(const CallRecord& c) {
   return c.routine != Routine::Xerbla && c.xerbla_parameter == 4 && r.size() == 6 && r.substr(1) == "LASCL";
 }
 
+// "ZLASCL parameter 4 (4 times in this call), and DLASCL parameter 4 (2 times)": the refusals
+// of one driver's ?LASCLs by routine, `first` first.
+std::string refusal_counts(const std::vector<const CallRecord*>& refused, const std::string& first) {
+  std::map<std::string, int> times;
+  for (const CallRecord* c : refused) ++times[xerbla_routine(*c)];
+  const auto said = [&times](const std::string& routine, bool first_said) {
+    const int n = times[routine];
+    return routine + " parameter 4" +
+           (n > 1 ? " (" + std::to_string(n) + (first_said ? " times in this call)" : " times)") : "");
+  };
+  std::string text = said(first, true);
+  for (const auto& [routine, n] : times) {
+    if (routine != first) text += ", and " + said(routine, false);
+  }
+  return text;
+}
+
 // Diagnoses keyed by (id, routine, variant): the first call is named, later ones like it are
 // counted. The variant keeps apart failures of one id that differ in cause (another parameter,
 // an overflow beside a NaN input). `cause` and `fix`, when given, replace the catalogue's.
@@ -434,7 +451,8 @@ void add_lapacke_refusal(Collector& out, const CallRecord& c) {
                  "and returns minus the position of the first that holds one (argument " + std::to_string(-c.info) +
                  " here), printing nothing; the outputs keep whatever they held"},
             Specific{"refused by LAPACKE",
-                     "LAPACKE, the C interface to LAPACK, looks for NaN (not Inf, which reaches LAPACK) in the matrices it is given (unless "
+                     "LAPACKE, the C interface to LAPACK, looks for NaN (not Inf, which reaches LAPACK) in the "
+                     "matrices it is given (unless "
                      "LAPACKE_set_nancheck(0) or LAPACKE_NANCHECK=0 turned that off) and returns minus the "
                      "argument's position before LAPACK runs. Nothing is printed: a program that does not check the "
                      "value returned goes on with outputs that were never written.",
@@ -543,13 +561,14 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
   };
   std::unordered_set<std::uint64_t> running;
   for (const auto& c : r.running) running.insert(c.id);
-  // How many times each driver's DLASCL refused its CFROM (GELSD scales A and then B).
-  std::unordered_map<std::uint64_t, int> refusals;
+  // Each driver's ?LASCL calls that refused their CFROM, in the order they ran (GELSD scales A
+  // and then B; ZGELSD's are DLASCLs and ZLASCLs).
+  std::unordered_map<std::uint64_t, std::vector<const CallRecord*>> refusals;
   // The first ?LASCL inside each driver that accepted a non-finite CFROM (an Inf norm: no xerbla,
   // and A scaled by CTO/Inf = 0), which makes what fails after it fail.
   std::unordered_map<std::uint64_t, const CallRecord*> infinite_scale;
   for (const CallRecord& c : r.calls) {
-    if (is_lascl_cfrom(c)) ++refusals[outermost(c)->id];
+    if (is_lascl_cfrom(c)) refusals[outermost(c)->id].push_back(&c);
     if (c.parent && c.routine == Routine::Lascl && !record::has_xerbla(c) && !std::isfinite(c.alpha)) {
       infinite_scale.emplace(outermost(c)->id, &c);
     }
@@ -588,34 +607,37 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     }
     if (is_lascl_cfrom(c)) {
       const CallRecord& top = *outermost(c);
-      std::vector<std::string> evidence;
-      if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally");
-      const int times = refusals[top.id];
-      evidence.push_back(call_name(c) + " got CFROM = " + format_number(c.alpha) +
-                         " and rejected it: xerbla reported " + xerbla_routine(c) + " parameter 4" +
-                         (times > 1 ? " (" + std::to_string(times) + " times in this call)" : ""));
-      if (top.flags & record::kValuesChecked) evidence.push_back(label(top) + ": " + values(top));
-      if ((top.flags & record::kHasInfo) && !running.count(top.id))
-        evidence.push_back(call_name(top) + " returned INFO = " + std::to_string(top.info));
-      if (running.count(top.id)) evidence.push_back(call_name(top) + " never returned");
-      // NaN and Inf are what a norm of bad input gives; a zero CFROM is another mistake (a
-      // caller's own ?LASCL with a zero scale).
-      // Inside a driver CFROM is a norm LAPACK computed from the input; called directly, it is
-      // what the program passed.
-      const bool computed = &top != &c && (std::isnan(c.alpha) || std::isinf(c.alpha));
-      const std::string why = computed ? "a NaN/Inf norm of the input" : "CFROM = " + format_number(c.alpha);
-      out.add("dlascl-invalid-cfrom", Severity::Error, top,
-              label(top) + ": " + call_name(c) + " rejected its CFROM (parameter 4), " + why, evidence,
-              c.alpha == 0 ? Specific{"zero",
-                                      "DLASCL multiplies a matrix by CTO/CFROM without overflow, and refuses "
-                                      "as its parameter 4 a CFROM it cannot divide by: zero (and NaN). Here "
-                                      "CFROM = 0, " +
-                                          (&top == &c ? std::string("as the program passed it")
-                                                      : "as " + call_name(top) + " computed it"),
-                                      "Pass as CFROM the scale the matrix has now (a nonzero number, its norm "
-                                      "for instance): a matrix whose norm is zero is all zeros and needs no "
-                                      "scaling."}
-                           : Specific{"not a number", "", ""});
+      // One diagnosis per driver, named after the refusal the program saw: each report
+      // overwrites the last in SciPy's and NumPy's handlers, so the last one that ran.
+      const std::vector<const CallRecord*>& refused = refusals[top.id];
+      if (&c == refused.back()) {
+        std::vector<std::string> evidence;
+        if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally");
+        evidence.push_back(call_name(c) + " got CFROM = " + format_number(c.alpha) +
+                           " and rejected it: xerbla reported " + refusal_counts(refused, xerbla_routine(c)));
+        if (top.flags & record::kValuesChecked) evidence.push_back(label(top) + ": " + values(top));
+        if ((top.flags & record::kHasInfo) && !running.count(top.id))
+          evidence.push_back(call_name(top) + " returned INFO = " + std::to_string(top.info));
+        if (running.count(top.id)) evidence.push_back(call_name(top) + " never returned");
+        // NaN and Inf are what a norm of bad input gives; a zero CFROM is another mistake (a
+        // caller's own ?LASCL with a zero scale).
+        // Inside a driver CFROM is a norm LAPACK computed from the input; called directly, it is
+        // what the program passed.
+        const bool computed = &top != &c && (std::isnan(c.alpha) || std::isinf(c.alpha));
+        const std::string why = computed ? "a NaN/Inf norm of the input" : "CFROM = " + format_number(c.alpha);
+        out.add("dlascl-invalid-cfrom", Severity::Error, top,
+                label(top) + ": " + call_name(c) + " rejected its CFROM (parameter 4), " + why, evidence,
+                c.alpha == 0 ? Specific{"zero",
+                                        "DLASCL multiplies a matrix by CTO/CFROM without overflow, and refuses "
+                                        "as its parameter 4 a CFROM it cannot divide by: zero (and NaN). Here "
+                                        "CFROM = 0, " +
+                                            (&top == &c ? std::string("as the program passed it")
+                                                        : "as " + call_name(top) + " computed it"),
+                                        "Pass as CFROM the scale the matrix has now (a nonzero number, its norm "
+                                        "for instance): a matrix whose norm is zero is all zeros and needs no "
+                                        "scaling."}
+                             : Specific{"not a number", "", ""});
+      }
     } else if (record::has_xerbla(c) && &c != outermost(c) && record::has_xerbla(*outermost(c)) &&
                !is_lascl_cfrom(*outermost(c)) && !running.count(outermost(c)->id)) {
       // Inside a driver with a report of its own: the driver's diagnosis lists this one (a

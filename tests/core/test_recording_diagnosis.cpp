@@ -374,6 +374,30 @@ TEST(RecordingDiagnosis, ADriverWhoseDlasclRefusedTwiceSaysSo) {
   EXPECT_TRUE(contains(found[0].evidence, "parameter 4 (2 times in this call)"));
 }
 
+TEST(RecordingDiagnosis, AComplexDriverIsNamedAfterTheScalingItsProgramSawRefused) {
+  // ZGELSD of an Inf: its DLASCLs (of the real bidiagonal) refuse a NaN CFROM, then its ZLASCLs
+  // (of B); SciPy raises the last report, "On entry to ZLASCL parameter number 4".
+  CallRecord gelsd = call(1, Routine::Gelsd, 8, 3);
+  gelsd.precision = Precision::Z;
+  gelsd.flags = blasscope::record::kHasInfo;
+  gelsd.info = -4;
+  Recording r;
+  for (std::uint64_t id : {2, 3, 4, 5, 6}) {
+    CallRecord lascl = call(id, Routine::Lascl, 3, 1);
+    const bool complex_scaling = id > 3;
+    lascl.precision = complex_scaling ? Precision::Z : Precision::D;
+    lascl.parent = 1, lascl.info = -4, lascl.alpha = std::numeric_limits<double>::quiet_NaN();
+    xerbla(lascl, complex_scaling ? "ZLASCL" : "DLASCL", 4);
+    r.calls.push_back(lascl);
+  }
+  r.calls.push_back(gelsd);
+  const auto found = of(diagnose_recording(r), "dlascl-invalid-cfrom");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("ZLASCL rejected its CFROM"), std::string::npos) << found[0].title;
+  EXPECT_TRUE(contains(found[0].evidence, "xerbla reported ZLASCL parameter 4 (3 times in this call), and DLASCL "
+                                          "parameter 4 (2 times)"));
+}
+
 TEST(RecordingDiagnosis, ACallStoppedWhileRunningIsAHangAndNeverSaidToHaveReturned) {
   for (const bool timed_out : {true, false}) {
     SCOPED_TRACE(timed_out ? "--timeout" : "stopped by a signal to the recorder");
