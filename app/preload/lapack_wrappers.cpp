@@ -90,6 +90,16 @@ void scan_inputs(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
   }
 }
 
+// How many eigenvalues a call asked for: N, or for SYEVR's (and HEEVR's) RANGE 'I' IU - IL + 1
+// (words 8 and 9). RANGE 'V' asks for those in an interval, however many there are: M itself.
+std::int64_t eigenvalues_asked(const Word* w, const CallRecord& c) {
+  if (c.routine != Routine::Syevr || !(c.flags & record::kSomeEigenvalues)) return c.n;
+  const char range = w[1] ? *reinterpret_cast<const char*>(w[1]) : 'A';
+  if (range != 'I' && range != 'i') return -1;
+  return std::clamp<std::int64_t>(
+      deref(reinterpret_cast<const void*>(w[9])) - deref(reinterpret_cast<const void*>(w[8])) + 1, 0, c.n);
+}
+
 template <typename Real>
 void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
   const void* out = d.out >= 0 ? reinterpret_cast<const void*>(w[d.out]) : nullptr;
@@ -103,12 +113,13 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
           d.out_count >= 0 ? std::clamp<std::int64_t>(deref(reinterpret_cast<const void*>(w[d.out_count])), 0, c.n)
                            : c.n;
       count_nonfinite<Real>(out, count, 1, count, 1, c.output_nan, c.output_inf);
-      // With RANGE 'A' all N are asked for: on a NaN this LAPACK's SYEVR returns INFO = 0 and
-      // M = 0, leaving W as the caller had it (SciPy's zeros). Those it did not compute are no
+      // On a NaN this LAPACK's SYEVR returns INFO = 0 and M = 0, leaving W as the caller had it
+      // (SciPy's zeros, or an empty array for a subset). Those asked for and not computed are no
       // results: counted as NaN, as the replay's output holds them.
-      if (count < c.n && !(c.flags & record::kSomeEigenvalues)) {
+      const std::int64_t asked = eigenvalues_asked(w, c);
+      if (count < asked) {
         c.flags |= record::kIncomplete;
-        c.output_nan += static_cast<std::uint32_t>(c.n - count);
+        c.output_nan += static_cast<std::uint32_t>(asked - count);
       }
       break;
     }

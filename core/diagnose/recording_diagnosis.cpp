@@ -758,7 +758,14 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       }
       // A ?LASCL of the program's own with an Inf or NaN scale: the scale is the cause, not overflow.
       const bool scale = c.routine == Routine::Lascl && (!std::isfinite(c.alpha) || !std::isfinite(c.beta));
-      const Specific variant{from_inputs ? "from its inputs" : scale ? "from its scale" : "overflow", "", ""};
+      // A call that returned fewer eigenvalues than asked for by index is titled apart from one
+      // that left the caller's array of all N unfilled.
+      const bool fewer_by_index = (c.flags & record::kIncomplete) && (c.flags & record::kSomeEigenvalues);
+      const Specific variant{std::string(from_inputs ? "from its inputs"
+                                         : scale     ? "from its scale"
+                                                     : "overflow") +
+                                 (fewer_by_index ? ", fewer than asked for" : ""),
+                             "", ""};
       std::vector<std::string> evidence = {
           label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
               " with a non-finite result: nothing reported it",
@@ -770,25 +777,39 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                                : label(c) +
                                                      ": its inputs were not checked (with alpha = 0 "
                                                      "BLAS need not read A and B; OpenBLAS does)"};
+      // RANGE 'A' fills a caller's array of N; RANGE 'I' returns the M it found of those asked for.
+      const bool some = fewer_by_index;
       if (c.flags & record::kIncomplete) {
-        evidence.push_back(label(c) +
-                           " was asked for all N eigenvalues (RANGE 'A') and computed fewer (M < N): "
-                           "those it did not compute are counted as NaN (the caller's array holds whatever is "
-                           "there: what it held before, as SciPy's zeros, or a NaN LAPACK left)");
+        evidence.push_back(
+            label(c) +
+            (some ? " was asked for eigenvalues IL to IU (RANGE 'I') and computed fewer (M < IU - IL + 1): those it "
+                    "did not compute are counted as NaN (the caller gets the M it computed: SciPy's eigh an "
+                    "array shorter than asked for, even an empty one, and no error)"
+                  : " was asked for all N eigenvalues (RANGE 'A') and computed fewer (M < N): those it did not "
+                    "compute are counted as NaN (the caller's array holds whatever is there: what it held before, "
+                    "as SciPy's zeros, or a NaN LAPACK left)"));
       }
       // An eigensolver that stopped short returned no NaN: what the caller got is its own array.
-      const std::string title =
-          (c.flags & record::kIncomplete)
-              ? label(c) + ": asked for all " + std::to_string(c.n) + " eigenvalues, it returned INFO = 0 without " +
-                    "computing them all" + (from_inputs ? ", on NaN/Inf input" : "") + " (" +
-                    std::to_string(c.output_nan + c.output_inf) + " of its " + std::to_string(c.n) +
-                    " results are no eigenvalues: the caller's array holds what it held, SciPy's zeros)"
-              : label(c) + ": " +
-                    (from_inputs                          ? "its NaN/Inf inputs gave "
-                     : scale                              ? "its non-finite scale gave "
-                     : (c.flags & record::kValuesChecked) ? "finite inputs gave "
-                                                          : "inputs it did not check gave ") +
-                    std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) + " Inf in its output";
+      const std::string incomplete =
+          some ? label(c) +
+                     ": asked for eigenvalues by index (RANGE 'I'), it returned INFO = 0 without computing "
+                     "them all" +
+                     (from_inputs ? ", on NaN/Inf input" : "") + " (" + std::to_string(c.output_nan + c.output_inf) +
+                     " of those asked for are missing or NaN: SciPy returns fewer than were asked for)"
+               : label(c) + ": asked for all " + std::to_string(c.n) +
+                     " eigenvalues, it returned INFO = 0 without computing them all" +
+                     (from_inputs ? ", on NaN/Inf input" : "") + " (" + std::to_string(c.output_nan + c.output_inf) +
+                     " of its " + std::to_string(c.n) +
+                     " results are no eigenvalues: the caller's array holds what it held, SciPy's zeros)";
+      const std::string title = (c.flags & record::kIncomplete)
+                                    ? incomplete
+                                    : label(c) + ": " +
+                                          (from_inputs                          ? "its NaN/Inf inputs gave "
+                                           : scale                              ? "its non-finite scale gave "
+                                           : (c.flags & record::kValuesChecked) ? "finite inputs gave "
+                                                                                : "inputs it did not check gave ") +
+                                          std::to_string(c.output_nan) + " NaN and " + std::to_string(c.output_inf) +
+                                          " Inf in its output";
       out.add("non-finite-output", Severity::Error, c, title, evidence, variant);
     }
   }

@@ -100,8 +100,8 @@ enum CallFlags : std::uint16_t {
   kHasStatus = 1 << 7,        // a cuBLAS/CUDA call: `info` is its status
   kWorkspaceQuery = 1 << 8,   // LWORK = -1: LAPACK only sized its workspace, did no work
   kSomeEigenvalues = 1 << 9,  // SYEVR for some eigenvalues (RANGE 'V' or 'I'): no op replays that
-  kIncomplete = 1 << 10,      // SYEVR asked for all N eigenvalues found M < N with INFO = 0: the
-                              // N - M it did not compute are counted as NaN in its output
+  kIncomplete = 1 << 10,      // SYEVR found fewer (M) than it was asked for (N, or IU - IL + 1) with
+                              // INFO = 0: those it did not compute are counted as NaN in its output
   kXerbla = 1 << 11,          // xerbla was called inside it: xerbla_parameter says which (0 is
                               // OpenBLAS's CBLAS refusing an ORDER that is neither row- nor column-major)
   kLapacke = 1 << 12,         // LAPACKE_<routine> refused it before LAPACK ran (its NaN check, or an

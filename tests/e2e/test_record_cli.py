@@ -2355,7 +2355,8 @@ class RecordC(unittest.TestCase):
         # zeros it allocated (the silent failure: the missing ones count as NaN). An Inf gives
         # NaN eigenvalues with INFO = 0. Each capture replays SYEVR with the program's JOBZ and
         # UPLO to the same diagnoses; a call for some eigenvalues (subset_by_index: RANGE 'I')
-        # is another call.
+        # is not replayed: it returns fewer than it was asked for (here none), INFO = 0 and no
+        # error, the same silent failure.
         script = write("eigh_syevr.py", """
             import numpy as np, scipy.linalg as sl
             s = np.random.default_rng(4).random((8, 8)); s = s + s.T
@@ -2366,14 +2367,15 @@ class RecordC(unittest.TestCase):
                 try:
                     out = sl.eigh(a, check_finite=False, **kwargs)
                     w = out if kwargs.get("eigvals_only") else out[0]
-                    print(name, "returned, finite eigenvalues:", bool(np.isfinite(w).all()))
+                    print(name, "returned, finite eigenvalues:", bool(np.isfinite(w).all()), "count:", len(w))
                 except np.linalg.LinAlgError as e:
                     print(name, "LinAlgError:", e)
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual(proc.returncode, 0, proc.err)
-        self.assertIn("nan returned, finite eigenvalues: True", proc.out)
+        self.assertIn("nan returned, finite eigenvalues: True count: 8", proc.out)
         self.assertIn("inf upper returned, finite eigenvalues: False", proc.out)
+        self.assertIn("subset returned, finite eigenvalues: True count: 0", proc.out)
         calls = sorted((c for c in report["calls"] if c["routine"] == "dsyevr" and not c.get("workspace_query")),
                        key=lambda c: c["id"])
         self.assertEqual(len(calls), 3)
@@ -2384,6 +2386,10 @@ class RecordC(unittest.TestCase):
                       "(8 of its 8 results are no eigenvalues", missing["title"])
         self.assertIn("non-finite-output",
                       [d["id"] for d in report["diagnoses"] if inf_call["id"] in d.get("calls", [d.get("call")])])
+        self.assertTrue(subset_call.get("incomplete"), subset_call)
+        short = next(d for d in report["diagnoses"] if d["id"] == "non-finite-output" and d["call"] == subset_call["id"])
+        self.assertIn("asked for eigenvalues by index (RANGE 'I'), it returned INFO = 0 without computing them all, "
+                      "on NaN/Inf input (3 of those asked for are missing", short["title"])
         self.assertEqual(next(t for t in report["routines"] if t["routine"] == "dsyevr")["failures"], 3)
         captures = {c["call"]: c for c in report["captures"] if c["routine"] == "dsyevr"}
         self.assertEqual(sorted(captures), [nan_call["id"], inf_call["id"]], proc.err)  # not the subset
