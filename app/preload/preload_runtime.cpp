@@ -197,6 +197,8 @@ void register_process(bool blas_found) {
   write_identity(entry);
   entry.attached_ns.store(record::monotonic_ns());
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
+  g_shared->processes_registered.fetch_add(1);
+  ::syscall(SYS_futex, &g_shared->processes_registered, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 // A thread's slot goes back to its process when the thread ends: its totals are the process's.

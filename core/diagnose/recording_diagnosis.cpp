@@ -1,5 +1,7 @@
 #include "diagnose/recording_diagnosis.h"
 
+#include <signal.h>
+
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -888,9 +890,14 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       const bool exited = process != r.processes.end() && process->end_known &&
                           (process->end == record::ProcessEnd::Exited || process->end == record::ProcessEnd::Returned);
       if (!exited) {
-        out.add("program-crashed", Severity::Error, c, "process " + std::to_string(c.pid) + " ended inside " + label(c),
-                {label(c) + " never returned: process " + std::to_string(c.pid) +
-                 " ended while it ran (a crash or a kill; the recorder is not told a child process's signal)"});
+        // The signal, where the kernel told the recorder (Linux 6.15 and later).
+        const int sig = process != r.processes.end() ? process->end_signal : 0;
+        const bool asked_to_stop = sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+        out.add(
+            "program-crashed", asked_to_stop ? Severity::Warning : Severity::Error, c,
+            "process " + std::to_string(c.pid) + " ended inside " + label(c),
+            {label(c) + " never returned: process " + std::to_string(c.pid) + " ended while it ran (" +
+             (sig ? record::ended_by_text(sig) : "a crash or a kill; this kernel does not tell which signal") + ")"});
       }
     } else if (!r.signal.empty() && !r.stopped) {
       out.add(

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 25;
+inline constexpr std::uint32_t kLayoutVersion = 26;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -325,6 +325,9 @@ struct SharedHeader {
   std::atomic<std::uint32_t> recorder_holds_lock;
   std::atomic<std::uint64_t> captured_bytes, captured_count, capture_skipped;
   std::atomic<std::uint32_t> process_count;
+  // A futex moved by every process once its entry is complete: the recorder opens a pidfd on it
+  // at once (a short-lived child may be gone by the recorder's next look).
+  std::atomic<std::uint32_t> processes_registered;
   std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed
   RoutineTotals totals[kRoutineCount][kPrecisionCount];  // of threads that found no free slot
   ProcessEntry processes[kMaxProcesses];

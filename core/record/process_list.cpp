@@ -1,12 +1,18 @@
 #include "record/process_list.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <system_error>
+#include <utility>
 
 #include "text/format.h"
 
@@ -24,6 +30,35 @@ std::vector<std::string> command_line_of(std::uint32_t pid) {
   return argv;
 }
 
+namespace {
+// PIDFD_GET_INFO's argument as Linux 6.15 made it (linux/pidfd.h; Debian 12's headers predate
+// it): exit_code is a wait status, filled once the process has been reaped.
+struct PidfdInfo {
+  std::uint64_t mask = 0, cgroupid = 0;
+  std::uint32_t pid = 0, tgid = 0, ppid = 0, ruid = 0, rgid = 0, euid = 0, egid = 0, suid = 0, sgid = 0, fsuid = 0,
+                fsgid = 0;
+  std::int32_t exit_code = 0;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr std::uint64_t kPidfdInfoExit = 1u << 3;
+}  // namespace
+
+int signal_that_ended(int pidfd) {
+  if (pidfd < 0) return 0;
+  PidfdInfo info;
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return 0;
+  return WIFSIGNALED(info.exit_code) ? WTERMSIG(info.exit_code) : 0;
+}
+
+void release_process_handles(std::vector<ProcessInfo>& processes) {
+  for (ProcessInfo& p : processes) {
+    if (p.pidfd >= 0) ::close(p.pidfd);
+    p.pidfd = -1;
+  }
+}
+
 bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
   if (!zombies_are_gone) return true;
@@ -37,8 +72,56 @@ bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
   return stat[close + 2] != 'Z' && stat[close + 2] != 'X';
 }
 
+ProcessHandles::ProcessHandles(const SharedHeader& header) : m_header(header) {
+  try {
+    m_thread = std::thread(&ProcessHandles::watch, this);
+  } catch (const std::system_error&) {
+    // No thread to be had: pidfds are opened at the recorder's looks instead.
+  }
+}
+
+ProcessHandles::~ProcessHandles() {
+  m_stop.store(true);
+  // The futex word is the program's too: the recorder's own wake-up is a spurious one to it.
+  auto& word = const_cast<std::atomic<std::uint32_t>&>(m_header.processes_registered);
+  word.fetch_add(1);
+  ::syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  if (m_thread.joinable()) m_thread.join();
+  for (const auto& [pid, fd] : m_pidfds) ::close(fd);
+}
+
+int ProcessHandles::take(std::uint32_t pid) {
+  const std::lock_guard lock(m_lock);
+  const auto it = m_pidfds.find(pid);
+  if (it == m_pidfds.end()) return -1;
+  const int fd = it->second;
+  m_pidfds.erase(it);
+  return fd;
+}
+
+void ProcessHandles::watch() {
+  std::vector<bool> opened(kMaxProcesses, false);  // table entries done
+  while (!m_stop.load()) {
+    const std::uint32_t seen = m_header.processes_registered.load();
+    const std::uint32_t count = std::min(m_header.process_count.load(), kMaxProcesses);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const std::uint32_t pid = m_header.processes[i].pid.load();
+      if (opened[i] || pid == 0) continue;  // done, or not complete yet
+      opened[i] = true;
+      const std::lock_guard lock(m_lock);
+      if (m_pidfds.count(pid)) continue;  // an exec'd image: its process's pidfd is the same
+      const int fd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+      if (fd >= 0) m_pidfds.emplace(pid, fd);
+    }
+    if (m_stop.load()) break;  // the destructor's wake-up may have come before `seen` was read
+    // Bounded: an entry whose process died before completing it is looked at again later.
+    const timespec bound{0, 100000000};
+    ::syscall(SYS_futex, &m_header.processes_registered, FUTEX_WAIT, seen, &bound, nullptr, 0);
+  }
+}
+
 void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<ProcessInfo>& processes,
-                       bool zombies_are_gone) {
+                       bool zombies_are_gone, ProcessHandles* handles) {
   std::vector<ProcessInfo> before = std::move(processes);
   processes.clear();
   const std::uint32_t count = std::min(h.process_count.load(), kMaxProcesses);
@@ -120,7 +203,23 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     }
     info.end = end_of(ending);
     info.exit_status = info.end == ProcessEnd::Exited || info.end == ProcessEnd::Exiting ? status_of(ending) : -1;
+    // Its pidfd (one per pid: an exec'd image keeps its process's), opened while it is alive,
+    // says once it has been reaped which signal ended it, if one did.
+    const auto same_pid =
+        std::find_if(before.begin(), before.end(), [&](const ProcessInfo& p) { return p.pid == info.pid; });
+    if (same_pid != before.end()) {
+      info.pidfd = std::exchange(same_pid->pidfd, -1);
+      info.end_signal = same_pid->end_signal;
+    } else {
+      info.pidfd = handles ? handles->take(info.pid) : -1;
+      if (info.pidfd < 0 && info.alive) {
+        info.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(info.pid), 0));
+      }
+    }
+    if (!info.alive && !info.end_signal && info.pidfd >= 0) info.end_signal = signal_that_ended(info.pidfd);
   }
+  // Entries no longer in the table (none are ever removed; to be safe) give theirs back.
+  release_process_handles(before);
 }
 
 }  // namespace blasscope::record

@@ -94,8 +94,8 @@ std::vector<std::string> program_environment(const std::string& library, const s
   return env;
 }
 
-void collect_processes(SharedHeader& h, Recording& out, bool zombies_are_gone = false) {
-  collect_processes(h, monotonic_ns(), out.processes, zombies_are_gone);
+void collect_processes(SharedHeader& h, Recording& out, ProcessHandles& handles, bool zombies_are_gone = false) {
+  collect_processes(h, monotonic_ns(), out.processes, zombies_are_gone, &handles);
 }
 
 std::vector<RoutineTotal> routine_totals(const ProcessTotals& totals, const ClockMap& clock) {
@@ -190,6 +190,7 @@ Recording record_program(const RecordOptions& options) {
     return out;
   }
   SharedBuffer buffer(options.check_values);
+  ProcessHandles handles(buffer.header());
   buffer.set_nested_limit(options.nested_limit);
   buffer.publish_long_call(kLongNestedCallNs);  // at once with the monotonic clock; the TSC's rate takes 20 ms
   out.nested_limit = options.nested_limit;
@@ -306,7 +307,7 @@ Recording record_program(const RecordOptions& options) {
                                : seconds * (kRingCapacity / 4.0) / std::max<double>(static_cast<double>(drained), 1.0);
     const double longest = buffer.wakes_when_full() && exit_fd >= 0 ? kQuietWait : kPolledWait;
     auto wait = std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(quarter, 200e-6, longest) * 1e6));
-    collect_processes(buffer.header(), out);
+    collect_processes(buffer.header(), out, handles);
     bool stop_requested = false;
     if (options.progress && now >= next_progress) {
       stop_requested = !options.progress(buffer.header().write_index.load());
@@ -375,7 +376,7 @@ Recording record_program(const RecordOptions& options) {
   buffer.stop_growing();  // the program has ended: the ring needs no more room
   if (stopping) {
     // Children that ignored SIGTERM go now, like the program.
-    collect_processes(buffer.header(), out);
+    collect_processes(buffer.header(), out, handles);
     for (ProcessInfo& p : out.processes) {
       if (p.pid == out.pid || !process_alive(p.pid, true)) continue;
       p.stopped = true;
@@ -416,7 +417,8 @@ Recording record_program(const RecordOptions& options) {
   out.calls_not_kept += calls.not_kept() + buffer.header().dropped.load() + buffer.lost();
   out.calls_unlisted = calls.unlisted();
   for (const CallRecord& c : out.running) out.calls_unlisted += c.unlisted;  // made inside a call that never returned
-  collect_processes(buffer.header(), out, true);
+  collect_processes(buffer.header(), out, handles, true);
+  release_process_handles(out.processes);
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
   for (CallRecord& c : out.running) {
@@ -585,17 +587,38 @@ std::string end_text(const ProcessInfo& p) {
         // exit(N) or main's return of N: libc then runs the same exit handlers.
         const std::string ending = "called exit(" + std::to_string(p.exit_status) + ") or returned " +
                                    std::to_string(p.exit_status) + " from main, then ";
+        const std::string which = p.end_signal ? "by " + signal_text(p.end_signal) : std::string("by a signal");
         return ending + (p.stopped ? kStoppedText
-                                   : "ended by a signal in its exit handlers (a crash in an atexit handler or a "
-                                     "destructor, or a kill)");
+                                   : "ended " + which +
+                                         " in its exit handlers (a crash in an atexit handler or a destructor, or a "
+                                         "kill)");
       }
       break;
     case ProcessEnd::None: break;
   }
   if (!p.alive && p.stopped) return kStoppedText;
+  if (!p.alive && p.end_signal) return ended_by_text(p.end_signal);
   return p.alive ? "still running when the program ended"
                  : "gone without exiting: a signal (a crash, the OOM killer or a kill; which one is not seen), or an "
                    "exec into a program that was not recorded";
+}
+
+std::string ended_by_text(int sig) {
+  const std::string name = signal_text(sig);
+  switch (sig) {
+    case SIGTERM:
+      return "ended by SIGTERM (a request to stop, not a crash: multiprocessing's Pool ends its workers so)";
+    case SIGINT:
+    case SIGHUP: return "ended by " + name + ": a request to stop (Ctrl-C, a closed terminal), not a crash";
+    case SIGKILL: return "killed by SIGKILL (a kill -9, a parent ending it, or the OOM killer)";
+    case SIGPIPE: return "ended by SIGPIPE: it wrote to a pipe whose reader had gone";
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGILL:
+    case SIGFPE:
+    case SIGABRT: return "crashed: " + name;
+    default: return "ended by " + name;
+  }
 }
 
 std::string unlisted_note(const Recording& r) {

@@ -27,6 +27,10 @@ struct ProcessInfo {
   // whether it was still alive when last looked at (an end of None once gone is a signal's).
   ProcessEnd end = ProcessEnd::None;
   int exit_status = -1;  // the status exit() or _exit() was given (Exiting, Exited)
+  // The signal that ended it, where the kernel said (0: none, or not known): a child is not the
+  // recorder's to wait for, but a pidfd held on it tells (PIDFD_INFO_EXIT, Linux 6.15 and later).
+  int end_signal = 0;
+  int pidfd = -1;  // while recording: held from when the recorder first saw it alive
   bool alive = true;
   // Signalled by the recorder when it stopped the program (--timeout, Stop, a Ctrl-C while a
   // call hung): a process gone without exiting after that was ended by the recorder.
@@ -44,6 +48,8 @@ struct ProcessInfo {
 std::string end_name(const ProcessInfo& process);
 // The same in words, for a child process: "exit status 1", "ended by a signal (...)".
 std::string end_text(const ProcessInfo& process);
+// How a process ended by signal `sig` is said ("crashed: SIGSEGV").
+std::string ended_by_text(int sig);
 
 // Exact totals of one routine in one precision, over every call the program made.
 struct RoutineTotal {

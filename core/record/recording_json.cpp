@@ -1,5 +1,7 @@
 #include "record/recording_json.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -89,6 +91,15 @@ void read_end(const json& p, ProcessInfo& process) {
   process.alive = ended == "running";
   process.stopped = ended == "stopped";
   if (process.end == ProcessEnd::Exited) process.exit_status = field<int>(p, "exit_status", -1);
+  // "SIGTERM": the signal that ended it, where the kernel said (a name this system knows).
+  const std::string signal = field<std::string>(p, "signal", "");
+  for (int sig = 1; sig < 65 && signal.size() > 3 && !process.alive; ++sig) {
+    const char* abbrev = ::sigabbrev_np(sig);
+    if (abbrev && signal.compare(3, std::string::npos, abbrev) == 0 && signal.starts_with("SIG")) {
+      process.end_signal = sig;
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -139,6 +150,10 @@ json to_json(const Recording& r, bool with_calls) {
     if (p.blas_loaded && !p.blas_found) processes.back()["blas_loaded"] = true;
     if (const std::string ended = end_name(p); !ended.empty()) processes.back()["ended"] = ended;
     if (p.end_known && p.end == ProcessEnd::Exited) processes.back()["exit_status"] = p.exit_status;
+    if (p.end_known && !p.alive && p.end_signal) {
+      const char* abbrev = ::sigabbrev_np(p.end_signal);
+      if (abbrev) processes.back()["signal"] = std::string("SIG") + abbrev;
+    }
     if (!p.blas_library.empty()) processes.back()["blas_library"] = p.blas_library;
     if (!p.openblas_corename.empty()) processes.back()["openblas_corename"] = p.openblas_corename;
     // What the kernel mismatch was judged from, kept with the process that said it.

@@ -5,13 +5,17 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +29,67 @@
 
 namespace blasscope::record {
 namespace {
+
+namespace {
+// A child that waits for a signal; its pid.
+pid_t paused_child() {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  return pid;
+}
+}  // namespace
+
+TEST(ProcessEnd, APidfdSaysWhichSignalEndedItsProcessOnceReaped) {
+  const pid_t child = paused_child();
+  ASSERT_GT(child, 0);
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+  ASSERT_GE(pidfd, 0) << std::strerror(errno);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  const int told = blasscope::record::signal_that_ended(pidfd);
+  ::close(pidfd);
+  if (told == 0) GTEST_SKIP() << "this kernel does not say how a process ended (PIDFD_INFO_EXIT: Linux 6.15)";
+  EXPECT_EQ(told, SIGTERM);
+  // One that exited was ended by no signal.
+  const pid_t exits = ::fork();
+  if (exits == 0) ::_exit(3);
+  const int exits_fd = static_cast<int>(::syscall(SYS_pidfd_open, exits, 0));
+  ::waitpid(exits, &status, 0);
+  EXPECT_EQ(blasscope::record::signal_that_ended(exits_fd), 0);
+  if (exits_fd >= 0) ::close(exits_fd);
+}
+
+TEST(ProcessEnd, AProcessThatAttachesGetsAPidfdAtOnce) {
+  // A short-lived child may be reaped before the recorder's next look: the handle is opened as
+  // soon as its entry is complete, and still says how it ended after it is gone.
+  blasscope::record::SharedBuffer buffer(false);
+  blasscope::record::ProcessHandles handles(buffer.header());
+  const pid_t child = paused_child();
+  ASSERT_GT(child, 0);
+  blasscope::record::SharedHeader& h = buffer.header();
+  const std::uint32_t index = h.process_count.fetch_add(1);
+  h.processes[index].pid.store(static_cast<std::uint32_t>(child));
+  h.processes_registered.fetch_add(1);
+  ::syscall(SYS_futex, &h.processes_registered, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  int pidfd = -1;
+  for (int tries = 0; tries < 500 && pidfd < 0; ++tries) {
+    pidfd = handles.take(static_cast<std::uint32_t>(child));
+    if (pidfd < 0) ::usleep(10000);
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_GE(pidfd, 0) << "no pidfd was opened on the process that attached";
+  EXPECT_EQ(handles.take(static_cast<std::uint32_t>(child)), -1) << "taken once";
+  const int told = blasscope::record::signal_that_ended(pidfd);
+  ::close(pidfd);
+  if (told == 0) GTEST_SKIP() << "this kernel does not say how a process ended (PIDFD_INFO_EXIT: Linux 6.15)";
+  EXPECT_EQ(told, SIGKILL);
+}
 
 TEST(ClockMap, TicksMapOntoTheLineThroughBothSamples) {
   // 3 ticks per nanosecond, tick 3000 at 1000 ns.

@@ -394,8 +394,9 @@ TEST(RecordingDiagnosis, AComplexDriverIsNamedAfterTheScalingItsProgramSawRefuse
   const auto found = of(diagnose_recording(r), "dlascl-invalid-cfrom");
   ASSERT_EQ(found.size(), 1u);
   EXPECT_NE(found[0].title.find("ZLASCL rejected its CFROM"), std::string::npos) << found[0].title;
-  EXPECT_TRUE(contains(found[0].evidence, "xerbla reported ZLASCL parameter 4 (3 times in this call), and DLASCL "
-                                          "parameter 4 (2 times)"));
+  EXPECT_TRUE(contains(found[0].evidence,
+                       "xerbla reported ZLASCL parameter 4 (3 times in this call), and DLASCL "
+                       "parameter 4 (2 times)"));
 }
 
 TEST(RecordingDiagnosis, ACallStoppedWhileRunningIsAHangAndNeverSaidToHaveReturned) {
@@ -596,6 +597,16 @@ TEST(RecordingReport, AChildsEndIsReadFromItsSessionOrLeftUnknown) {
   };
   EXPECT_NE(status_of(R"({"pid": 7, "ended": "exit", "exit_status": 3})").find("exit status 3"), std::string::npos);
   EXPECT_NE(status_of(R"({"pid": 7, "ended": "signal"})").find("gone without exiting: a signal"), std::string::npos);
+  // Where the kernel said which signal, the session keeps it and the summary names it.
+  const std::string terminated = R"({"pid": 7, "ended": "signal", "signal": "SIGTERM"})";
+  EXPECT_NE(status_of(terminated).find("ended by SIGTERM (a request to stop, not a crash"), std::string::npos);
+  EXPECT_EQ(blasscope::record::to_json(blasscope::record::parse_recording_text(child_session(terminated)),
+                                       false)["processes"][0]["signal"],
+            "SIGTERM");
+  EXPECT_NE(status_of(R"({"pid": 7, "ended": "signal", "signal": "SIGSEGV"})").find("crashed: SIGSEGV"),
+            std::string::npos);
+  EXPECT_NE(status_of(R"({"pid": 7, "ended": "signal", "signal": "SIGNOTHING"})").find("gone without exiting"),
+            std::string::npos);
   for (const std::string unknown : {R"({"pid": 7})", R"({"pid": 7, "ended": "vanished"})"}) {
     EXPECT_NE(status_of(unknown).find("exit status unknown (a child process)"), std::string::npos) << unknown;
     const Recording r = blasscope::record::parse_recording_text(child_session(unknown));
