@@ -38,8 +38,11 @@ namespace blasscope::preload {
 namespace {
 
 record::SharedHeader* g_shared = nullptr;
-// The shared file's path, as the recorder gave it (the environment is the program's to change).
+// The shared file's path, as the recorder gave it (the environment is the program's to change),
+// and which file it was then: a file found there later is the recorder's only if it is that one.
 char g_shared_path[PATH_MAX];
+dev_t g_shared_device = 0;
+ino_t g_shared_inode = 0;
 pthread_key_t g_slot_key;  // its destructor gives a thread's active slot back
 std::uint32_t g_pid = 0;
 thread_local std::uint32_t t_tid = 0;
@@ -194,6 +197,12 @@ void register_process(bool blas_found) {
     }
   }
   if (blas_found) entry.blas_found.store(1);
+  if (const int stat = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC); stat >= 0) {
+    char text[1024];
+    const ssize_t got = ::read(stat, text, sizeof text);
+    ::close(stat);
+    if (got > 0) entry.start_ticks.store(record::start_ticks_in(text, static_cast<std::size_t>(got)));
+  }
   write_identity(entry);
   entry.attached_ns.store(record::monotonic_ns());
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
@@ -284,6 +293,7 @@ __attribute__((constructor)) void attach() {
   }
   ::pthread_key_create(&g_slot_key, release_slot);
   if (std::strlen(path) < sizeof g_shared_path) std::strcpy(g_shared_path, path);
+  g_shared_device = st.st_dev, g_shared_inode = st.st_ino;
   g_shared = header;
   g_check_values = header->check_values.load() != 0;
   g_clock = header->clock.load();
@@ -345,9 +355,16 @@ void sleep_until_room(record::SharedHeader& s, std::uint64_t w) {
 // Where the recorder could not lock the file (a file system without locks), nothing is known.
 bool recorder_died(const record::SharedHeader& s) {
   if (!s.recorder_holds_lock.load(std::memory_order_relaxed) || !g_shared_path[0]) return false;
+  // Asked at most every 50 ms by the whole process, however many threads wait.
+  static std::atomic<std::uint64_t> last_asked{0};
+  const std::uint64_t now = record::monotonic_ns();
+  std::uint64_t before = last_asked.load(std::memory_order_relaxed);
+  if (now - before < 50000000 || !last_asked.compare_exchange_strong(before, now)) return false;
   const int fd = ::open(g_shared_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;  // another mount namespace, or removed: the 10 s rule decides
-  const bool unheld = ::flock(fd, LOCK_SH | LOCK_NB) == 0;
+  struct stat st;
+  const bool same_file = ::fstat(fd, &st) == 0 && st.st_dev == g_shared_device && st.st_ino == g_shared_inode;
+  const bool unheld = same_file && ::flock(fd, LOCK_SH | LOCK_NB) == 0;
   ::close(fd);  // and with it the lock just taken
   return unheld;
 }

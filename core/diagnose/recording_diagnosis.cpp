@@ -780,29 +780,30 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
                                                      ": its inputs were not checked (with alpha = 0 "
                                                      "BLAS need not read A and B; OpenBLAS does)"};
       // RANGE 'A' fills a caller's array of N; RANGE 'I' returns the M it found of those asked for.
-      const bool some = fewer_by_index;
       if (c.flags & record::kIncomplete) {
         evidence.push_back(
             label(c) +
-            (some ? " was asked for eigenvalues IL to IU (RANGE 'I') and computed fewer (M < IU - IL + 1): those it "
-                    "did not compute are counted as NaN (the caller gets the M it computed: SciPy's eigh an "
-                    "array shorter than asked for, even an empty one, and no error)"
-                  : " was asked for all N eigenvalues (RANGE 'A') and computed fewer (M < N): those it did not "
-                    "compute are counted as NaN (the caller's array holds whatever is there: what it held before, "
-                    "as SciPy's zeros, or a NaN LAPACK left)"));
+            (fewer_by_index
+                 ? " was asked for eigenvalues IL to IU (RANGE 'I') and computed fewer (M < IU - IL + 1): those it "
+                   "did not compute are counted as NaN (the caller gets the M it computed: SciPy's eigh an "
+                   "array shorter than asked for, even an empty one, and no error)"
+                 : " was asked for all N eigenvalues (RANGE 'A') and computed fewer (M < N): those it did not "
+                   "compute are counted as NaN (the caller's array holds whatever is there: what it held before, "
+                   "as SciPy's zeros, or a NaN LAPACK left)"));
       }
       // An eigensolver that stopped short returned no NaN: what the caller got is its own array.
       const std::string incomplete =
-          some ? label(c) +
-                     ": asked for eigenvalues by index (RANGE 'I'), it returned INFO = 0 without computing "
-                     "them all" +
-                     (from_inputs ? ", on NaN/Inf input" : "") + " (" + std::to_string(c.output_nan + c.output_inf) +
-                     " of those asked for are missing or NaN: SciPy returns fewer than were asked for)"
-               : label(c) + ": asked for all " + std::to_string(c.n) +
-                     " eigenvalues, it returned INFO = 0 without computing them all" +
-                     (from_inputs ? ", on NaN/Inf input" : "") + " (" + std::to_string(c.output_nan + c.output_inf) +
-                     " of its " + std::to_string(c.n) +
-                     " results are no eigenvalues: the caller's array holds what it held, SciPy's zeros)";
+          fewer_by_index
+              ? label(c) +
+                    ": asked for eigenvalues by index (RANGE 'I'), it returned INFO = 0 without computing "
+                    "them all" +
+                    (from_inputs ? ", on NaN/Inf input" : "") + " (" + std::to_string(c.output_nan + c.output_inf) +
+                    " of those asked for are missing or NaN: SciPy returns fewer than were asked for)"
+              : label(c) + ": asked for all " + std::to_string(c.n) +
+                    " eigenvalues, it returned INFO = 0 without computing them all" +
+                    (from_inputs ? ", on NaN/Inf input" : "") + " (" + std::to_string(c.output_nan + c.output_inf) +
+                    " of its " + std::to_string(c.n) +
+                    " results are no eigenvalues: the caller's array holds what it held, SciPy's zeros)";
       const std::string title = (c.flags & record::kIncomplete)
                                     ? incomplete
                                     : label(c) + ": " +

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 26;
+inline constexpr std::uint32_t kLayoutVersion = 27;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -274,6 +274,10 @@ struct ProcessEntry {
   // CLOCK_MONOTONIC ns when it attached, and when it last said how it ends (0: not said): its
   // wall time, whatever the recorder's looks at it missed.
   std::atomic<std::uint64_t> attached_ns, ended_ns;
+  // When it started (/proc/PID/stat's starttime; 0: not read): a pid the recorder opens a pidfd
+  // on is this process only if its start time is the same (not a pid reused, nor one of another
+  // pid namespace).
+  std::atomic<std::uint64_t> start_ticks;
   char command[116];
   // The BLAS it calls, said once (complete when blas_said is 2): the library the first routine
   // it called resolved to, and what that library's OpenBLAS says of itself and the
@@ -283,6 +287,23 @@ struct ProcessEntry {
   char blas_corename[32], blas_coretype[32];
   char blas_config[128];
 };
+
+// The start time in /proc/PID/stat's text (its 22nd field, clock ticks after boot), or 0. The
+// command (field 2) is in parentheses and may hold spaces and parentheses itself.
+inline std::uint64_t start_ticks_in(const char* stat, std::size_t size) {
+  std::size_t at = size;
+  while (at > 0 && stat[at - 1] != ')') --at;
+  if (at == 0) return 0;
+  for (int field = 2; field < 21; ++field) {  // fields 3 to 21 follow the ')'
+    while (at < size && stat[at] == ' ') ++at;
+    while (at < size && stat[at] != ' ') ++at;
+  }
+  while (at < size && stat[at] == ' ') ++at;
+  std::uint64_t ticks = 0;
+  for (; at < size && stat[at] >= '0' && stat[at] <= '9'; ++at)
+    ticks = ticks * 10 + static_cast<std::uint64_t>(stat[at] - '0');
+  return ticks;
+}
 
 // Fields written on every call, by the recorder, and read-mostly ones sit on separate cache
 // lines: a recorder storing its read index must not evict the writers' line.

@@ -44,20 +44,22 @@ constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
 constexpr std::uint64_t kPidfdInfoExit = 1u << 3;
 }  // namespace
 
-int signal_that_ended(int pidfd) {
-  if (pidfd < 0) return 0;
+std::optional<int> exit_status_of(int pidfd) {
+  if (pidfd < 0) return std::nullopt;
   PidfdInfo info;
   info.mask = kPidfdInfoExit;
-  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return 0;
-  return WIFSIGNALED(info.exit_code) ? WTERMSIG(info.exit_code) : 0;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return std::nullopt;
+  return info.exit_code;
 }
 
-void release_process_handles(std::vector<ProcessInfo>& processes) {
-  for (ProcessInfo& p : processes) {
-    if (p.pidfd >= 0) ::close(p.pidfd);
-    p.pidfd = -1;
-  }
+namespace {
+// /proc/PID/stat's start time of `pid`, or 0.
+std::uint64_t start_ticks_of(std::uint32_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return start_ticks_in(stat.data(), stat.size());
 }
+}  // namespace
 
 bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
@@ -76,7 +78,7 @@ ProcessHandles::ProcessHandles(const SharedHeader& header) : m_header(header) {
   try {
     m_thread = std::thread(&ProcessHandles::watch, this);
   } catch (const std::system_error&) {
-    // No thread to be had: pidfds are opened at the recorder's looks instead.
+    // No thread to be had: how children ended is not known, as on kernels that do not say.
   }
 }
 
@@ -87,31 +89,45 @@ ProcessHandles::~ProcessHandles() {
   word.fetch_add(1);
   ::syscall(SYS_futex, &word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
   if (m_thread.joinable()) m_thread.join();
-  for (const auto& [pid, fd] : m_pidfds) ::close(fd);
+  for (const auto& [pid, handle] : m_handles) {
+    if (handle.fd >= 0) ::close(handle.fd);
+  }
 }
 
-int ProcessHandles::take(std::uint32_t pid) {
+std::optional<int> ProcessHandles::wait_status(std::uint32_t pid) {
   const std::lock_guard lock(m_lock);
-  const auto it = m_pidfds.find(pid);
-  if (it == m_pidfds.end()) return -1;
-  const int fd = it->second;
-  m_pidfds.erase(it);
-  return fd;
+  const auto it = m_handles.find(pid);
+  if (it == m_handles.end()) return std::nullopt;
+  Handle& h = it->second;
+  if (!h.status && h.fd >= 0 && (h.status = exit_status_of(h.fd))) {
+    ::close(h.fd);
+    h.fd = -1;
+  }
+  return h.status;
 }
 
 void ProcessHandles::watch() {
-  std::vector<bool> opened(kMaxProcesses, false);  // table entries done
+  std::vector<bool> looked_at(kMaxProcesses, false);  // table entries done
   while (!m_stop.load()) {
     const std::uint32_t seen = m_header.processes_registered.load();
     const std::uint32_t count = std::min(m_header.process_count.load(), kMaxProcesses);
     for (std::uint32_t i = 0; i < count; ++i) {
-      const std::uint32_t pid = m_header.processes[i].pid.load();
-      if (opened[i] || pid == 0) continue;  // done, or not complete yet
-      opened[i] = true;
+      const ProcessEntry& e = m_header.processes[i];
+      const std::uint32_t pid = e.pid.load();
+      if (looked_at[i] || pid == 0) continue;  // done, or not complete yet
+      looked_at[i] = true;
       const std::lock_guard lock(m_lock);
-      if (m_pidfds.count(pid)) continue;  // an exec'd image: its process's pidfd is the same
+      if (m_handles.count(pid)) continue;  // an exec'd image: its process's pidfd is the same
       const int fd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
-      if (fd >= 0) m_pidfds.emplace(pid, fd);
+      if (fd < 0) continue;
+      // The process the entry is about only if it started when the entry says: not a pid
+      // reused since, nor the same number in another pid namespace.
+      const std::uint64_t started = e.start_ticks.load();
+      if (started == 0 || start_ticks_of(pid) != started) {
+        ::close(fd);
+        continue;
+      }
+      m_handles[pid].fd = fd;
     }
     if (m_stop.load()) break;  // the destructor's wake-up may have come before `seen` was read
     // Bounded: an entry whose process died before completing it is looked at again later.
@@ -119,6 +135,17 @@ void ProcessHandles::watch() {
     ::syscall(SYS_futex, &m_header.processes_registered, FUTEX_WAIT, seen, &bound, nullptr, 0);
   }
 }
+
+namespace {
+void apply_wait_status(int status, ProcessInfo& info) {
+  if (WIFSIGNALED(status)) {
+    info.end_signal = WTERMSIG(status);
+  } else if (WIFEXITED(status) && (info.end == ProcessEnd::None || info.end == ProcessEnd::Exiting)) {
+    info.end = ProcessEnd::Exited;
+    info.exit_status = WEXITSTATUS(status);
+  }
+}
+}  // namespace
 
 void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<ProcessInfo>& processes,
                        bool zombies_are_gone, ProcessHandles* handles) {
@@ -203,23 +230,11 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     }
     info.end = end_of(ending);
     info.exit_status = info.end == ProcessEnd::Exited || info.end == ProcessEnd::Exiting ? status_of(ending) : -1;
-    // Its pidfd (one per pid: an exec'd image keeps its process's), opened while it is alive,
-    // says once it has been reaped which signal ended it, if one did.
-    const auto same_pid =
-        std::find_if(before.begin(), before.end(), [&](const ProcessInfo& p) { return p.pid == info.pid; });
-    if (same_pid != before.end()) {
-      info.pidfd = std::exchange(same_pid->pidfd, -1);
-      info.end_signal = same_pid->end_signal;
-    } else {
-      info.pidfd = handles ? handles->take(info.pid) : -1;
-      if (info.pidfd < 0 && info.alive) {
-        info.pidfd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(info.pid), 0));
-      }
-    }
-    if (!info.alive && !info.end_signal && info.pidfd >= 0) info.end_signal = signal_that_ended(info.pidfd);
+    // Gone: where the kernel says how (a pidfd held since it attached), which signal ended it,
+    // or the status of an exit its preload did not see (an exec into a program not recorded).
+    if (const auto status = !info.alive && handles ? handles->wait_status(info.pid) : std::nullopt)
+      apply_wait_status(*status, info);
   }
-  // Entries no longer in the table (none are ever removed; to be safe) give theirs back.
-  release_process_handles(before);
 }
 
 }  // namespace blasscope::record

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -14,23 +15,29 @@
 
 namespace blasscope::record {
 
-// A pidfd on every process that attaches, opened by a thread as soon as its entry is complete:
-// the recorder looks at the table only now and then, and a short-lived child may be gone and
-// reaped by then, when its pid can no longer be asked which signal ended it.
+// A pidfd on every process that attaches, opened by a thread as soon as its entry is complete
+// (best effort: a process gone before then has none). The recorder looks at the table only now
+// and then, and a short-lived child may be gone and reaped by then; held from the start, its
+// pidfd says how it ended (Linux 6.15 and later), even though it is not the recorder's child.
 class ProcessHandles {
  public:
   explicit ProcessHandles(const SharedHeader& header);
-  ~ProcessHandles();  // stops the thread and closes every pidfd not taken
+  ~ProcessHandles();  // stops the thread and closes every pidfd
   ProcessHandles(const ProcessHandles&) = delete;
   ProcessHandles& operator=(const ProcessHandles&) = delete;
-  // The pidfd opened on `pid`, the caller's to close from then on; -1 where none was.
-  int take(std::uint32_t pid);
+  // How process `pid` ended, as a wait status, once it has been reaped; nullopt where the kernel
+  // does not say (not reaped yet, no pidfd, a kernel before 6.15).
+  std::optional<int> wait_status(std::uint32_t pid);
 
  private:
+  struct Handle {
+    int fd = -1;  // closed once the status is known
+    std::optional<int> status;
+  };
   void watch();
   const SharedHeader& m_header;
   std::mutex m_lock;
-  std::unordered_map<std::uint32_t, int> m_pidfds;  // by pid, not yet taken
+  std::unordered_map<std::uint32_t, Handle> m_handles;  // by pid
   std::atomic<bool> m_stop{false};
   std::thread m_thread;
 };
@@ -41,16 +48,13 @@ class ProcessHandles {
 // is still alive is marked seen now, so a child's session can say how long it ran.
 // With `zombies_are_gone` (the last look), a process that has ended but is not yet reaped
 // counts as gone: its parent may be gone too, and whoever inherits it may never reap it.
-// Each process gets a pidfd (see ProcessHandles; taken from `handles` where it has one).
+// How a process that is gone ended is taken from `handles` where the kernel says it.
 void collect_processes(const SharedHeader& header, std::uint64_t now_ns, std::vector<ProcessInfo>& processes,
                        bool zombies_are_gone = false, ProcessHandles* handles = nullptr);
 
-// Closes the pidfds collect_processes opened (after its last look).
-void release_process_handles(std::vector<ProcessInfo>& processes);
-
-// The signal that ended the process `pidfd` refers to, once it has been reaped; 0 where it
-// exited, is not reaped yet, or the kernel does not say (before Linux 6.15).
-int signal_that_ended(int pidfd);
+// The wait status of the process `pidfd` refers to, once it has been reaped; nullopt where it
+// is not yet, or the kernel does not say (before Linux 6.15).
+std::optional<int> exit_status_of(int pidfd);
 
 // Whether the process exists and has not ended (a zombie has, when `zombies_are_gone`).
 bool process_alive(std::uint32_t pid, bool zombies_are_gone);

@@ -418,7 +418,6 @@ Recording record_program(const RecordOptions& options) {
   out.calls_unlisted = calls.unlisted();
   for (const CallRecord& c : out.running) out.calls_unlisted += c.unlisted;  // made inside a call that never returned
   collect_processes(buffer.header(), out, handles, true);
-  release_process_handles(out.processes);
   // Calls were timed in the shared file's clock: from here on everything is in nanoseconds.
   const ClockMap clock = buffer.clock_map();
   for (CallRecord& c : out.running) {
@@ -587,11 +586,10 @@ std::string end_text(const ProcessInfo& p) {
         // exit(N) or main's return of N: libc then runs the same exit handlers.
         const std::string ending = "called exit(" + std::to_string(p.exit_status) + ") or returned " +
                                    std::to_string(p.exit_status) + " from main, then ";
-        const std::string which = p.end_signal ? "by " + signal_text(p.end_signal) : std::string("by a signal");
-        return ending + (p.stopped ? kStoppedText
-                                   : "ended " + which +
-                                         " in its exit handlers (a crash in an atexit handler or a destructor, or a "
-                                         "kill)");
+        if (p.stopped) return ending + kStoppedText;
+        return ending + (p.end_signal ? ended_by_text(p.end_signal) + ", in its exit handlers"
+                                      : "ended by a signal in its exit handlers (a crash in an atexit handler or a "
+                                        "destructor, or a kill)");
       }
       break;
     case ProcessEnd::None: break;
@@ -607,7 +605,8 @@ std::string ended_by_text(int sig) {
   const std::string name = signal_text(sig);
   switch (sig) {
     case SIGTERM:
-      return "ended by SIGTERM (a request to stop, not a crash: multiprocessing's Pool ends its workers so)";
+      return "ended by SIGTERM (a request to stop, not a crash: multiprocessing's Pool ends its workers so, for "
+             "one)";
     case SIGINT:
     case SIGHUP: return "ended by " + name + ": a request to stop (Ctrl-C, a closed terminal), not a crash";
     case SIGKILL: return "killed by SIGKILL (a kill -9, a parent ending it, or the OOM killer)";

@@ -28,9 +28,8 @@ struct ProcessInfo {
   ProcessEnd end = ProcessEnd::None;
   int exit_status = -1;  // the status exit() or _exit() was given (Exiting, Exited)
   // The signal that ended it, where the kernel said (0: none, or not known): a child is not the
-  // recorder's to wait for, but a pidfd held on it tells (PIDFD_INFO_EXIT, Linux 6.15 and later).
+  // recorder's to wait for, but a pidfd held on it tells (ProcessHandles).
   int end_signal = 0;
-  int pidfd = -1;  // while recording: held from when the recorder first saw it alive
   bool alive = true;
   // Signalled by the recorder when it stopped the program (--timeout, Stop, a Ctrl-C while a
   // call hung): a process gone without exiting after that was ended by the recorder.

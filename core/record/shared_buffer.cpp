@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -176,6 +177,26 @@ ClockMap SharedBuffer::clock_map() const {
   return m_clock.update(m_tick0, m_ns0, tick1, ns1);
 }
 
+namespace {
+// Whether a lock on `fd` is the kernel's own (flock on a local file system), which holds until
+// its holder's last descriptor of it goes, as the program's check for a dead recorder takes it
+// to. NFS and other network file systems emulate flock with POSIX locks, which one close() of
+// any descriptor of the file by the same process lets go.
+bool locks_are_local(int fd) {
+  struct statfs fs;
+  if (::fstatfs(fd, &fs) != 0) return false;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0x01021994:  // tmpfs (/dev/shm)
+    case 0xEF53:      // ext2/3/4
+    case 0x58465342:  // xfs
+    case 0x9123683E:  // btrfs
+    case 0x794C7630:  // overlayfs (a container's /tmp)
+      return true;
+    default: return false;
+  }
+}
+}  // namespace
+
 SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ring_entries(ring_entries) {
   struct stat st;
   const std::string dir = ::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
@@ -214,7 +235,7 @@ SharedBuffer::SharedBuffer(bool check_values, std::uint64_t ring_entries) : m_ri
   m_header->check_values.store(check_values ? 1 : 0);
   m_header->nested_limit.store(UINT32_MAX);  // every call listed, unless set_nested_limit says otherwise
   m_header->clock.store(choose_clock());
-  m_header->recorder_holds_lock.store(locked ? 1 : 0);
+  m_header->recorder_holds_lock.store(locked && locks_are_local(m_fd) ? 1 : 0);
   sample_clocks(m_header->clock.load(), m_tick0, m_ns0);
   m_allocated.store(first);
   publish_write_limit();

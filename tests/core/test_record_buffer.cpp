@@ -20,6 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <string>
 
 #include "record/process_list.h"
@@ -30,7 +33,6 @@
 namespace blasscope::record {
 namespace {
 
-namespace {
 // A child that waits for a signal; its pid.
 pid_t paused_child() {
   const pid_t pid = ::fork();
@@ -40,9 +42,43 @@ pid_t paused_child() {
   }
   return pid;
 }
-}  // namespace
 
-TEST(ProcessEnd, APidfdSaysWhichSignalEndedItsProcessOnceReaped) {
+// /proc/PID/stat's start time, as the preload records it.
+std::uint64_t start_ticks(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return start_ticks_in(stat.data(), stat.size());
+}
+
+// Puts `pid` in the table as the preload does, with `started` as its start time.
+void attach_as(SharedHeader& h, pid_t pid, std::uint64_t started) {
+  const std::uint32_t index = h.process_count.fetch_add(1);
+  h.processes[index].start_ticks.store(started);
+  h.processes[index].pid.store(static_cast<std::uint32_t>(pid));
+  h.processes_registered.fetch_add(1);
+  ::syscall(SYS_futex, &h.processes_registered, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+// Whether the kernel says how a process that was reaped ended (PIDFD_INFO_EXIT, Linux 6.15).
+bool kernel_says_how_processes_end() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const bool says = exit_status_of(pidfd).has_value();
+  if (pidfd >= 0) ::close(pidfd);
+  return says;
+}
+
+TEST(ProcessEnd, TheStartTimeIsReadPastACommandWithSpacesAndParentheses) {
+  const std::string stat = "4242 (a (b) c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 987654 19 20";
+  EXPECT_EQ(start_ticks_in(stat.data(), stat.size()), 987654u);
+  EXPECT_EQ(start_ticks_in("garbage", 7), 0u);
+  EXPECT_GT(start_ticks(::getpid()), 0u);
+}
+
+TEST(ProcessEnd, APidfdSaysHowItsProcessEndedOnceReaped) {
   const pid_t child = paused_child();
   ASSERT_GT(child, 0);
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child, 0));
@@ -50,45 +86,49 @@ TEST(ProcessEnd, APidfdSaysWhichSignalEndedItsProcessOnceReaped) {
   ::kill(child, SIGTERM);
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
-  const int told = blasscope::record::signal_that_ended(pidfd);
+  const std::optional<int> told = exit_status_of(pidfd);
   ::close(pidfd);
-  if (told == 0) GTEST_SKIP() << "this kernel does not say how a process ended (PIDFD_INFO_EXIT: Linux 6.15)";
-  EXPECT_EQ(told, SIGTERM);
-  // One that exited was ended by no signal.
+  if (!told) GTEST_SKIP() << "this kernel does not say how a process ended (PIDFD_INFO_EXIT: Linux 6.15)";
+  EXPECT_TRUE(WIFSIGNALED(*told) && WTERMSIG(*told) == SIGTERM) << *told;
+  // One that exited: its status.
   const pid_t exits = ::fork();
   if (exits == 0) ::_exit(3);
   const int exits_fd = static_cast<int>(::syscall(SYS_pidfd_open, exits, 0));
   ::waitpid(exits, &status, 0);
-  EXPECT_EQ(blasscope::record::signal_that_ended(exits_fd), 0);
+  const std::optional<int> exited = exit_status_of(exits_fd);
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_TRUE(WIFEXITED(*exited) && WEXITSTATUS(*exited) == 3) << *exited;
   if (exits_fd >= 0) ::close(exits_fd);
 }
 
-TEST(ProcessEnd, AProcessThatAttachesGetsAPidfdAtOnce) {
-  // A short-lived child may be reaped before the recorder's next look: the handle is opened as
-  // soon as its entry is complete, and still says how it ended after it is gone.
-  blasscope::record::SharedBuffer buffer(false);
-  blasscope::record::ProcessHandles handles(buffer.header());
-  const pid_t child = paused_child();
+TEST(ProcessEnd, AProcessThatAttachesIsHeldAtOnceAndOnlyIfItIsTheSameProcess) {
+  // A short-lived child may be reaped before the recorder's next look: its pidfd is opened as
+  // soon as its entry is complete, and still says how it ended once it is gone. An entry whose
+  // start time is not the pid's (a pid reused, another pid namespace) gets none.
+  SharedBuffer buffer(false);
+  const pid_t child = paused_child(), other = paused_child();
   ASSERT_GT(child, 0);
-  blasscope::record::SharedHeader& h = buffer.header();
-  const std::uint32_t index = h.process_count.fetch_add(1);
-  h.processes[index].pid.store(static_cast<std::uint32_t>(child));
-  h.processes_registered.fetch_add(1);
-  ::syscall(SYS_futex, &h.processes_registered, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
-  int pidfd = -1;
-  for (int tries = 0; tries < 500 && pidfd < 0; ++tries) {
-    pidfd = handles.take(static_cast<std::uint32_t>(child));
-    if (pidfd < 0) ::usleep(10000);
+  ASSERT_GT(other, 0);
+  {
+    ProcessHandles handles(buffer.header());
+    attach_as(buffer.header(), child, start_ticks(child));
+    attach_as(buffer.header(), other, start_ticks(other) + 1);
+    ::usleep(300000);  // the thread opens them meanwhile
+    for (const pid_t pid : {child, other}) {
+      ::kill(pid, SIGKILL);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+    }
+    if (!kernel_says_how_processes_end()) {
+      EXPECT_FALSE(handles.wait_status(static_cast<std::uint32_t>(child)).has_value());
+      GTEST_SKIP() << "this kernel does not say how a process ended (PIDFD_INFO_EXIT: Linux 6.15)";
+    }
+    const std::optional<int> told = handles.wait_status(static_cast<std::uint32_t>(child));
+    ASSERT_TRUE(told.has_value()) << "no pidfd was held on the process that attached";
+    EXPECT_TRUE(WIFSIGNALED(*told) && WTERMSIG(*told) == SIGKILL) << *told;
+    EXPECT_EQ(handles.wait_status(static_cast<std::uint32_t>(child)), told) << "asked again";
+    EXPECT_FALSE(handles.wait_status(static_cast<std::uint32_t>(other)).has_value()) << "not the process it says";
   }
-  ::kill(child, SIGKILL);
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  ASSERT_GE(pidfd, 0) << "no pidfd was opened on the process that attached";
-  EXPECT_EQ(handles.take(static_cast<std::uint32_t>(child)), -1) << "taken once";
-  const int told = blasscope::record::signal_that_ended(pidfd);
-  ::close(pidfd);
-  if (told == 0) GTEST_SKIP() << "this kernel does not say how a process ended (PIDFD_INFO_EXIT: Linux 6.15)";
-  EXPECT_EQ(told, SIGKILL);
 }
 
 TEST(ClockMap, TicksMapOntoTheLineThroughBothSamples) {

@@ -88,8 +88,9 @@ def kill_processes_running(path):
 
 
 def kernel_tells_signals():
-    """Whether this kernel says which signal ended a process that is not the caller's child
-    (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15): the recorder names it only then."""
+    """Whether this kernel says through a pidfd how a process ended once it was reaped
+    (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15): the recorder, holding one on each process
+    of the recording, names the signal only then (its children's are not its to wait for)."""
     pid = os.fork()
     if pid == 0:
         signal.pause()
@@ -468,7 +469,8 @@ class RecordNumPy(unittest.TestCase):
         signals = sorted(p.get("signal", "") for p in report["processes"] if p["ended"] == "signal")
         self.assertEqual(signals, ["SIGABRT", "SIGKILL"] if told else ["", ""], report["processes"])
         self.assertRegex(proc.err, r"child: pid \d+ \(.*returns abort\), called exit\(0\) or returned 0 from main, "
-                                   r"then ended by " + ("SIGABRT" if told else "a signal") + " in its exit handlers")
+                                   r"then " + ("crashed: SIGABRT, in" if told else "ended by a signal in") +
+                                   " its exit handlers")
         c_program = next(p for p in report["processes"] if p["command"].endswith("returns"))
         self.assertEqual((c_program["ended"], c_program["exit_status"]), ("exit", 5))
         # Each child's session and the summary say it too.
