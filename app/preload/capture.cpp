@@ -120,7 +120,12 @@ bool make_directory(const record::CallRecord& call, char* dir, std::size_t size)
 }
 
 const char* dtype_of(record::Precision p) {
-  return p == record::Precision::S ? "float32" : "float64";
+  switch (p) {
+    case record::Precision::S: return "float32";
+    case record::Precision::C: return "complex64";
+    case record::Precision::Z: return "complex128";
+    default: return "float64";
+  }
 }
 
 }  // namespace
@@ -277,7 +282,11 @@ void padding(char (&out)[32], std::int64_t ld, long long dense) {
 void capture_gemm_arguments(record::CallRecord& c) {
   record::SharedHeader* s = shared();
   if (!s || !capture_root() || s->capture_mode.load() == 0) return;
-  if (c.precision != record::Precision::S && c.precision != record::Precision::D) return;
+  // Synthetic operands: the gemm op takes complex ones too (CGEMM, ZGEMM).
+  if (c.precision != record::Precision::S && c.precision != record::Precision::D &&
+      c.precision != record::Precision::C && c.precision != record::Precision::Z) {
+    return;
+  }
   if (c.m < 0 || c.n < 0 || c.k < 0 || c.m * c.k > (1 << 26) || c.k * c.n > (1 << 26)) return;
   // A transpose flag that is not N, T or C, or a CBLAS layout that is neither row- nor
   // column-major (OpenBLAS reports it as parameter 0), has no workload form.

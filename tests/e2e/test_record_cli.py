@@ -1776,6 +1776,39 @@ class RecordC(unittest.TestCase):
         self.assertEqual(len(capped["captures"]), 1)
         self.assertIn("capture: call 11 dgemm", proc.err)
 
+    def test_a_complex_gemm_that_refused_an_argument_is_captured_and_replays(self):
+        # ZGEMM and CGEMM refuse a short leading dimension as DGEMM does; the capture's synthetic
+        # operands are complex too, and the replay is refused the same way.
+        exe = build_c("bad_complex_lda", """
+            #include <cblas.h>
+            #include <complex.h>
+            #include <stdlib.h>
+            int main(void) {
+              const int m = 4, n = 3, k = 5;
+              double complex one = 1, zero = 0, *a = calloc(m * k, 16), *b = calloc(k * n, 16), *c = calloc(m * n, 16);
+              float complex fone = 1, fzero = 0, *fa = calloc(m * k, 8), *fb = calloc(k * n, 8), *fc = calloc(m * n, 8);
+              cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, &one, a, m, b, n, &zero, c, n);
+              cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, &fone, fa, m, fb, k, &fzero, fc, 2);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual((calls_of(report, "zgemm"), calls_of(report, "cgemm")), (1, 1))
+        captures = {c["routine"]: c for c in report["captures"]}
+        self.assertEqual(sorted(captures), ["cgemm", "zgemm"], proc.err)
+        for routine, dtype, parameter in (("zgemm", "complex128", 10), ("cgemm", "complex64", 13)):
+            with self.subTest(routine=routine):
+                with open(captures[routine]["workload"]) as f:
+                    workload = json.load(f)
+                self.assertEqual({t["dtype"] for t in workload["tensors"].values()}, {dtype})
+                self.assertEqual(replay_ids(captures[routine]), ["illegal-argument"])
+                replay = subprocess.run([CLI, "run", captures[routine]["workload"]], capture_output=True, text=True,
+                                        timeout=120)
+                self.assertIn(f"On entry to {routine.upper()} parameter number {parameter} had an illegal value",
+                              replay.stdout)
+        self.assertEqual(report["uncaptured"]["not_replayable"], {})
+
     def test_each_bad_argument_is_its_own_finding_and_replays_in_its_own_layout(self):
         exe = build_c("bad_args", """
             #include <cblas.h>
