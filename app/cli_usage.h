@@ -54,8 +54,10 @@ commands:
                           scenario that reproduces it
       --json              print one JSON object (matches: id, title, line, values, scenario, score)
   record [OPTIONS] -- COMMAND [ARGS...]
-                          run COMMAND (python3 train.py, a C program) unmodified and record every
-                          BLAS/LAPACK call it and its children make: routine, sizes, time, INFO,
+                          run COMMAND (python3 train.py, a C program) unmodified and record the
+                          BLAS/LAPACK calls it and its children make (GEMM, GEMV, SYRK, TRSM, the
+                          SVD, least-squares, eigen and solve drivers and factorisations, ?LASCL,
+                          xerbla, cuBLAS GEMMs; the README lists them): routine, sizes, time, INFO,
                           xerbla reports, NaN/Inf in LAPACK inputs and outputs; failures are
                           diagnosed. Exits with COMMAND's status (128+signal, 124 on timeout)
       --output FILE       the session file (default blasscope-record-HOST-PID.json)
