@@ -33,14 +33,14 @@ bool write_all(int fd, const void* data, std::size_t size) {
 // A NumPy .npy (format 1.0) of a packed matrix, Fortran order unless row_major; of `integers`
 // (LAPACK's 32-bit ones), a vector of rows.
 bool write_npy(const char* path, const void* data, std::int64_t rows, std::int64_t cols, std::size_t element_size,
-               bool row_major, bool integers) {
+               bool row_major, bool integers, bool complex) {
   char header[128];
   int length =
       integers
           ? std::snprintf(header, sizeof header, "{'descr': '<i%zu', 'fortran_order': False, 'shape': (%lld,), }",
                           element_size, static_cast<long long>(rows))
-          : std::snprintf(header, sizeof header, "{'descr': '<f%zu', 'fortran_order': %s, 'shape': (%lld, %lld), }",
-                          element_size, row_major ? "False" : "True", static_cast<long long>(rows),
+          : std::snprintf(header, sizeof header, "{'descr': '<%c%zu', 'fortran_order': %s, 'shape': (%lld, %lld), }",
+                          complex ? 'c' : 'f', element_size, row_major ? "False" : "True", static_cast<long long>(rows),
                           static_cast<long long>(cols));
   const int total = ((10 + length + 1 + 63) / 64) * 64;  // magic, version, length, dict, '\n': 64-aligned
   while (10 + length + 1 < total) header[length++] = ' ';
@@ -130,10 +130,22 @@ const char* dtype_of(record::Precision p) {
 
 }  // namespace
 
-bool InputCapture::enabled(record::Precision precision) {
+namespace {
+bool captures_on() {
   record::SharedHeader* s = shared();
-  return s && capture_root() && s->capture_mode.load(std::memory_order_relaxed) != 0 &&
-         (precision == record::Precision::S || precision == record::Precision::D);
+  return s && capture_root() && s->capture_mode.load(std::memory_order_relaxed) != 0;
+}
+bool real(record::Precision precision) {
+  return precision == record::Precision::S || precision == record::Precision::D;
+}
+}  // namespace
+
+bool InputCapture::enabled(record::Precision precision) {
+  return captures_on() && real(precision);
+}
+
+bool InputCapture::enabled(record::Routine routine, record::Precision precision) {
+  return captures_on() && (real(precision) || record::replays_complex(routine));
 }
 
 bool InputCapture::capturing_all() {
@@ -145,7 +157,7 @@ InputCapture::~InputCapture() {
 }
 
 void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                        std::size_t element_size, bool row_major) {
+                        std::size_t element_size, bool row_major, bool complex) {
   // Stored row-major, a matrix is the column-major one of its transpose: packed the same way.
   const std::int64_t lines = row_major ? rows : cols, length = row_major ? cols : rows;
   if (m_skipped || !data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
@@ -161,7 +173,7 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
     m_skipped = true;
     return;
   }
-  m.rows = rows, m.cols = cols, m.element_size = element_size, m.row_major = row_major;
+  m.rows = rows, m.cols = cols, m.element_size = element_size, m.row_major = row_major, m.complex = complex;
   for (std::int64_t j = 0; j < lines; ++j) {
     std::memcpy(static_cast<char*>(m.data) + static_cast<std::size_t>(j * length) * element_size,
                 static_cast<const char*>(data) + static_cast<std::size_t>(j * ld) * element_size,
@@ -198,7 +210,7 @@ bool InputCapture::write_files(record::CallRecord& call, const char* op_json, co
     const Matrix& m = m_inputs[i];
     if (!m.data) continue;
     std::snprintf(path, sizeof path, "%s/%s.npy", m_dir, slot_name(i));
-    written = write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major, m.integers);
+    written = write_npy(path, m.data, m.rows, m.cols, m.element_size, m.row_major, m.integers, m.complex);
     const std::size_t used = std::strlen(tensors);
     std::snprintf(tensors + used, sizeof tensors - used, R"(%s"%s": {"file": "%s.npy"})", used ? ", " : "",
                   slot_name(i), slot_name(i));

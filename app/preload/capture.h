@@ -3,7 +3,8 @@
 // Captures: a failing call's inputs as they were before it ran (LAPACK overwrites them),
 // written as .npy files beside a workload.json that replays the call with
 // `blasscope-cli run`. Only drivers, GETRS and BLAS argument errors are captured, and only real
-// precisions (BLAScope's replay ops run float32/float64). Copies are made only when
+// precisions (BLAScope's replay ops run float32/float64) but for complex SVDs and GEMMs'
+// refused arguments. Copies are made only when
 // captures are on, and only for calls likely to fail (NaN/Inf inputs, a scale ?LASCL refuses or
 // an Inf one) unless every call is captured (then a GETRS, O(n^2 NRHS) work, costs about as much
 // again); they are written before the call and removed after it if it did not fail.
@@ -27,14 +28,17 @@ class InputCapture {
   // bad): such captures may use all of the caps, those of other calls (--capture all) three
   // quarters of them. Expected unless said otherwise.
   void set_failure_expected(bool expected) { m_failure_expected = expected; }
-  // Whether captures are on for this call's precision.
+  // Whether captures are on for this call's precision (real ones), or for a call of `routine`
+  // in `precision` (complex ones too where a workload replays them: record::replays_complex).
   static bool enabled(record::Precision precision);
+  static bool enabled(record::Routine routine, record::Precision precision);
   // --capture all: inputs are kept whatever they hold.
   static bool capturing_all();
   // Keeps a packed copy of a rows x cols matrix stored with leading dimension ld, column-major
   // (row_major: each of the rows holds cols elements). Slots 0, 1, 2 are the tensors a, b, c.
+  // `complex`: each element is a complex number of element_size bytes (both parts).
   void keep(int slot, const void* data, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::size_t element_size,
-            bool row_major = false);
+            bool row_major = false, bool complex = false);
   // Keeps a copy of `count` LAPACK integers (GETRS's pivots) in slot `slot`, written as the
   // int32 vector `name`.npy (a string that outlives the capture).
   void keep_integers(int slot, const int* data, std::int64_t count, const char* name);
@@ -65,6 +69,7 @@ class InputCapture {
     std::size_t element_size = 0;
     bool row_major = false;
     bool integers = false;       // a vector of int32 (pivots), not a matrix of reals
+    bool complex = false;        // complex values (element_size holds both parts)
     const char* name = nullptr;  // its tensor's name, when not its slot's ("a", "b", "c")
   };
   const char* slot_name(int slot) const;

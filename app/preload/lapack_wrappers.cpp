@@ -306,11 +306,12 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
     // before the call, so that a call that never returns is captured too.
     const bool worth_copying =
         c.input_nan + c.input_inf > 0 || refused_scale || odd_scale || InputCapture::capturing_all();
-    if (top_level && replayable && !query && worth_copying && InputCapture::enabled(precision)) {
+    if (top_level && replayable && !query && worth_copying && InputCapture::enabled(routine, precision)) {
       capture.set_failure_expected(c.input_nan + c.input_inf > 0 || refused_scale);
-      if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, sizeof(Real));
+      const std::size_t element = sizeof(Real) * static_cast<std::size_t>(reals);
+      if (d.a >= 0) capture.keep(0, reinterpret_cast<const void*>(a[d.a]), c.m, c.n, c.lda, element, false, reals == 2);
       if (d.b >= 0 && d.nrhs >= 0) {
-        capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, sizeof(Real));
+        capture.keep(1, reinterpret_cast<const void*>(a[d.b]), c.m, c.k, c.ldb, element, false, reals == 2);
       }
       if (d.ipiv >= 0) capture.keep_integers(2, reinterpret_cast<const int*>(a[d.ipiv]), c.n, "pivots");
       char op[256];

@@ -1,6 +1,7 @@
 // The svd and lstsq ops: the LAPACK drivers NumPy, SciPy and PyTorch call (?gesdd/?gesvd,
 // ?gelsd/?gelsy/?gelss/?gels), called as they call them.
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -10,6 +11,7 @@
 #include "exec/cpu_ops.h"
 #include "exec/lapack_support.h"
 #include "exec/op_support.h"
+#include "kernels/complex_svd.h"
 #include "kernels/dlascl.h"
 #include "kernels/lapack_drivers.h"
 #include "text/format.h"
@@ -33,6 +35,39 @@ int run_svd(RunState& state, KernelRecord& record, SvdDriver driver, HostTensor&
                       vectors ? reinterpret_cast<T*>(u->data()) : nullptr,
                       vectors ? reinterpret_cast<T*>(vt->data()) : nullptr, work, iwork);
   });
+  return info;
+}
+
+// The same for a complex A: real singular values, complex U and V^H, and LAPACK's real RWORK.
+// `a` may have columns past A's `n` (see run_svd_op). U and V^H are written into workspace with
+// the same room after them, then copied out.
+template <typename Real>
+int run_complex_svd(RunState& state, KernelRecord& record, SvdDriver driver, HostTensor& a, std::int64_t n,
+                    HostTensor& s, HostTensor* u, HostTensor* vt) {
+  using Complex = std::complex<Real>;
+  const auto m = static_cast<std::int64_t>(a.rows()), k = std::min(m, n);
+  const bool vectors = u && vt;
+  const auto sizes = complex_svd_workspace<Real>(driver, vectors, m, n);
+  const std::string name = driver_name(driver);
+  Workspace workspace(state, record.op);
+  auto work = workspace.take<Complex>(sizes.work, name + " workspace");
+  auto rwork = workspace.take<Real>(sizes.rwork, name + " real workspace");
+  auto iwork = workspace.take<int>(sizes.iwork, name + " integer workspace");
+  const std::int64_t room = std::max(m, n) + 64;
+  auto u_work = workspace.take<Complex>(vectors ? m * k + room : 0, name + " U");
+  auto vt_work = workspace.take<Complex>(vectors ? k * n + room : 0, name + " V^H");
+  int info = 0;
+  time_repeats(record, 1, [&] {
+    info = complex_svd_run<Real>(driver, vectors, m, n, reinterpret_cast<Complex*>(a.data()),
+                                 reinterpret_cast<Real*>(s.data()), u_work.data(), vt_work.data(), work, rwork, iwork);
+  });
+  const auto copy_out = [](const std::vector<Complex>& from, HostTensor& to, std::int64_t rows, std::int64_t cols) {
+    for (std::int64_t j = 0; j < cols; ++j) {
+      std::memcpy(to.data() + to.offset_of(0, static_cast<std::uint64_t>(j)), from.data() + j * rows,
+                  static_cast<std::size_t>(rows) * sizeof(Complex));
+    }
+  };
+  if (vectors) copy_out(u_work, *u, m, k), copy_out(vt_work, *vt, k, n);
   return info;
 }
 
@@ -61,13 +96,19 @@ int run_lstsq(RunState& state, KernelRecord& record, LstsqDriver driver, HostTen
 KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
   const HostTensor& a = input_tensor(state, op.a);
-  require_real_matrix(a, "svd");
+  require_real_matrix(a, "svd", true);
   const SvdDriver driver = svd_driver_named(op.driver).value_or(SvdDriver::Gesdd);
   describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
-  HostTensor& work = column_major_copy(state, temps, a, a.rows(), "op" + std::to_string(op.index) + ".a");
+  // OpenBLAS 0.3.21's complex SVDs read up to min(m, n) elements past the end of A (its complex
+  // GEMV kernels, inside ?GEBD2): harmless in a program's heap, a crash against the guard page
+  // after a tensor. A complex copy gets room for that, which LAPACK is not told of.
+  const bool complex = a.dtype() == DType::Complex64 || a.dtype() == DType::Complex128;
+  const std::uint64_t slack =
+      complex ? (std::max(a.rows(), a.cols()) + 64 + a.rows() - 1) / std::max<std::uint64_t>(a.rows(), 1) : 0;
+  HostTensor& work = column_major_copy(state, temps, a, a.rows(), "op" + std::to_string(op.index) + ".a", slack);
   const std::uint64_t k = std::min(a.rows(), a.cols());
-  HostTensor& s = state.create(op.out, a.dtype(), {k}, MemoryOrder::C);
+  HostTensor& s = state.create(op.out, real_part_dtype(a.dtype()), {k}, MemoryOrder::C);
   HostTensor* u =
       op.compute_uv ? &state.create(op.out + "_u", a.dtype(), {a.rows(), k}, MemoryOrder::Fortran) : nullptr;
   HostTensor* vt =
@@ -76,8 +117,14 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   record.bytes_touched = a.element_count() * item_size(a.dtype());
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
-  const int info = a.dtype() == DType::Float64 ? run_svd<double>(state, record, driver, work, s, u, vt)
-                                               : run_svd<float>(state, record, driver, work, s, u, vt);
+  const auto cols = static_cast<std::int64_t>(a.cols());
+  int info = 0;
+  switch (a.dtype()) {
+    case DType::Float64: info = run_svd<double>(state, record, driver, work, s, u, vt); break;
+    case DType::Complex128: info = run_complex_svd<double>(state, record, driver, work, cols, s, u, vt); break;
+    case DType::Complex64: info = run_complex_svd<float>(state, record, driver, work, cols, s, u, vt); break;
+    default: info = run_svd<float>(state, record, driver, work, s, u, vt); break;
+  }
   finish_lapack(state, record, capture, info, argument_names(driver), positive_info_meaning(driver));
   record_output(record, "out", s);
   if (u) record_output(record, "u", *u);

@@ -17,10 +17,13 @@ std::string driver_xerbla_meaning(const std::string& routine, int p) {
 
 }  // namespace
 
-void require_real_matrix(const HostTensor& t, const char* op) {
-  if (t.dtype() != DType::Float64 && t.dtype() != DType::Float32) {
-    throw OpRejected(ErrorKind::UnsupportedDtype, std::string(op) + " runs on float32/float64 matrices; '" + t.name() +
-                                                      "' is " + dtype_name(t.dtype()));
+void require_real_matrix(const HostTensor& t, const char* op, bool complex_too) {
+  const bool real = t.dtype() == DType::Float64 || t.dtype() == DType::Float32;
+  const bool complex = t.dtype() == DType::Complex64 || t.dtype() == DType::Complex128;
+  if (!real && !(complex_too && complex)) {
+    throw OpRejected(ErrorKind::UnsupportedDtype, std::string(op) + " runs on float32/float64" +
+                                                      (complex_too ? "/complex64/complex128" : "") + " matrices; '" +
+                                                      t.name() + "' is " + dtype_name(t.dtype()));
   }
   if (!t.is_matrix()) {
     throw OpRejected(ErrorKind::ShapeMismatch,
@@ -29,9 +32,9 @@ void require_real_matrix(const HostTensor& t, const char* op) {
 }
 
 HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& src,
-                              std::uint64_t rows, const std::string& name) {
-  HostTensor& work =
-      state.create(temporaries.add(name), src.dtype(), {rows, src.is_matrix() ? src.cols() : 1}, MemoryOrder::Fortran);
+                              std::uint64_t rows, const std::string& name, std::uint64_t slack_columns) {
+  HostTensor& work = state.create(temporaries.add(name), src.dtype(),
+                                  {rows, (src.is_matrix() ? src.cols() : 1) + slack_columns}, MemoryOrder::Fortran);
   const std::size_t size = item_size(src.dtype());
   for (std::uint64_t i = 0; i < src.rows(); ++i) {
     for (std::uint64_t j = 0; j < (src.is_matrix() ? src.cols() : 1); ++j) {
@@ -43,9 +46,15 @@ HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, c
 }
 
 std::string lapack_name(DType dtype, const char* driver) {
-  std::string name(dtype == DType::Float64 ? "d" : "s");
-  name += driver;
-  return name;
+  const char* prefix = dtype == DType::Float64      ? "d"
+                       : dtype == DType::Complex64  ? "c"
+                       : dtype == DType::Complex128 ? "z"
+                                                    : "s";
+  return prefix + std::string(driver);
+}
+
+DType real_part_dtype(DType dtype) {
+  return dtype == DType::Complex64 ? DType::Float32 : dtype == DType::Complex128 ? DType::Float64 : dtype;
 }
 
 void require_right_hand_side(const HostTensor& a, const HostTensor& b, const char* op) {

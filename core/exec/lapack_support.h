@@ -12,14 +12,19 @@
 
 namespace blasscope::core {
 
-// Throws OpRejected unless `t` is a float32/float64 matrix.
-void require_real_matrix(const HostTensor& t, const char* op);
+// Throws OpRejected unless `t` is a float32/float64 matrix (or, where `complex_too`, a
+// complex64/complex128 one).
+void require_real_matrix(const HostTensor& t, const char* op, bool complex_too = false);
 
-// A dense column-major working copy (LAPACK overwrites its input), `rows` x `cols`.
+// The dtype of a value's real part (float32 for complex64), else `dtype` itself.
+DType real_part_dtype(DType dtype);
+
+// A dense column-major working copy (LAPACK overwrites its input), `rows` x `cols`, with
+// `slack_columns` more columns after it that LAPACK is not told of (see run_svd_op).
 HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& src,
-                              std::uint64_t rows, const std::string& name);
+                              std::uint64_t rows, const std::string& name, std::uint64_t slack_columns = 0);
 
-// "dgesdd" for a float64 "gesdd".
+// "dgesdd" for a float64 "gesdd", "zgesdd" for a complex128 one.
 std::string lapack_name(DType dtype, const char* driver);
 
 // Throws OpRejected unless b can be the right-hand side of A (`op` solve, lstsq): A's dtype, a

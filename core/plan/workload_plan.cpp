@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "kernels/complex_svd.h"
 #include "kernels/gemm.h"
 #include "kernels/lapack_drivers.h"
 #include "kernels/lapack_factorisations.h"
@@ -50,9 +51,27 @@ std::uint64_t lapack_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uin
   return static_cast<std::uint64_t>(sizes.work) * sizeof(T) + static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
 }
 
+// A complex SVD's: A's copy with room after it, U and V^H with the same room (see run_svd_op),
+// and LAPACK's complex, real and integer workspaces.
+std::uint64_t complex_svd_transient_bytes(const OpSpec& op, const TensorMeta& a) {
+  const std::uint64_t m = a.shape[0], n = a.shape[1], k = std::min(m, n), item = item_size(a.dtype);
+  const std::uint64_t room = std::max(m, n) + 64;
+  const SvdDriver driver = svd_driver_named(op.driver).value_or(SvdDriver::Gesdd);
+  const auto sizes = a.dtype == DType::Complex128
+                         ? complex_svd_workspace<double>(driver, op.compute_uv, static_cast<std::int64_t>(m),
+                                                         static_cast<std::int64_t>(n))
+                         : complex_svd_workspace<float>(driver, op.compute_uv, static_cast<std::int64_t>(m),
+                                                        static_cast<std::int64_t>(n));
+  std::uint64_t bytes = (m * n + room + m) * item + HostTensor::kAllocationOverhead;
+  if (op.compute_uv) bytes += (m * k + k * n + 2 * room) * item;
+  return bytes + static_cast<std::uint64_t>(sizes.work) * item + static_cast<std::uint64_t>(sizes.rwork) * item / 2 +
+         static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
+}
+
 // What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
 // for the solution), the singular values for lstsq, and the workspace LAPACK asks for.
 std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, const TensorMeta* b) {
+  if (!b && (a.dtype == DType::Complex64 || a.dtype == DType::Complex128)) return complex_svd_transient_bytes(op, a);
   if (a.dtype != DType::Float32 && a.dtype != DType::Float64) return 0;
   const std::uint64_t m = a.shape[0], n = a.shape[1], item = item_size(a.dtype);
   std::uint64_t bytes = m * n * item + HostTensor::kAllocationOverhead;
@@ -95,7 +114,11 @@ class Planner {
           output(op.out + "_u", meta_of(a->dtype, {a->shape[0], k}, MemoryOrder::Fortran));
           output(op.out + "_vt", meta_of(a->dtype, {k, a->shape[1]}, MemoryOrder::Fortran));
         }
-        return output(op.out, meta_of(a->dtype, {k}, MemoryOrder::C));
+        // Singular values are real, whatever A is.
+        const DType real = a->dtype == DType::Complex64    ? DType::Float32
+                           : a->dtype == DType::Complex128 ? DType::Float64
+                                                           : a->dtype;
+        return output(op.out, meta_of(real, {k}, MemoryOrder::C));
       }
       case OpKind::Lstsq: {
         const TensorMeta* b = find(op.b);

@@ -170,6 +170,12 @@ inline bool has_replay_op(Routine r) {
   }
 }
 
+// Whether a complex call of this routine replays too: the svd op takes complex matrices (the
+// other LAPACK ops real ones only).
+inline bool replays_complex(Routine r) {
+  return r == Routine::Gesdd || r == Routine::Gesvd;
+}
+
 // A call that failed: INFO != 0, an xerbla report, a non-finite result, or a LAPACK call that
 // read NaN/Inf, whatever it returned (a finite result from them means nothing: SYEVR with
 // eigenvectors returns zeros for a NaN).

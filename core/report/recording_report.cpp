@@ -134,8 +134,8 @@ Uncaptured uncaptured_failures(const record::Recording& r) {
         c.routine != Routine::Lascl && (c.info < 0 || has_xerbla(c)) && c.input_nan + c.input_inf == 0;
     const std::string name = record::routine_name(c.routine, c.precision);
     // A refusal of LAPACKE's own: a replay calls LAPACK, which would not refuse it the same way.
-    if (!real || !has_op || lapack_argument_error || record::transposed_gels(c) ||
-        (c.flags & (record::kSomeEigenvalues | record::kLapacke))) {
+    if ((!real && !record::replays_complex(c.routine)) || !has_op || lapack_argument_error ||
+        record::transposed_gels(c) || (c.flags & (record::kSomeEigenvalues | record::kLapacke))) {
       ++out.not_replayable[name];
     } else if ((c.flags & record::kValuesChecked) && c.input_nan + c.input_inf == 0 && c.routine != Routine::Gemm &&
                r.capture_mode != "all" && r.capture_mode != "none") {
@@ -211,7 +211,7 @@ std::string captures_text(const record::Recording& r) {
     out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
            "double-precision GEMM, GEMV, SYRK, TRSM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every "
            "eigenvalue, POTRF, GETRF, GESV and GETRS calls, only with arguments LAPACK accepts, and through LAPACK, "
-           "not LAPACKE; complex GEMMs only where they refused an argument): "
+           "not LAPACKE; complex SVDs, and complex GEMMs where they refused an argument): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {

@@ -18,7 +18,7 @@ namespace {
 // DLASCL's parameter 4 (CFROM) rejected, directly or through a driver that checks the norm
 // itself (LAPACK >= 3.10 ?gesdd returns INFO = -4 for a NaN norm instead of calling DLASCL).
 bool is_cfrom_report(const XerblaRecord& x) {
-  return (x.routine == "DLASCL" || x.routine == "SLASCL") && x.parameter == 4;
+  return x.routine.size() == 6 && x.routine.substr(1) == "LASCL" && x.parameter == 4;  // any precision's
 }
 
 bool is_invalid_cfrom(const KernelRecord& r) {

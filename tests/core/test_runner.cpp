@@ -218,6 +218,45 @@ TEST(Runner, LapackDriversRunInBothPrecisions) {
   EXPECT_TRUE(found);
 }
 
+TEST(Runner, ComplexSvdsRunAsNumPyAndSciPyCallThem) {
+  // Shapes where OpenBLAS 0.3.21's complex SVDs read past the end of A and of V^H (30 x 9, 9 x 30):
+  // against the guard pages after each tensor they would crash without the room the op gives them.
+  const RunResult r = run(R"({"name": "csvd", "tensors": {
+      "a": {"shape": [30, 9], "dtype": "complex128", "seed": 1}, "w": {"shape": [9, 30], "dtype": "complex64", "seed": 2},
+      "n": {"shape": [6, 4], "dtype": "complex128", "nan": 1}},
+    "ops": [{"op": "svd", "a": "a", "driver": "gesdd", "compute_uv": true, "out": "s1"},
+            {"op": "svd", "a": "w", "driver": "gesvd", "compute_uv": true, "out": "s2"},
+            {"op": "svd", "a": "a", "driver": "gesvd", "out": "s3"},
+            {"op": "svd", "a": "n", "out": "s4"}]})");
+  ASSERT_EQ(r.ops.size(), 4u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(r.ops[i].status, OpStatus::Ok) << r.ops[i].error.value_or("");
+    EXPECT_EQ(r.ops[i].info, 0);
+  }
+  EXPECT_EQ(r.ops[0].kernel, "zgesdd");
+  EXPECT_EQ(r.ops[1].kernel, "cgesvd");
+  // The singular values are real; U and V^H have A's dtype.
+  const auto output = [&r](std::size_t op, const std::string& role) {
+    for (const auto& o : r.ops[op].operands) {
+      if (o.role == role) return o;
+    }
+    return OperandRecord{};
+  };
+  EXPECT_EQ(output(0, "out").dtype, DType::Float64);
+  EXPECT_EQ(output(1, "out").dtype, DType::Float32);
+  EXPECT_EQ(output(1, "vt").dtype, DType::Complex64);
+  EXPECT_EQ(output(0, "out").nan + output(0, "vt").nan, 0u);
+  // Both drivers find the same singular values.
+  ASSERT_TRUE(output(0, "out").max_abs && output(2, "out").max_abs);
+  EXPECT_NEAR(*output(0, "out").max_abs, *output(2, "out").max_abs, 1e-9 * *output(0, "out").max_abs);
+  // A NaN: ZGESDD's INFO = -4, the NaN norm it refuses, as NumPy's svd of it.
+  EXPECT_EQ(r.ops[3].kernel, "zgesdd");
+  EXPECT_EQ(r.ops[3].info, -4);
+  EXPECT_TRUE(has_finding(r, "dlascl-invalid-cfrom", 3));
+  EXPECT_TRUE(has_finding(r, "non-finite-input", 3));
+}
+
 TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
   // Copies, workspaces and guard pages included: the plan is an upper bound, and a close one.
   const RunResult r = run(R"({"name": "peak", "tensors": {"a": {"shape": [300, 200], "dtype": "float64"},

@@ -87,6 +87,12 @@ def kill_processes_running(path):
             pass
 
 
+def np_dtype(path):
+    """The dtype NumPy reads a .npy file as."""
+    return subprocess.run([PYTHON, "-c", f"import numpy as np; print(np.load({path!r}).dtype)"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def kernel_tells_signals():
     """Whether this kernel says through a pidfd how a process ended once it was reaped
     (PIDFD_GET_INFO with PIDFD_INFO_EXIT, Linux 6.15): the recorder, holding one on each process
@@ -418,6 +424,62 @@ class RecordNumPy(unittest.TestCase):
                                         timeout=60).stdout)
         own_d = next(d for d in own["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
         self.assertNotIn("child process", own_d["title"])
+
+    def test_complex_svd_failures_are_captured_and_replay(self):
+        # NumPy's svd of a complex NaN (ZGESDD: INFO = -4), SciPy's gesvd of a complex64 Inf (NaN
+        # singular values, INFO = 0) and its gesdd without vectors: each captured with its complex
+        # input and replayed to the same diagnoses. The shapes are ones where OpenBLAS's complex
+        # SVDs read past the end of A and V^H: the replay's guard pages must not turn that into a
+        # crash the program never had.
+        script = write("complex_svd.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(0)
+            a = rng.random((20, 12)) + 1j * rng.random((20, 12)); a[3, 4] = np.nan
+            try:
+                np.linalg.svd(a)
+            except np.linalg.LinAlgError as e:
+                print("numpy:", e)
+            b = (rng.random((30, 9)) + 1j * rng.random((30, 9))).astype(np.complex64); b[0, 0] = np.inf
+            print("gesvd finite:", bool(np.isfinite(sl.svd(b, lapack_driver="gesvd", check_finite=False)[1]).all()))
+            c = rng.random((9, 30)) + 1j * rng.random((9, 30)); c[1, 1] = np.inf
+            print("gesdd finite:", bool(np.isfinite(sl.svd(c, compute_uv=False, check_finite=False)).all()))
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(proc.out.splitlines(), ["numpy: SVD did not converge", "gesvd finite: False",
+                                                 "gesdd finite: False"])
+        captures = {c["routine"]: c for c in report["captures"]}
+        self.assertEqual(len(report["captures"]), 3, proc.err)
+        self.assertEqual(sorted(captures), ["cgesvd", "zgesdd"])
+        self.assertEqual(report["uncaptured"]["not_replayable"], {})
+        for capture in report["captures"]:
+            with self.subTest(call=capture["call"], routine=capture["routine"]):
+                tensor = os.path.join(os.path.dirname(capture["workload"]), "a.npy")
+                self.assertEqual(np_dtype(tensor), "complex64" if capture["routine"] == "cgesvd" else "complex128")
+                recorded = {d["id"] for d in report["diagnoses"] if capture["call"] in d.get("calls", [d.get("call")])}
+                self.assertIn("non-finite-input", recorded)
+                self.assertEqual(set(replay_ids(capture)), recorded)
+        zgesdd_nan = min(c["call"] for c in report["captures"] if c["routine"] == "zgesdd")
+        self.assertIn("dlascl-invalid-cfrom",
+                      [d["id"] for d in report["diagnoses"] if zgesdd_nan in d.get("calls", [d.get("call")])])
+        # Finite ones, captured under --capture all, replay as cleanly as they ran.
+        finite = write("complex_svd_finite.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(1)
+            for shape in ((6, 4), (30, 9), (9, 30)):
+                a = rng.random(shape) + 1j * rng.random(shape)
+                sl.svd(a, lapack_driver="gesvd", compute_uv=False)
+                np.linalg.svd(a.astype(np.complex64))
+        """)
+        proc, report = record(PYTHON, finite, options=("--capture", "all"))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        svds = [c for c in report["captures"] if c["routine"] in ("zgesvd", "zgesdd")]  # NumPy: complex128
+        self.assertEqual(len(svds), 6, report["captures"])
+        for capture in svds:
+            with self.subTest(call=capture["call"], routine=capture["routine"]):
+                replay = json.loads(subprocess.run([CLI, "run", capture["workload"], "--json"], capture_output=True,
+                                                   timeout=120).stdout)
+                self.assertEqual([op["status"] for op in replay["ops"]], ["ok"], replay["diagnoses"])
 
     def test_how_each_child_ended_is_said(self):
         # A worker that raises (multiprocessing exits it with 1), one that calls os._exit(3), one
