@@ -127,6 +127,36 @@ def recording_buffer_of(pid):
     return None
 
 
+# A C function timing `calls` 1x1 GEMMs and writing the seconds they took to `path`.
+TIMED_GEMMS_C = r"""
+    #include <cblas.h>
+    #include <stdio.h>
+    #include <time.h>
+    #include <unistd.h>
+    static void timed_gemms(int calls, const char* path) {
+      double a = 1, b = 1, c = 0;
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      for (int i = 0; i < calls; ++i)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      FILE* out = fopen(path, "w");
+      fprintf(out, "%f\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+      fclose(out);
+    }
+"""
+
+
+def seconds_written_to(path):
+    """What a program wrote to `path` with timed_gemms, once it has (a minute at most)."""
+    deadline = time.monotonic() + 60
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.1)
+    with open(path) as f:
+        return float(f.read())
+
+
 # SciPy's lstsq of a matrix holding a NaN: DGELSD's DLASCL refuses CFROM = NaN (parameter 4).
 LSTSQ_OF_A_NAN = """
     import numpy as np, scipy.linalg
@@ -2178,23 +2208,11 @@ class RecordC(unittest.TestCase):
         # A daemon the program leaves behind makes calls after the recorder's last drain: the
         # ring fills and nothing will empty it. Its calls are dropped at once, not after waiting
         # ten seconds for a recorder that has gone.
-        exe = build_c("leftover", """
-            #include <cblas.h>
-            #include <stdio.h>
-            #include <time.h>
-            #include <unistd.h>
+        exe = build_c("leftover", TIMED_GEMMS_C + """
             int main(int argc, char** argv) {
               if (fork() != 0) return 0;
               while (access(argv[1], F_OK) != 0) usleep(10000);  /* the recorder has finished */
-              struct timespec t0, t1;
-              clock_gettime(CLOCK_MONOTONIC, &t0);
-              double a = 1, b = 1, c = 0;
-              for (int i = 0; i < 100000; ++i)
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
-              clock_gettime(CLOCK_MONOTONIC, &t1);
-              FILE* out = fopen(argv[2], "w");
-              fprintf(out, "%f\\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
-              fclose(out);
+              timed_gemms(100000, argv[2]);
               return 0;
             }
         """, "-lopenblas")
@@ -2203,38 +2221,21 @@ class RecordC(unittest.TestCase):
         proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", exe, session, took],
                               capture_output=True, text=True, timeout=120)
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        deadline = time.monotonic() + 60
-        while not os.path.exists(took) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.1)
-        with open(took) as f:
-            took_seconds = float(f.read())
-        self.assertLess(took_seconds, 5.0)
+        self.assertLess(seconds_written_to(took), 5.0)
 
     def test_a_program_whose_recorder_was_killed_goes_on_at_once(self):
         # SIGKILL (or the OOM killer) takes the recorder without its last drain: the program's ring
         # fills and nobody empties it. The recorder's lock on the shared file went with it, and the
         # program, finding it free, drops its calls and goes on, instead of waiting ten seconds
         # for room.
-        exe = build_c("orphaned", """
-            #include <cblas.h>
-            #include <stdio.h>
-            #include <time.h>
-            #include <unistd.h>
+        exe = build_c("orphaned", TIMED_GEMMS_C + """
             int main(int argc, char** argv) {
               double a = 1, b = 1, c = 0;
               cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
               printf("ready\\n");
               fflush(stdout);
               while (access(argv[1], F_OK) != 0) usleep(10000);  /* the recorder has been killed */
-              struct timespec t0, t1;
-              clock_gettime(CLOCK_MONOTONIC, &t0);
-              for (int i = 0; i < 200000; ++i)
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
-              clock_gettime(CLOCK_MONOTONIC, &t1);
-              FILE* out = fopen(argv[2], "w");
-              fprintf(out, "%f\\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
-              fclose(out);
+              timed_gemms(200000, argv[2]);
               return 0;
             }
         """, "-lopenblas")
@@ -2249,12 +2250,7 @@ class RecordC(unittest.TestCase):
             proc.kill()
             proc.wait(timeout=30)
             write("orphaned.go", "")
-            deadline = time.monotonic() + 60
-            while not os.path.exists(took) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(0.1)
-            with open(took) as f:
-                took_seconds = float(f.read())
+            took_seconds = seconds_written_to(took)
         finally:
             kill_processes_running(exe)
             proc.stdout.close()
