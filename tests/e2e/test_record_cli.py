@@ -1849,7 +1849,7 @@ class RecordC(unittest.TestCase):
             }
         """, "-lopenblas")
         proc, report = record(exe)
-        self.assertEqual(proc.returncode, 3)
+        self.assertEqual(proc.returncode, 3, proc.err)
         self.assertIn("done", proc.out)
         self.assertIn("parameter number 10 had an illegal value", proc.err)  # OpenBLAS's own message still prints
         self.assertEqual(calls_of(report, "dgemm"), 11)
