@@ -1,5 +1,6 @@
 #include "record/process_list.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -9,8 +10,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <system_error>
 #include <utility>
 
@@ -18,9 +17,32 @@
 
 namespace blasscope::record {
 
+namespace {
+// The whole of /proc/PID/NAME, or "" where it cannot be read whole. Not an ifstream: a process
+// that ends while it is read makes read() fail with ESRCH, which libstdc++'s filebuf throws as
+// std::ios_base::failure (on the recorder's watcher thread: std::terminate).
+std::string proc_file(std::uint32_t pid, const char* name) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got > 0) {
+      text.append(buffer, static_cast<std::size_t>(got));
+    } else if (got == 0 || errno != EINTR) {
+      if (got < 0) text.clear();  // gone while read: nothing half-read
+      break;
+    }
+  }
+  ::close(fd);
+  return text;
+}
+}  // namespace
+
 std::vector<std::string> command_line_of(std::uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = proc_file(pid, "cmdline");
   std::vector<std::string> argv;
   for (std::size_t at = 0; at < text.size();) {
     const std::size_t end = std::min(text.find('\0', at), text.size());
@@ -55,8 +77,7 @@ std::optional<int> exit_status_of(int pidfd) {
 namespace {
 // /proc/PID/stat's start time of `pid`, or 0.
 std::uint64_t start_ticks_of(std::uint32_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = proc_file(pid, "stat");
   return start_ticks_in(stat.data(), stat.size());
 }
 }  // namespace
@@ -65,8 +86,7 @@ bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
   if (!zombies_are_gone) return true;
   // /proc/PID/stat: "PID (COMM) STATE ...", COMM may hold spaces and parentheses.
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = proc_file(pid, "stat");
   const std::size_t close = stat.rfind(')');
   if (close == std::string::npos || close + 2 >= stat.size()) {
     return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;  // reaped meanwhile, or /proc hidden
@@ -106,7 +126,7 @@ std::optional<int> ProcessHandles::wait_status(std::uint32_t pid) {
   return h.status;
 }
 
-void ProcessHandles::watch() {
+void ProcessHandles::watch() try {
   std::vector<bool> looked_at(kMaxProcesses, false);  // table entries done
   while (!m_stop.load()) {
     const std::uint32_t seen = m_header.processes_registered.load();
@@ -134,6 +154,8 @@ void ProcessHandles::watch() {
     const timespec bound{0, 100000000};
     ::syscall(SYS_futex, &m_header.processes_registered, FUTEX_WAIT, seen, &bound, nullptr, 0);
   }
+} catch (const std::exception&) {
+  // No memory left for another handle: the rest go without (best effort), never std::terminate.
 }
 
 namespace {
