@@ -184,7 +184,7 @@ bool one_of(char c, const char* allowed) {
 // not 'N'), for the eigen drivers the eigenvectors (`job`: JOBZ) and for them and POTRF the
 // triangle (`uplo`). False for a routine BLAScope cannot replay, and for a CHARACTER argument LAPACK
 // refuses: the replay op would pass a valid one, and succeed where the call failed.
-bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::size_t size) {
+bool replay_op(Routine routine, bool complex, char job, char job2, char uplo, char* out, std::size_t size) {
   const char* driver = driver_name(routine);
   if (!driver) return false;
   const bool upper = uplo == 'U' || uplo == 'u';
@@ -205,10 +205,12 @@ bool replay_op(Routine routine, char job, char job2, char uplo, char* out, std::
       return true;
     case Routine::Getrf: std::snprintf(out, size, R"({"op": "lu", "a": "a"})"); return true;
     case Routine::Gesv: std::snprintf(out, size, R"({"op": "solve", "a": "a", "b": "b"})"); return true;
-    case Routine::Getrs:  // `job`: TRANS ('C' is 'T' for the real matrices replayed)
+    case Routine::Getrs:  // `job`: TRANS ('C' is 'T' for a real matrix)
       if (!one_of(job, "NTC")) return false;
       std::snprintf(out, size, R"({"op": "lu_solve", "a": "a", "pivots": "pivots", "b": "b", "trans": "%c"})",
-                    one_of(job, "N") ? 'N' : 'T');
+                    one_of(job, "N")              ? 'N'
+                    : one_of(job, "C") && complex ? 'C'
+                                                  : 'T');
       return true;
     case Routine::Syevd:
     case Routine::Syev:
@@ -240,10 +242,11 @@ void format_real(char* out, std::size_t size, double v) {
 // and `second` are its first two CHARACTER arguments (JOBZ; JOBU and JOBVT; UPLO; TRANS).
 // False when it cannot be replayed.
 bool replay_op_of(const CallRecord& c, Routine routine, char first, char second, char* op, std::size_t size) {
+  const bool complex = c.precision == Precision::C || c.precision == Precision::Z;
   if (routine == Routine::Syevd || routine == Routine::Syev || routine == Routine::Syevr) {
-    return replay_op(routine, first, 'N', second, op, size);
+    return replay_op(routine, complex, first, 'N', second, op, size);
   }
-  if (routine != Routine::Lascl) return replay_op(routine, first, second, first, op, size);
+  if (routine != Routine::Lascl) return replay_op(routine, complex, first, second, first, op, size);
   char cfrom[40], cto[40];
   format_real(cfrom, sizeof cfrom, c.alpha);
   format_real(cto, sizeof cto, c.beta);

@@ -2,12 +2,14 @@
 // called as NumPy, SciPy and PyTorch call them, so a capture of a failing call replays its INFO.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <optional>
 #include <vector>
 
 #include "exec/cpu_ops.h"
 #include "exec/lapack_support.h"
+#include "kernels/complex_factorisations.h"
 #include "kernels/lapack_factorisations.h"
 #include "tensor/element_codec.h"
 #include "text/format.h"
@@ -55,11 +57,9 @@ void count_triangle_only(OperandRecord& a, const HostTensor& tensor, char uplo) 
   for (std::uint64_t i = 0; i < tensor.rows(); ++i) {
     const std::uint64_t first = uplo == 'L' ? 0 : i, last = uplo == 'L' ? i : tensor.cols() - 1;
     for (std::uint64_t j = first; j <= last; ++j) {
-      const std::byte* at = tensor.data() + tensor.offset_of(i, j);
-      const double v = tensor.dtype() == DType::Float64 ? *reinterpret_cast<const double*>(at)
-                                                        : static_cast<double>(*reinterpret_cast<const float*>(at));
-      if (std::isfinite(v)) continue;
-      (std::isnan(v) ? a.nan : a.inf) += 1;
+      const std::complex<double> v = load_element(tensor.dtype(), tensor.data() + tensor.offset_of(i, j));
+      if (std::isfinite(v.real()) && std::isfinite(v.imag())) continue;
+      (std::isnan(v.real()) || std::isnan(v.imag()) ? a.nan : a.inf) += 1;
       if (!a.first_nonfinite) a.first_nonfinite = std::vector<std::uint64_t>{i, j};
     }
   }
@@ -114,13 +114,43 @@ int run_factor(RunState& state, KernelRecord& record, FactorDriver driver, const
   return info;
 }
 
+// The same for a complex A: ?HEEVD, ?HEEV and ?HEEVR for the eigen drivers, with LAPACK's real
+// RWORK, and real eigenvalues.
+template <typename Real>
+int run_complex_factor(RunState& state, KernelRecord& record, FactorDriver driver, const OpSpec& op,
+                       const LapackWorkspace<double>& sizes, HostTensor& a, HostTensor* b, std::int64_t nrhs,
+                       HostTensor* w, const std::vector<int>& pivots) {
+  using Complex = std::complex<Real>;
+  const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
+  const std::string name = complex_driver_name(driver);
+  Workspace workspace(state, record.op);
+  auto work = workspace.take<Complex>(sizes.work, name + " workspace");
+  auto rwork = workspace.take<Real>(sizes.rwork, name + " real workspace");
+  auto iwork = workspace.take<int>(sizes.iwork, name + (sizes.work ? " integer workspace" : " pivots"));
+  std::copy_n(pivots.begin(), std::min(pivots.size(), iwork.size()), iwork.begin());  // GETRS's, given
+  const char letter =
+      driver == FactorDriver::Getrs ? (op.trans_a ? (op.conjugate ? 'C' : 'T') : 'N') : op.uplo;  // TRANS, or UPLO
+  int info = 0;
+  time_repeats(record, 1, [&] {
+    info = complex_factor_run<Real>(driver, letter, op.compute_uv, m, n, nrhs, reinterpret_cast<Complex*>(a.data()),
+                                    b ? reinterpret_cast<Complex*>(b->data()) : nullptr,
+                                    w ? reinterpret_cast<Real*>(w->data()) : nullptr, work, rwork, iwork);
+  });
+  return info;
+}
+
+bool is_complex(DType dtype) {
+  return dtype == DType::Complex64 || dtype == DType::Complex128;
+}
+
 }  // namespace
 
 KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
   const std::string op_name(name(op.kind));
   const HostTensor& a = input_tensor(state, op.a);
-  require_real_matrix(a, op_name.c_str());
+  require_real_matrix(a, op_name.c_str(), true);
+  const bool complex = is_complex(a.dtype());
   if (op.kind != OpKind::Lu) require_square(a, op_name.c_str());
   const bool solves = op.kind == OpKind::Solve || op.kind == OpKind::LuSolve;
   const HostTensor* b = solves ? &input_tensor(state, op.b) : nullptr;
@@ -131,14 +161,15 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   const std::optional<FactorDriver> named = factor_driver_named(op.driver);
   if (!named) throw OpRejected(ErrorKind::IllegalArgument, op_name + ": no LAPACK routine named '" + op.driver + "'");
   const FactorDriver driver = *named;
-  describe_lapack_call(record, a, driver_name(driver));
+  describe_lapack_call(record, a, complex ? complex_driver_name(driver) : driver_name(driver));
   ScopedTemporaries temps(state);
   const std::string prefix = "op" + std::to_string(op.index) + ".";
   HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a");
   HostTensor* work_b = b ? &column_major_copy(state, temps, *b, b->rows(), prefix + "b") : nullptr;
   const std::int64_t nrhs = b ? (b->is_matrix() ? static_cast<std::int64_t>(b->cols()) : 1) : 0;
   if (op.kind == OpKind::LuSolve) record.k = nrhs;
-  HostTensor* w = op.kind == OpKind::Eigh ? &state.create(op.out, a.dtype(), {a.rows()}, MemoryOrder::C) : nullptr;
+  HostTensor* w =
+      op.kind == OpKind::Eigh ? &state.create(op.out, real_part_dtype(a.dtype()), {a.rows()}, MemoryOrder::C) : nullptr;
   record.operands = {operand_record("a", a, static_cast<std::int64_t>(work_a.leading_dim()))};
   if (op.kind == OpKind::Cholesky || op.kind == OpKind::Eigh) count_triangle_only(record.operands[0], a, op.uplo);
   if (b) record.operands.push_back(operand_record("b", *b, static_cast<std::int64_t>(work_b->leading_dim())));
@@ -146,7 +177,7 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   // Refused before it starts: LAPACK's LWORK is a 32-bit int.
   const auto sizes = factor_workspace(a.dtype(), driver, op.compute_uv, m, n);
-  if (sizes.work > INT32_MAX || sizes.iwork > INT32_MAX) {
+  if (sizes.work > INT32_MAX || sizes.iwork > INT32_MAX || sizes.rwork > INT32_MAX) {
     throw OpRejected(ErrorKind::IndexOverflow, record.kernel + " of a " + std::to_string(m) + " x " +
                                                    std::to_string(n) + " matrix needs a workspace of " +
                                                    std::to_string(sizes.work) +
@@ -154,9 +185,19 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   }
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
-  const int info = a.dtype() == DType::Float64
-                       ? run_factor<double>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots)
-                       : run_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots);
+  int info = 0;
+  switch (a.dtype()) {
+    case DType::Float64:
+      info = run_factor<double>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots);
+      break;
+    case DType::Complex128:
+      info = run_complex_factor<double>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots);
+      break;
+    case DType::Complex64:
+      info = run_complex_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots);
+      break;
+    default: info = run_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots); break;
+  }
   finish_lapack(state, record, capture, info, argument_names(driver),
                 info > 0 ? positive_info_meaning(driver, info) : std::string());
   switch (op.kind) {

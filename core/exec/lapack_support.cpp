@@ -53,10 +53,6 @@ std::string lapack_name(DType dtype, const char* driver) {
   return prefix + std::string(driver);
 }
 
-DType real_part_dtype(DType dtype) {
-  return dtype == DType::Complex64 ? DType::Float32 : dtype == DType::Complex128 ? DType::Float64 : dtype;
-}
-
 void require_right_hand_side(const HostTensor& a, const HostTensor& b, const char* op) {
   if (b.dtype() != a.dtype()) {
     throw OpRejected(ErrorKind::DtypeMismatch,

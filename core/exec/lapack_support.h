@@ -16,9 +16,6 @@ namespace blasscope::core {
 // complex64/complex128 one).
 void require_real_matrix(const HostTensor& t, const char* op, bool complex_too = false);
 
-// The dtype of a value's real part (float32 for complex64), else `dtype` itself.
-DType real_part_dtype(DType dtype);
-
 // A dense column-major working copy (LAPACK overwrites its input), `rows` x `cols`, with
 // `slack_columns` more columns after it that LAPACK is not told of (see run_svd_op).
 HostTensor& column_major_copy(RunState& state, ScopedTemporaries& temporaries, const HostTensor& src,

@@ -37,6 +37,7 @@ template <typename T>
 struct LapackWorkspace {
   std::int64_t work = 0;   // elements of T
   std::int64_t iwork = 0;  // ints (gelsy: its column pivots)
+  std::int64_t rwork = 0;  // reals, for the complex drivers' RWORK
 };
 
 // The SVD of the m x n matrix a: singular values into s (min(m, n)); with `vectors`, the

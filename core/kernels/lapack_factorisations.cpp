@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/complex_factorisations.h"
+
 extern "C" {
 void dpotrf_(const char*, const int*, double*, const int*, int*, std::size_t);
 void spotrf_(const char*, const int*, float*, const int*, int*, std::size_t);
@@ -245,6 +247,8 @@ int factor_run(FactorDriver driver, char uplo, bool vectors, std::int64_t m, std
 LapackWorkspace<double> factor_workspace(DType dtype, FactorDriver driver, bool vectors, std::int64_t m,
                                          std::int64_t n) {
   if (dtype == DType::Float64) return factor_workspace<double>(driver, vectors, m, n);
+  if (dtype == DType::Complex128) return complex_factor_workspace<double>(driver, vectors, m, n);
+  if (dtype == DType::Complex64) return complex_factor_workspace<float>(driver, vectors, m, n);
   const auto sizes = factor_workspace<float>(driver, vectors, m, n);
   return {sizes.work, sizes.iwork};
 }

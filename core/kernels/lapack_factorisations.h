@@ -30,7 +30,7 @@ std::string positive_info_meaning(FactorDriver driver, int info);
 // also hold its Z, n^2, and ISUPPZ, 2n).
 template <typename T>
 LapackWorkspace<T> factor_workspace(FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n);
-// The same for a float32 or float64 matrix (`work` in elements of it).
+// The same for a matrix of `dtype` (`work` in elements of it; complex ones: complex_factorisations.h).
 LapackWorkspace<double> factor_workspace(DType dtype, FactorDriver driver, bool vectors, std::int64_t m,
                                          std::int64_t n);
 

@@ -115,10 +115,7 @@ class Planner {
           output(op.out + "_vt", meta_of(a->dtype, {k, a->shape[1]}, MemoryOrder::Fortran));
         }
         // Singular values are real, whatever A is.
-        const DType real = a->dtype == DType::Complex64    ? DType::Float32
-                           : a->dtype == DType::Complex128 ? DType::Float64
-                                                           : a->dtype;
-        return output(op.out, meta_of(real, {k}, MemoryOrder::C));
+        return output(op.out, meta_of(real_part_dtype(a->dtype), {k}, MemoryOrder::C));
       }
       case OpKind::Lstsq: {
         const TensorMeta* b = find(op.b);
@@ -170,12 +167,14 @@ class Planner {
       m_plan.skip_ops.insert(op.index);
       return unknown(op.out);
     }
-    bytes +=
-        static_cast<std::uint64_t>(workspace.work) * item + static_cast<std::uint64_t>(workspace.iwork) * sizeof(int);
+    // A complex driver's RWORK is of its real part: half an element each.
+    bytes += static_cast<std::uint64_t>(workspace.work) * item +
+             static_cast<std::uint64_t>(workspace.rwork) * item / 2 +
+             static_cast<std::uint64_t>(workspace.iwork) * sizeof(int);
     transient(bytes);
     if (op.kind == OpKind::Eigh) {
       if (op.compute_uv) output(op.out + "_v", meta_of(a.dtype, a.shape, MemoryOrder::Fortran));
-      return output(op.out, meta_of(a.dtype, {n}, MemoryOrder::C));
+      return output(op.out, meta_of(real_part_dtype(a.dtype), {n}, MemoryOrder::C));
     }
     output(op.out, meta_of(a.dtype, b ? b->shape : a.shape, MemoryOrder::Fortran));
   }

@@ -170,10 +170,21 @@ inline bool has_replay_op(Routine r) {
   }
 }
 
-// Whether a complex call of this routine replays too: the svd op takes complex matrices (the
-// other LAPACK ops real ones only).
+// Whether a complex call of this routine replays too: the svd, eigh (?HEEVD, ?HEEV, ?HEEVR),
+// cholesky, lu, solve and lu_solve ops take complex matrices; lstsq real ones only.
 inline bool replays_complex(Routine r) {
-  return r == Routine::Gesdd || r == Routine::Gesvd;
+  switch (r) {
+    case Routine::Gesdd:
+    case Routine::Gesvd:
+    case Routine::Syevd:
+    case Routine::Syev:
+    case Routine::Syevr:
+    case Routine::Potrf:
+    case Routine::Getrf:
+    case Routine::Gesv:
+    case Routine::Getrs: return true;
+    default: return false;
+  }
 }
 
 // A call that failed: INFO != 0, an xerbla report, a non-finite result, or a LAPACK call that

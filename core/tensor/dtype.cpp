@@ -54,6 +54,10 @@ std::size_t bit_width(DType dtype) {
   return traits(dtype).bits;
 }
 
+DType real_part_dtype(DType dtype) {
+  return dtype == DType::Complex64 ? DType::Float32 : dtype == DType::Complex128 ? DType::Float64 : dtype;
+}
+
 std::size_t item_size(DType dtype) {
   const auto bits = traits(dtype).bits;
   return bits % 8 == 0 ? bits / 8 : 0;

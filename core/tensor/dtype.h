@@ -40,6 +40,8 @@ std::size_t bit_width(DType dtype);
 // Bytes of one element, 0 for packed sub-byte types.
 std::size_t item_size(DType dtype);
 DTypeKind kind(DType dtype);
+// The dtype of a complex one's real part (singular values, eigenvalues); others are their own.
+DType real_part_dtype(DType dtype);
 std::string_view name(DType dtype);
 std::optional<DType> dtype_from_name(std::string_view name);
 // True for types whose values BLAScope scans (all but the packed sub-byte floats).

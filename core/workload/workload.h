@@ -57,6 +57,7 @@ struct OpSpec {
   std::string pivots;                     // lu_solve: GETRF's IPIV (1-based row interchanges), an integer vector
   std::string out;                        // name of the result tensor
   bool trans_a = false, trans_b = false;  // lu_solve: trans_a solves A^T X = B (TRANS 'T')
+  bool conjugate = false;                 // lu_solve with trans_a: A^H X = B (TRANS 'C'), for complex A
   double alpha = 1, beta = 0;
   std::optional<std::int64_t> lda, ldb, ldc;  // explicit overrides: may be illegal on purpose
   std::optional<std::int64_t> incx, incy;     // gemv: vector strides (0 is illegal, on purpose)

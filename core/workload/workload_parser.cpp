@@ -289,10 +289,11 @@ class OpParser {
       op.b = input(spec, "b");
       op.driver = "getrs";
       if (spec.contains("trans")) {
-        // Real matrices only: 'C' solves with A^T, as LAPACK's real GETRS takes it.
+        // 'C' solves with A^H: A^T for a real A, as LAPACK's real GETRS takes it.
         const std::string t = spec["trans"].is_string() ? spec["trans"].get<std::string>() : "";
         if (t != "N" && t != "T" && t != "C") fail_field(m_where + ".trans", "must be \"N\", \"T\" or \"C\"");
         op.trans_a = t != "N";
+        op.conjugate = t == "C";
       }
       op.out = output(spec, default_name(op), false);
     } else if (kind == "gemv" || kind == "syrk" || kind == "trsm") {

@@ -257,6 +257,50 @@ TEST(Runner, ComplexSvdsRunAsNumPyAndSciPyCallThem) {
   EXPECT_TRUE(has_finding(r, "non-finite-input", 3));
 }
 
+TEST(Runner, ComplexEigenAndSolveOpsRunTheHermitianAndComplexRoutines) {
+  // eigh reads A's lower triangle as a Hermitian matrix: its three drivers agree, with real
+  // eigenvalues; a NaN in the triangle fails ZHEEVD and ZHEEV (INFO > 0), and ZHEEVR returns
+  // INFO = 0 with no eigenvalue computed (counted as NaN).
+  const RunResult r = run(R"({"name": "cfactor", "tensors": {
+      "a": {"shape": [12, 12], "dtype": "complex128", "seed": 3}, "f": {"shape": [12, 12], "dtype": "complex64", "seed": 4},
+      "b": {"shape": [12, 2], "dtype": "complex128", "seed": 5}, "n": {"shape": [5, 5], "dtype": "complex128", "nan": 1},
+      "ones": {"shape": [4, 4], "dtype": "complex128", "fill": "ones"}},
+    "ops": [{"op": "eigh", "a": "a", "driver": "syevd", "vectors": true, "out": "w1"},
+            {"op": "eigh", "a": "a", "driver": "syev", "out": "w2"},
+            {"op": "eigh", "a": "a", "driver": "syevr", "vectors": true, "out": "w3"},
+            {"op": "eigh", "a": "f", "uplo": "U", "out": "w4"},
+            {"op": "solve", "a": "a", "b": "b", "out": "x"},
+            {"op": "cholesky", "a": "ones", "out": "l"},
+            {"op": "lu", "a": "ones", "out": "lu"},
+            {"op": "eigh", "a": "n", "driver": "syevr", "vectors": true, "out": "w5"}]})");
+  ASSERT_EQ(r.ops.size(), 8u);
+  const std::vector<std::string> kernels{"zheevd", "zheev", "zheevr", "cheevd", "zgesv", "zpotrf", "zgetrf", "zheevr"};
+  for (std::size_t i = 0; i < kernels.size(); ++i) EXPECT_EQ(r.ops[i].kernel, kernels[i]) << i;
+  for (std::size_t i = 0; i < 5; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(r.ops[i].status, OpStatus::Ok) << r.ops[i].error.value_or("");
+    EXPECT_EQ(r.ops[i].output_nan, 0u);
+  }
+  const auto output = [&r](std::size_t op, const std::string& role) {
+    for (const auto& o : r.ops[op].operands) {
+      if (o.role == role) return o;
+    }
+    return OperandRecord{};
+  };
+  EXPECT_EQ(output(0, "out").dtype, DType::Float64);
+  EXPECT_EQ(output(0, "v").dtype, DType::Complex128);
+  EXPECT_EQ(output(3, "out").dtype, DType::Float32);
+  ASSERT_TRUE(output(0, "out").max_abs && output(1, "out").max_abs && output(2, "out").max_abs);
+  EXPECT_NEAR(*output(1, "out").max_abs, *output(0, "out").max_abs, 1e-9 * *output(0, "out").max_abs);
+  EXPECT_NEAR(*output(2, "out").max_abs, *output(0, "out").max_abs, 1e-9 * *output(0, "out").max_abs);
+  // A matrix of ones is singular from its second column on: not positive definite at order 2.
+  EXPECT_EQ(r.ops[5].info, 2);
+  EXPECT_EQ(r.ops[6].info, 2);
+  EXPECT_EQ(r.ops[7].info, 0);
+  EXPECT_EQ(r.ops[7].output_nan, 5u + 2 * 25u);  // the eigenvalues, then both parts of each eigenvector entry
+  EXPECT_TRUE(has_finding(r, "non-finite-output", 7));
+}
+
 TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
   // Copies, workspaces and guard pages included: the plan is an upper bound, and a close one.
   const RunResult r = run(R"({"name": "peak", "tensors": {"a": {"shape": [300, 200], "dtype": "float64"},

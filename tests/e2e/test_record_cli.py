@@ -511,6 +511,48 @@ class RecordNumPy(unittest.TestCase):
                                                    timeout=120).stdout)
                 self.assertEqual([op["status"] for op in replay["ops"]], ["ok"], replay["diagnoses"])
 
+    def test_complex_eigen_and_solve_failures_are_captured_and_replay(self):
+        # Hermitian eigen drivers (NumPy's ZHEEVD, SciPy's CHEEVD, ZHEEVR and ZHEEV) on a NaN,
+        # and the LU path SciPy takes for lu_solve(trans=2): ZGETRF of a NaN, then ZGETRS with
+        # TRANS 'C' on the NaN factors. Each is captured with its complex inputs and replays
+        # to the diagnoses it had; ZGETRS's replay solves with A^H, as the program did.
+        script = write("complex_eigen.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(1)
+            x = rng.standard_normal((8, 8)) + 1j * rng.standard_normal((8, 8))
+            h = x @ x.conj().T + 8 * np.eye(8)
+            bad = h.copy(); bad[3, 2] = bad[2, 3] = np.nan
+            for name, call in (("eigh", lambda: np.linalg.eigh(bad)),
+                               ("evd64", lambda: sl.eigh(bad.astype(np.complex64), driver="evd", check_finite=False)),
+                               ("evr", lambda: sl.eigh(bad, check_finite=False)),
+                               ("ev", lambda: sl.eigh(bad, driver="ev", check_finite=False))):
+                try:
+                    w = call()
+                    print(name, bool(np.isfinite(w[0] if isinstance(w, tuple) else w).all()))
+                except np.linalg.LinAlgError:
+                    print(name, "LinAlgError")
+            x = sl.lu_solve(sl.lu_factor(bad, check_finite=False), h[:, 0], trans=2, check_finite=False)
+            print("lu_solve", bool(np.isfinite(x).all()))
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        # ZHEEVR computes no eigenvalue and says INFO = 0: SciPy returns its zeros, finite.
+        self.assertEqual(proc.out.split(), ["eigh", "LinAlgError", "evd64", "LinAlgError", "evr", "True", "ev",
+                                            "LinAlgError", "lu_solve", "False"])
+        routines = sorted(c["routine"] for c in report["captures"])
+        self.assertEqual(routines, ["cheevd", "zgetrf", "zgetrs", "zheev", "zheevd", "zheevr"], proc.err)
+        self.assertEqual(report["uncaptured"]["not_replayable"], {})
+        for capture in report["captures"]:
+            with self.subTest(call=capture["call"], routine=capture["routine"]):
+                tensor = os.path.join(os.path.dirname(capture["workload"]), "a.npy")
+                self.assertEqual(np_dtype(tensor), "complex64" if capture["routine"] == "cheevd" else "complex128")
+                recorded = {d["id"] for d in report["diagnoses"] if capture["call"] in d.get("calls", [d.get("call")])}
+                self.assertIn("non-finite-input", recorded)
+                self.assertEqual(set(replay_ids(capture)), recorded)
+        getrs = next(c for c in report["captures"] if c["routine"] == "zgetrs")
+        with open(getrs["workload"]) as f:
+            self.assertEqual(json.load(f)["ops"][0]["trans"], "C")
+
     def test_how_each_child_ended_is_said(self):
         # A worker that raises (multiprocessing exits it with 1), one that calls os._exit(3), one
         # killed by a signal outside any call, and a C program that returns from main.
