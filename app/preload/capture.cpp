@@ -162,8 +162,9 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
   const std::int64_t lines = row_major ? rows : cols, length = row_major ? cols : rows;
   if (m_skipped || !data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
   const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * element_size;
-  // Over the caps (this matrix alone, or what is left of them): nothing is copied.
-  if (!room_for(bytes, m_failure_expected)) {
+  // Over the caps (this matrix alone, or what is left of them): nothing is copied. Past the share
+  // of calls not expected to fail the copy is still made: the call may fail (write_before).
+  if (!room_for(bytes, true)) {
     m_skipped = true;
     return;
   }
@@ -193,12 +194,17 @@ const char* InputCapture::slot_name(int slot) const {
   return m_inputs[slot].name ? m_inputs[slot].name : kDefault[slot];
 }
 
-bool InputCapture::write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
-  if (m_skipped || !m_inputs[0].data) return false;
+std::uint64_t InputCapture::kept_bytes() const {
   std::uint64_t bytes = 0;
   for (const Matrix& m : m_inputs) {
     if (m.data) bytes += static_cast<std::uint64_t>(m.rows * m.cols) * m.element_size;
   }
+  return bytes;
+}
+
+bool InputCapture::write_files(record::CallRecord& call, const char* op_json, const char* tensors_extra) {
+  if (m_skipped || !m_inputs[0].data) return false;
+  const std::uint64_t bytes = kept_bytes();
   if (!reserve(bytes, m_failure_expected)) {
     m_skipped = true;
     return false;
@@ -248,6 +254,14 @@ void InputCapture::remove_written() {
 }
 
 void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
+  // Past the share of calls not expected to fail, the copies wait for the call's outcome: a
+  // failure after many good calls (--capture all) takes the failures' share then.
+  const std::uint64_t bytes = kept_bytes();
+  if (!m_failure_expected && m_inputs[0].data && !room_for(bytes, false) && room_for(bytes, true) &&
+      std::strlen(op_json) < sizeof m_deferred_op) {
+    std::memcpy(m_deferred_op, op_json, std::strlen(op_json) + 1);
+    return;
+  }
   write_files(call, op_json, "");
   release_copies();  // copied out: the memory goes back before the call runs
 }
@@ -265,6 +279,7 @@ void InputCapture::give_up() {
 }
 
 void InputCapture::write_after(record::CallRecord& call, bool failed, const char* op_json, const char* tensors_extra) {
+  if (failed) m_failure_expected = true;  // known now: the failures' share of the caps takes it
   if (!write_files(call, op_json, tensors_extra)) skip(failed);
 }
 
@@ -272,6 +287,17 @@ void InputCapture::settle(record::CallRecord& call, bool failed) {
   // A call no replay reproduces: the report names it by routine (uncaptured_failures), not
   // among those the caps left out.
   if (m_gave_up) return;
+  if (m_deferred_op[0]) {
+    m_failure_expected = true;
+    if (failed) {
+      write_after(call, true, m_deferred_op);
+    } else {
+      skip(false);  // under --capture all: a call left out
+    }
+    release_copies();
+    m_deferred_op[0] = '\0';
+    return;
+  }
   if (m_skipped) skip(failed);
   if (failed || capturing_all()) return;
   remove_written();

@@ -19,7 +19,7 @@ namespace blasscope::preload {
 class InputCapture {
  public:
   // Cheap to make on every call (GEMM, LAPACK): nothing is zeroed but the folder's first byte.
-  InputCapture() { m_dir[0] = '\0'; }
+  InputCapture() { m_dir[0] = m_deferred_op[0] = '\0'; }
   ~InputCapture();
   InputCapture(const InputCapture&) = delete;
   InputCapture& operator=(const InputCapture&) = delete;
@@ -53,7 +53,9 @@ class InputCapture {
   void skip(bool failed);
   // Writes the capture of `call` (a driver: svd, lstsq or dlascl replay) from what keep() copied,
   // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is
-  // captured too. Marks the call kCaptured. `op` is the workload op's JSON.
+  // captured too. Marks the call kCaptured. `op` is the workload op's JSON. A call not expected
+  // to fail past its share of the caps keeps the copies through the call instead: settle()
+  // writes them if it failed after all (a finite matrix POTRF finds not positive definite).
   void write_before(record::CallRecord& call, const char* op_json);
   // The call cannot be captured after all (no replay op for its arguments): the copies go, and
   // settle() counts it as skipped if it fails.
@@ -78,6 +80,7 @@ class InputCapture {
   // Removes what write_files wrote, and gives its share of the caps back.
   void remove_written();
   void release_copies();  // frees what keep() copied
+  std::uint64_t kept_bytes() const;
 
   Matrix m_inputs[3];  // a, b, c
   bool m_failure_expected = true;
@@ -85,6 +88,7 @@ class InputCapture {
   bool m_skipped = false;             // over the caps, or no memory or disk for it: not captured (counted if it fails)
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed
   char m_dir[4096];                   // where the capture was written, "" for nothing
+  char m_deferred_op[256];            // write_before's op, kept for settle(): "" when nothing waits
 };
 
 // An InputCapture made only when a call is captured: a GEMM's frame holds one on every call,

@@ -2408,6 +2408,31 @@ class RecordC(unittest.TestCase):
         self.assertEqual((report["captures"], report["captures_skipped"]), ([], 0))
         self.assertNotIn("to be captured", proc.err)
 
+    def test_capture_all_keeps_a_finite_failure_after_many_good_calls(self):
+        # A driver's capture is written before it runs, when nothing says it will fail: past the
+        # good calls' share, a Cholesky of a finite matrix that is not positive definite (the
+        # failure --capture all is for) keeps its copy through the call and is written after.
+        script = write("many_choleskys.py", """
+            import numpy as np, scipy.linalg as sl
+            rng = np.random.default_rng(0)
+            for i in range(90):
+                x = rng.standard_normal((20, 20)); sl.cho_factor(x @ x.T + 20 * np.eye(20))
+            x = rng.standard_normal((20, 20)); a = x @ x.T + 20 * np.eye(20); a[4, 4] = -1000
+            try:
+                sl.cho_factor(a)
+            except np.linalg.LinAlgError as e:
+                print(e)
+        """)
+        proc, report = record(PYTHON, script, options=("--capture", "all"))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("5-th leading minor", proc.out)
+        failing = [c["id"] for c in report["calls"] if c["routine"] == "dpotrf" and c["info"] == 5]
+        self.assertEqual(len(failing), 1)
+        captured = {c["call"]: c for c in report["captures"]}
+        self.assertIn(failing[0], captured, proc.err)
+        self.assertEqual(len([c for c in report["captures"] if c["routine"] == "dpotrf"]), 76)
+        self.assertEqual(replay_ids(captured[failing[0]]), ["lapack-failed"])
+
     def test_blas_from_many_threads_at_once(self):
         exe = build_c("threads", """
             #include <cblas.h>
