@@ -2,8 +2,10 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -532,9 +534,18 @@ void add_singular_solve(Collector& out, const CallRecord& solve, const CallRecor
                    "(scipy.linalg.lstsq, numpy.linalg.lstsq) or remove the dependent rows and columns."});
 }
 
-}  // namespace
+// Whether the call is a LAPACK call of the program's that returned INFO < 0 with no xerbla
+// report: a program with an xerbla_ of its own (C and Fortran programs may define one) takes
+// LAPACK's report before the preload's xerbla_ can, and only INFO says which argument it was.
+// Not the one INFO < 0 LAPACK returns without a report: ?GESDD's and ?GESVD's -4 for a NaN norm.
+bool refused_without_report(const CallRecord& c) {
+  const bool nan_norm =
+      c.info == -4 && c.input_nan + c.input_inf > 0 && (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd);
+  return record::is_lapack(c.routine) && c.info < 0 && c.parent == 0 && !record::has_xerbla(c) &&
+         !(c.flags & record::kLapacke) && c.routine != Routine::Xerbla && !nan_norm;
+}
 
-std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
+std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered_set<std::uint64_t>& report_from_info) {
   // Calls by id, made the first time a failure needs its outermost caller (a healthy recording
   // of a million calls needs none). Calls still running when the program ended are parents too
   // (a DLASCL inside a DGELSD that hung).
@@ -651,6 +662,23 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
       // Refused inside LAPACK, on input holding NaN/Inf: the value was computed from them.
       const bool from_values = refused_inside(c, top) && top.input_nan + top.input_inf > 0;
       std::vector<std::string> evidence = argument_evidence(c, top);
+      if (report_from_info.count(c.id)) {
+        // Told by INFO, not by a report: the evidence says so.
+        const std::string reported =
+            "xerbla reported " + xerbla_routine(c) + " parameter " + std::to_string(c.xerbla_parameter);
+        const std::string returned = call_name(c) + " returned INFO = " + std::to_string(c.info);
+        for (std::string& e : evidence) {
+          if (e.starts_with(reported + ": that parameter is")) {
+            e = returned + ": parameter " + std::to_string(c.xerbla_parameter) + " is" +
+                e.substr(reported.size() + std::string(": that parameter is").size());
+          } else if (e.starts_with(reported)) {
+            e = returned + e.substr(reported.size());
+          }
+        }
+        evidence.push_back(
+            "no xerbla report was seen: the program (or a library it loads) has an xerbla_ of its "
+            "own, which LAPACK called instead of OpenBLAS's, and which printed whatever it prints");
+      }
       if (&top == &c && inner_reports.count(c.id)) {
         for (const CallRecord* inner : inner_reports[c.id]) {
           // In which order is not recorded: the driver's own report is the last of its own.
@@ -929,6 +957,38 @@ std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
     diagnoses.push_back(std::move(d));
   }
   return diagnoses;
+}
+
+}  // namespace
+
+std::vector<Diagnosis> diagnose_recording(const record::Recording& r) {
+  if (std::none_of(r.calls.begin(), r.calls.end(), refused_without_report)) return diagnose(r, {});
+  // Such calls are diagnosed as the report LAPACK made would have been: ROUTINE parameter -INFO,
+  // unless a call made inside one was refused (a DLASCL's report is recorded: the driver's INFO
+  // is its consequence).
+  std::unordered_map<std::uint64_t, std::uint64_t> parent_of;
+  for (const CallRecord& c : r.calls) parent_of[c.id] = c.parent;
+  std::unordered_set<std::uint64_t> refused_inside_it;
+  for (const CallRecord& c : r.calls) {
+    if (!record::has_xerbla(c)) continue;
+    for (std::uint64_t up = c.parent, depth = 0; up && depth < 64; ++depth) {
+      refused_inside_it.insert(up);
+      const auto it = parent_of.find(up);
+      up = it == parent_of.end() ? 0 : it->second;
+    }
+  }
+  record::Recording reported = r;
+  std::unordered_set<std::uint64_t> from_info;
+  for (CallRecord& c : reported.calls) {
+    if (!refused_without_report(c) || refused_inside_it.count(c.id)) continue;
+    const std::string name = upper(record::routine_name(c.routine, c.precision));
+    std::memset(c.xerbla_routine, 0, sizeof c.xerbla_routine);
+    std::memcpy(c.xerbla_routine, name.data(), std::min(name.size(), sizeof c.xerbla_routine));
+    c.xerbla_parameter = -c.info;
+    c.flags |= record::kXerbla;
+    from_info.insert(c.id);
+  }
+  return diagnose(reported, from_info);
 }
 
 }  // namespace blasscope::core

@@ -342,6 +342,22 @@ TEST(RecordingDiagnosis, AnErrorInsideADriverIsTheDriversWithTheInternalRoutines
   EXPECT_EQ(d.cause.find("TRANSA"), std::string::npos) << "not GEMM's list";
 }
 
+TEST(RecordingDiagnosis, ANegativeInfoWithoutAReportIsTheArgumentItNames) {
+  // A program with its own xerbla_ leaves no report: DGETRF's INFO = -4 still names LDA.
+  Recording r;
+  CallRecord getrf = call(3, Routine::Getrf, 5, 5);
+  getrf.flags = blasscope::record::kHasInfo;
+  getrf.lda = 2;
+  getrf.info = -4;
+  r.calls = {getrf};
+  const auto found = of(diagnose_recording(r), "illegal-argument");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].title.find("on entry to DGETRF parameter number 4"), std::string::npos) << found[0].title;
+  EXPECT_TRUE(contains(found[0].evidence, "DGETRF returned INFO = -4: parameter 4 is your LDA = 2"));
+  EXPECT_TRUE(contains(found[0].evidence, "an xerbla_ of its own"));
+  EXPECT_FALSE(contains(found[0].evidence, "xerbla reported"));
+}
+
 TEST(RecordingDiagnosis, AZeroCfromIsNotCalledANanNorm) {
   Recording r;
   CallRecord lascl = call(1, Routine::Lascl, 3, 3);

@@ -2837,6 +2837,47 @@ class RecordC(unittest.TestCase):
         gemm = next(c for c in report["calls"] if c["routine"] == "dgemm")
         self.assertNotIn("parent", gemm)  # a top-level call: the DGESV it came after is gone
 
+    def test_a_program_with_its_own_xerbla_is_told_by_info(self):
+        # The program's xerbla_ (the executable comes first) takes LAPACK's report, so none is
+        # recorded: INFO = -4 alone says DGESV refused its LDA, and the diagnosis says so. SGESDD's
+        # INFO = -4 on a NaN (no report is made for it) keeps its own diagnosis.
+        exe = build_c("own_xerbla", """
+            #include <math.h>
+            #include <stdio.h>
+            #include <stddef.h>
+            void xerbla_(const char* name, const int* info, size_t len) {
+              fprintf(stderr, "mine: %.*s %d\\n", (int)len, name, *info);
+            }
+            extern void dgesv_(int*, int*, double*, int*, int*, double*, int*, int*);
+            extern void sgesdd_(const char*, int*, int*, float*, int*, float*, float*, int*, float*, int*, float*,
+                                int*, int*, int*, size_t);
+            int main(void) {
+              double a[25] = {0}, b[5] = {0};
+              int ipiv[5], n = 5, nrhs = 1, lda = 3, ldb = 5, info = 0;
+              dgesv_(&n, &nrhs, a, &lda, ipiv, b, &ldb, &info);
+              printf("dgesv %d\\n", info);
+              float s[9] = {NAN}, sv[3], u[1], vt[1], work[200];
+              int m = 3, one = 1, lwork = 200, iwork[24];
+              sgesdd_("N", &m, &m, s, &m, sv, u, &one, vt, &one, work, &lwork, iwork, &info, 1);
+              printf("sgesdd %d\\n", info);
+              return 0;
+            }
+        """, "-llapack")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(proc.out.split(), ["dgesv", "-4", "sgesdd", "-4"])
+        self.assertIn("mine: DGESV", proc.err)
+        gesv = next(c for c in report["calls"] if c["routine"] == "dgesv")
+        self.assertNotIn("xerbla", gesv)  # nothing was reported to BLAScope
+        found = [d for d in report["diagnoses"] if d.get("call") == gesv["id"]]
+        self.assertEqual([d["id"] for d in found], ["illegal-argument"], report["diagnoses"])
+        text = " ".join(found[0]["evidence"])
+        self.assertIn("DGESV returned INFO = -4: parameter 4 is your LDA = 3, which must be at least 5", text)
+        self.assertIn("an xerbla_ of its own", text)
+        gesdd = next(c for c in report["calls"] if c["routine"] == "sgesdd")
+        self.assertEqual(sorted(d["id"] for d in report["diagnoses"] if d.get("call") == gesdd["id"]),
+                         ["dlascl-invalid-cfrom", "non-finite-input"])
+
     def test_a_program_that_dies_inside_a_call_is_named(self):
         exe = build_c("segv", """
             #include <cblas.h>
