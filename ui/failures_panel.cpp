@@ -60,9 +60,14 @@ void FailuresPanel::setDiagnoses(std::vector<core::Diagnosis> diagnoses, const Q
   }
   const bool empty = diagnoses.empty();
   m_model->setDiagnoses(std::move(diagnoses));
-  m_summary->setText(
-      empty ? emptyText
-            : tr("%1 diagnoses: %2 errors, %3 warnings").arg(m_model->rowCount()).arg(errors).arg(warnings));
+  const auto count = [](int n, const char* one, const char* many) {
+    return QString::number(n) + QStringLiteral(" ") + QString::fromLatin1(n == 1 ? one : many);
+  };
+  m_summary->setText(empty ? emptyText
+                           : tr("%1: %2, %3")
+                                 .arg(count(m_model->rowCount(), "diagnosis", "diagnoses"))
+                                 .arg(count(errors, "error", "errors"))
+                                 .arg(count(warnings, "warning", "warnings")));
   m_details->clear();
   if (!empty) m_list->setCurrentIndex(m_model->index(0));
 }

@@ -750,9 +750,13 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
               "scipy.linalg.inv and solve raise LinAlgError after it (\"singular matrix\", \"Matrix is "
               "singular.\")");
         }
+        // On NaN/Inf input a "singular" or "not positive definite" is the values' doing, not the
+        // matrix's: the title says what it read.
+        const bool nonfinite = c.input_nan + c.input_inf > 0;
         out.add("lapack-failed", c.routine == Routine::Getrf ? Severity::Warning : Severity::Error, c,
                 label(c) + ": returned INFO = " + std::to_string(c.info) +
-                    (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")),
+                    (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")) +
+                    (nonfinite ? ", on input holding NaN/Inf" : ""),
                 std::move(evidence),
                 Specific{"", meaning ? meaning->cause : "", meaning ? meaning->fix : "",
                          "INFO = " + std::to_string(c.info), meaning ? meaning->seen_as_key : ""});

@@ -416,6 +416,18 @@ class UiTests : public QObject {
     QCOMPARE(op.last().at(0).value<std::size_t>(), std::size_t{2});
   }
 
+  void theDiagnosesSummaryCountsInWords() {
+    ui::FailuresPanel panel;
+    panel.setDiagnoses({core::detected("lapack-failed", core::Severity::Error, 0, std::string("a"), "one", {"x"}),
+                        core::detected("non-finite-input", core::Severity::Warning, 0, std::string("a"), "two", {"y"}),
+                        core::detected("non-finite-input", core::Severity::Warning, 1, std::string("b"), "3", {"z"})},
+                       QString());
+    QStringList texts;
+    for (const QLabel* label : panel.findChildren<QLabel*>()) texts << label->text();
+    QVERIFY2(texts.contains(QStringLiteral("3 diagnoses: 1 error, 2 warnings")),
+             qPrintable(texts.join(QStringLiteral(" | "))));
+  }
+
   void axisTicksAreRoundNumbers() {
     QValueAxis counts;
     ui::useRoundTicks(&counts, 7, true);
