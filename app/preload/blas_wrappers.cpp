@@ -84,7 +84,7 @@ void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, co
     return capture.skip(failed);
   }
   const bool row = c.flags & record::kRowMajor, ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
-  capture.set_failure_expected(failed);
+  capture.set_outcome(failed);
   capture.keep(0, a, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, sizeof(Real), row);
   capture.keep(1, b, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, sizeof(Real), row);
   const char* dtype = c.precision == Precision::S ? "float32" : "float64";

@@ -162,9 +162,10 @@ void InputCapture::keep(int slot, const void* data, std::int64_t rows, std::int6
   const std::int64_t lines = row_major ? rows : cols, length = row_major ? cols : rows;
   if (m_skipped || !data || rows <= 0 || cols <= 0 || ld < length || slot < 0 || slot > 2) return;
   const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * element_size;
-  // Over the caps (this matrix alone, or what is left of them): nothing is copied. Past the share
-  // of calls not expected to fail the copy is still made: the call may fail (write_before).
-  if (!room_for(bytes, true)) {
+  // Over the caps (this matrix alone, or what is left of them): nothing is copied. Before the
+  // call, past the share of calls not expected to fail, the copy is still made: the call may
+  // fail (write_before).
+  if (!room_for(bytes, m_outcome_known ? m_failure_expected : true)) {
     m_skipped = true;
     return;
   }
@@ -257,7 +258,7 @@ void InputCapture::write_before(record::CallRecord& call, const char* op_json) {
   // Past the share of calls not expected to fail, the copies wait for the call's outcome: a
   // failure after many good calls (--capture all) takes the failures' share then.
   const std::uint64_t bytes = kept_bytes();
-  if (!m_failure_expected && m_inputs[0].data && !room_for(bytes, false) && room_for(bytes, true) &&
+  if (!m_failure_expected && !m_skipped && m_inputs[0].data && !room_for(bytes, false) && room_for(bytes, true) &&
       std::strlen(op_json) < sizeof m_deferred_op) {
     std::memcpy(m_deferred_op, op_json, std::strlen(op_json) + 1);
     return;

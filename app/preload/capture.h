@@ -2,12 +2,15 @@
 
 // Captures: a failing call's inputs as they were before it ran (LAPACK overwrites them),
 // written as .npy files beside a workload.json that replays the call with
-// `blasscope-cli run`. Only drivers, GETRS and BLAS argument errors are captured, and only real
-// precisions (BLAScope's replay ops run float32/float64) but for complex SVDs and GEMMs'
-// refused arguments. Copies are made only when
+// `blasscope-cli run`. Only drivers, GETRS and BLAS argument errors are captured, in real
+// precisions, and complex ones where a replay op takes them (record::replays_complex, GEMMs'
+// refused arguments). Copies are made only when
 // captures are on, and only for calls likely to fail (NaN/Inf inputs, a scale ?LASCL refuses or
 // an Inf one) unless every call is captured (then a GETRS, O(n^2 NRHS) work, costs about as much
-// again); they are written before the call and removed after it if it did not fail.
+// again); they are written before the call and removed after it if it did not fail. Under
+// --capture all, past the good calls' share of the caps, they are kept through the call and
+// written after it only if it failed: such a call that hangs, crashes or is left by a longjmp
+// is not captured.
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -28,6 +31,8 @@ class InputCapture {
   // bad): such captures may use all of the caps, those of other calls (--capture all) three
   // quarters of them. Expected unless said otherwise.
   void set_failure_expected(bool expected) { m_failure_expected = expected; }
+  // After the call: whether it failed is known, and copies made now take only their own share.
+  void set_outcome(bool failed) { m_failure_expected = failed, m_outcome_known = true; }
   // Whether captures are on for this call's precision (real ones), or for a call of `routine`
   // in `precision` (complex ones too where a workload replays them: record::replays_complex).
   static bool enabled(record::Precision precision);
@@ -55,7 +60,8 @@ class InputCapture {
   // before the call runs: a call that never returns (a hang stopped by --timeout, a crash) is
   // captured too. Marks the call kCaptured. `op` is the workload op's JSON. A call not expected
   // to fail past its share of the caps keeps the copies through the call instead: settle()
-  // writes them if it failed after all (a finite matrix POTRF finds not positive definite).
+  // writes them if it failed after all (a finite matrix POTRF finds not positive definite); a
+  // hang, a crash or a longjmp out of the call loses them.
   void write_before(record::CallRecord& call, const char* op_json);
   // The call cannot be captured after all (no replay op for its arguments): the copies go, and
   // settle() counts it as skipped if it fails.
@@ -84,6 +90,7 @@ class InputCapture {
 
   Matrix m_inputs[3];  // a, b, c
   bool m_failure_expected = true;
+  bool m_outcome_known = false;       // set_outcome(): copies are made after the call
   bool m_gave_up = false;             // give_up(): no replay op for this call
   bool m_skipped = false;             // over the caps, or no memory or disk for it: not captured (counted if it fails)
   std::uint64_t m_written_bytes = 0;  // what write_before reserved, given back when it is removed

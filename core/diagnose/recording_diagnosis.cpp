@@ -537,10 +537,12 @@ void add_singular_solve(Collector& out, const CallRecord& solve, const CallRecor
 // Whether the call is a LAPACK call of the program's that returned INFO < 0 with no xerbla
 // report: a program with an xerbla_ of its own (C and Fortran programs may define one) takes
 // LAPACK's report before the preload's xerbla_ can, and only INFO says which argument it was.
-// Not the one INFO < 0 LAPACK returns without a report: ?GESDD's and ?GESVD's -4 for a NaN norm.
+// Not ?GESDD's -4, which LAPACK 3.10 and later return without a report for a NaN norm (its
+// parameter 4, A, is never an illegal argument), nor a ?GESVD's -4 on NaN/Inf input, diagnosed
+// as that too. (No other routine recorded returns INFO < 0 unreported.)
 bool refused_without_report(const CallRecord& c) {
   const bool nan_norm =
-      c.info == -4 && c.input_nan + c.input_inf > 0 && (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd);
+      c.info == -4 && (c.routine == Routine::Gesdd || (c.routine == Routine::Gesvd && c.input_nan + c.input_inf > 0));
   return record::is_lapack(c.routine) && c.info < 0 && c.parent == 0 && !record::has_xerbla(c) &&
          !(c.flags & record::kLapacke) && c.routine != Routine::Xerbla && !nan_norm;
 }
@@ -751,8 +753,8 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
               "singular.\")");
         }
         // On NaN/Inf input a "singular" or "not positive definite" is the values' doing, not the
-        // matrix's: the title says what it read.
-        const bool nonfinite = c.input_nan + c.input_inf > 0;
+        // matrix's: the title says what it read. Not for a solver, whose counts hold B's too.
+        const bool nonfinite = c.input_nan + c.input_inf > 0 && c.k <= 0;
         out.add("lapack-failed", c.routine == Routine::Getrf ? Severity::Warning : Severity::Error, c,
                 label(c) + ": returned INFO = " + std::to_string(c.info) +
                     (meaning ? ": " + meaning->summary : std::string(" (did not converge or singular)")) +

@@ -260,10 +260,14 @@ void say_what_the_info_means(const RunResult& result, Diagnosis& d) {
   if (!routine) return;
   const auto meaning = positive_info_meaning(routine->first, *r->info, {});  // no replayed op is a SYGVD
   if (!meaning) return;
-  // As a recording says it: a "singular" on NaN/Inf input is the values' doing.
-  const bool nonfinite = std::any_of(r->operands.begin(), r->operands.end(), [](const OperandRecord& o) {
-    return (o.role == "a" || o.role == "b" || o.role == "c") && o.nan + o.inf > 0;
-  });
+  // As a recording says it: a "singular" on NaN/Inf input is the values' doing (not said for a
+  // solver, where a recording cannot tell A's values from B's).
+  const auto role = [r](const char* name) {
+    return std::find_if(r->operands.begin(), r->operands.end(),
+                        [name](const OperandRecord& o) { return o.role == name; });
+  };
+  const bool nonfinite =
+      role("b") == r->operands.end() && role("a") != r->operands.end() && role("a")->nan + role("a")->inf > 0;
   d.title = "op " + std::to_string(r->op) + " (" + std::string(name(r->op_kind)) + ", " + r->kernel +
             ") returned INFO = " + std::to_string(*r->info) + ": " + meaning->summary +
             (nonfinite ? ", on input holding NaN/Inf" : "");

@@ -57,9 +57,12 @@ void count_triangle_only(OperandRecord& a, const HostTensor& tensor, char uplo) 
   for (std::uint64_t i = 0; i < tensor.rows(); ++i) {
     const std::uint64_t first = uplo == 'L' ? 0 : i, last = uplo == 'L' ? i : tensor.cols() - 1;
     for (std::uint64_t j = first; j <= last; ++j) {
+      // A complex value counts each of its parts, as every operand's counts do.
       const std::complex<double> v = load_element(tensor.dtype(), tensor.data() + tensor.offset_of(i, j));
+      for (const double part : {v.real(), v.imag()}) {
+        if (!std::isfinite(part)) (std::isnan(part) ? a.nan : a.inf) += 1;
+      }
       if (std::isfinite(v.real()) && std::isfinite(v.imag())) continue;
-      (std::isnan(v.real()) || std::isnan(v.imag()) ? a.nan : a.inf) += 1;
       if (!a.first_nonfinite) a.first_nonfinite = std::vector<std::uint64_t>{i, j};
     }
   }
@@ -177,11 +180,11 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   const auto m = static_cast<std::int64_t>(a.rows()), n = static_cast<std::int64_t>(a.cols());
   // Refused before it starts: LAPACK's LWORK is a 32-bit int.
   const auto sizes = factor_workspace(a.dtype(), driver, op.compute_uv, m, n);
-  if (sizes.work > INT32_MAX || sizes.iwork > INT32_MAX || sizes.rwork > INT32_MAX) {
+  if (const auto [size_name, elements] = largest_workspace(sizes); elements > INT32_MAX) {
     throw OpRejected(ErrorKind::IndexOverflow, record.kernel + " of a " + std::to_string(m) + " x " +
                                                    std::to_string(n) + " matrix needs a workspace of " +
-                                                   std::to_string(sizes.work) +
-                                                   " elements, more than LAPACK's 32-bit LWORK can say");
+                                                   std::to_string(elements) + " elements, more than LAPACK's " +
+                                                   "32-bit " + size_name + " can say");
   }
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
@@ -198,7 +201,7 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
       break;
     default: info = run_factor<float>(state, record, driver, op, sizes, work_a, work_b, nrhs, w, pivots); break;
   }
-  finish_lapack(state, record, capture, info, argument_names(driver),
+  finish_lapack(state, record, capture, info, complex ? complex_argument_names(driver) : argument_names(driver),
                 info > 0 ? positive_info_meaning(driver, info) : std::string());
   switch (op.kind) {
     case OpKind::Eigh:

@@ -11,6 +11,7 @@
 #include "exec/cpu_ops.h"
 #include "exec/lapack_support.h"
 #include "exec/op_support.h"
+#include "kernels/complex_lstsq.h"
 #include "kernels/complex_svd.h"
 #include "kernels/dlascl.h"
 #include "kernels/lapack_drivers.h"
@@ -91,6 +92,31 @@ int run_lstsq(RunState& state, KernelRecord& record, LstsqDriver driver, HostTen
   return info;
 }
 
+// The same for a complex A and B: real singular values and LAPACK's real RWORK. `a` and `b`
+// may have columns past A's `n` and B's `nrhs` (see run_lstsq_op).
+template <typename Real>
+int run_complex_lstsq(RunState& state, KernelRecord& record, LstsqDriver driver, HostTensor& a, std::int64_t n,
+                      HostTensor& b, std::int64_t nrhs, HostTensor& s, int& rank) {
+  using Complex = std::complex<Real>;
+  const auto m = static_cast<std::int64_t>(a.rows());
+  const auto sizes = complex_lstsq_workspace<Real>(driver, m, n, nrhs);
+  const std::string name = driver_name(driver);
+  Workspace workspace(state, record.op);
+  auto work = workspace.take<Complex>(sizes.work, name + " workspace");
+  auto rwork = workspace.take<Real>(sizes.rwork, name + " real workspace");
+  auto iwork = workspace.take<int>(sizes.iwork, name + " integer workspace");
+  const Real rcond = driver == LstsqDriver::Gelsy
+                         ? std::numeric_limits<Real>::epsilon() * static_cast<Real>(std::max(m, n))
+                         : Real(-1);
+  int info = 0;
+  time_repeats(record, 1, [&] {
+    info = complex_lstsq_run<Real>(driver, m, n, nrhs, reinterpret_cast<Complex*>(a.data()),
+                                   reinterpret_cast<Complex*>(b.data()), reinterpret_cast<Real*>(s.data()), rcond, rank,
+                                   work, rwork, iwork);
+  });
+  return info;
+}
+
 }  // namespace
 
 KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
@@ -136,24 +162,41 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
   KernelRecord record = record_for(op);
   const HostTensor& a = input_tensor(state, op.a);
   const HostTensor& b = input_tensor(state, op.b);
-  require_real_matrix(a, "lstsq");
+  require_real_matrix(a, "lstsq", true);
   require_right_hand_side(a, b, "lstsq");
   const LstsqDriver driver = lstsq_driver_named(op.driver).value_or(LstsqDriver::Gelsd);
   const std::int64_t nrhs = b.is_matrix() ? static_cast<std::int64_t>(b.cols()) : 1;
   describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
   const std::string prefix = "op" + std::to_string(op.index) + ".";
-  HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a");
-  HostTensor& work_b = column_major_copy(state, temps, b, std::max(a.rows(), a.cols()), prefix + "b");
-  HostTensor& s = state.create(temps.add(prefix + "s"), a.dtype(), {std::min(a.rows(), a.cols())}, MemoryOrder::C);
+  // Complex ones get the room after A and B that the complex SVD needs (see run_svd_op).
+  const bool complex = a.dtype() == DType::Complex64 || a.dtype() == DType::Complex128;
+  const std::uint64_t b_rows = std::max(a.rows(), a.cols());
+  const auto slack = [complex, &a](std::uint64_t rows) -> std::uint64_t {
+    return complex ? (std::max(a.rows(), a.cols()) + 64 + rows - 1) / std::max<std::uint64_t>(rows, 1) : 0;
+  };
+  HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a", slack(a.rows()));
+  HostTensor& work_b = column_major_copy(state, temps, b, b_rows, prefix + "b", slack(b_rows));
+  HostTensor& s =
+      state.create(temps.add(prefix + "s"), real_part_dtype(a.dtype()), {std::min(a.rows(), a.cols())}, MemoryOrder::C);
   record.operands = {operand_record("a", a, static_cast<std::int64_t>(work_a.leading_dim())),
                      operand_record("b", b, static_cast<std::int64_t>(work_b.leading_dim()))};
   record.bytes_touched = (a.element_count() + b.element_count()) * item_size(a.dtype());
   emit_kernel_started(state, record);
   XerblaCapture capture = streamed_xerbla(state, record.op);
   int rank = 0;
-  const int info = a.dtype() == DType::Float64 ? run_lstsq<double>(state, record, driver, work_a, work_b, nrhs, s, rank)
-                                               : run_lstsq<float>(state, record, driver, work_a, work_b, nrhs, s, rank);
+  int info = 0;
+  const auto cols = static_cast<std::int64_t>(a.cols());
+  switch (a.dtype()) {
+    case DType::Float64: info = run_lstsq<double>(state, record, driver, work_a, work_b, nrhs, s, rank); break;
+    case DType::Complex128:
+      info = run_complex_lstsq<double>(state, record, driver, work_a, cols, work_b, nrhs, s, rank);
+      break;
+    case DType::Complex64:
+      info = run_complex_lstsq<float>(state, record, driver, work_a, cols, work_b, nrhs, s, rank);
+      break;
+    default: info = run_lstsq<float>(state, record, driver, work_a, work_b, nrhs, s, rank); break;
+  }
   finish_lapack(state, record, capture, info, argument_names(driver), positive_info_meaning(driver));
   if (info == 0) {
     // X is the first n rows of the working B.

@@ -113,6 +113,18 @@ const char* complex_driver_name(FactorDriver driver) {
   }
 }
 
+std::vector<const char*> complex_argument_names(FactorDriver driver) {
+  switch (driver) {
+    case FactorDriver::Syevd:
+      return {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK", "RWORK", "LRWORK", "IWORK", "LIWORK", "INFO"};
+    case FactorDriver::Syev: return {"JOBZ", "UPLO", "N", "A", "LDA", "W", "WORK", "LWORK", "RWORK", "INFO"};
+    case FactorDriver::Syevr:
+      return {"JOBZ", "RANGE", "UPLO", "N",      "A",    "LDA",   "VL",    "VU",     "IL",    "IU",     "ABSTOL", "M",
+              "W",    "Z",     "LDZ",  "ISUPPZ", "WORK", "LWORK", "RWORK", "LRWORK", "IWORK", "LIWORK", "INFO"};
+    default: return argument_names(driver);
+  }
+}
+
 template <typename Real>
 LapackWorkspace<double> complex_factor_workspace(FactorDriver driver, bool vectors, std::int64_t m, std::int64_t n) {
   using Complex = std::complex<Real>;

@@ -14,6 +14,8 @@ namespace blasscope::core {
 
 // The LAPACK name of the driver for a complex matrix: "heevd" for Syevd, ...; the others keep theirs.
 const char* complex_driver_name(FactorDriver driver);
+// Its arguments in order, for an INFO = -i: the eigen drivers take RWORK and LRWORK too.
+std::vector<const char*> complex_argument_names(FactorDriver driver);
 
 // What the routine needs beside its matrices, as LAPACK's query says (at least the documented
 // minimums): complex WORK, real RWORK and integer IWORK (pivots for GETRF, GESV and GETRS).

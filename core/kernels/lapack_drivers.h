@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace blasscope::core {
@@ -39,6 +40,15 @@ struct LapackWorkspace {
   std::int64_t iwork = 0;  // ints (gelsy: its column pivots)
   std::int64_t rwork = 0;  // reals, for the complex drivers' RWORK
 };
+
+// The largest of a workspace's arrays by LAPACK's name for its size (LWORK, LRWORK, LIWORK):
+// each must fit LAPACK's 32-bit int.
+template <typename T>
+std::pair<const char*, std::int64_t> largest_workspace(const LapackWorkspace<T>& w) {
+  if (w.rwork > w.work && w.rwork >= w.iwork) return {"LRWORK", w.rwork};
+  if (w.iwork > w.work) return {"LIWORK", w.iwork};
+  return {"LWORK", w.work};
+}
 
 // The SVD of the m x n matrix a: singular values into s (min(m, n)); with `vectors`, the
 // thin U (m x min(m, n)) and V^T (min(m, n) x n) as well. Returns INFO.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "kernels/complex_lstsq.h"
 #include "kernels/complex_svd.h"
 #include "kernels/gemm.h"
 #include "kernels/lapack_drivers.h"
@@ -68,11 +69,25 @@ std::uint64_t complex_svd_transient_bytes(const OpSpec& op, const TensorMeta& a)
          static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
 }
 
+// A complex lstsq's: LAPACK's complex, real and integer workspaces.
+std::uint64_t complex_lstsq_workspace_bytes(const OpSpec& op, DType dtype, std::uint64_t m, std::uint64_t n,
+                                            std::uint64_t nrhs) {
+  const LstsqDriver driver = lstsq_driver_named(op.driver).value_or(LstsqDriver::Gelsd);
+  const auto rows = static_cast<std::int64_t>(m), cols = static_cast<std::int64_t>(n);
+  const auto sizes = dtype == DType::Complex128
+                         ? complex_lstsq_workspace<double>(driver, rows, cols, static_cast<std::int64_t>(nrhs))
+                         : complex_lstsq_workspace<float>(driver, rows, cols, static_cast<std::int64_t>(nrhs));
+  const std::uint64_t item = item_size(dtype);
+  return static_cast<std::uint64_t>(sizes.work) * item + static_cast<std::uint64_t>(sizes.rwork) * item / 2 +
+         static_cast<std::uint64_t>(sizes.iwork) * sizeof(int);
+}
+
 // What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
 // for the solution), the singular values for lstsq, and the workspace LAPACK asks for.
 std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, const TensorMeta* b) {
-  if (!b && (a.dtype == DType::Complex64 || a.dtype == DType::Complex128)) return complex_svd_transient_bytes(op, a);
-  if (a.dtype != DType::Float32 && a.dtype != DType::Float64) return 0;
+  const bool complex = a.dtype == DType::Complex64 || a.dtype == DType::Complex128;
+  if (!b && complex) return complex_svd_transient_bytes(op, a);
+  if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !complex) return 0;
   const std::uint64_t m = a.shape[0], n = a.shape[1], item = item_size(a.dtype);
   std::uint64_t bytes = m * n * item + HostTensor::kAllocationOverhead;
   std::optional<std::uint64_t> nrhs;
@@ -80,6 +95,7 @@ std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, cons
     nrhs = b->shape.size() == 2 ? b->shape[1] : 1;
     bytes += (std::max(m, n) * *nrhs + std::min(m, n)) * item + 2 * HostTensor::kAllocationOverhead;
   }
+  if (complex) return bytes + complex_lstsq_workspace_bytes(op, a.dtype, m, n, *nrhs);
   return bytes + (a.dtype == DType::Float64 ? lapack_workspace_bytes<double>(op, m, n, nrhs)
                                             : lapack_workspace_bytes<float>(op, m, n, nrhs));
 }
@@ -154,16 +170,17 @@ class Planner {
     const auto workspace =
         factor_workspace(a.dtype, factor_driver_named(op.driver).value_or(FactorDriver::Potrf), op.compute_uv,
                          static_cast<std::int64_t>(a.shape[0]), static_cast<std::int64_t>(n));
-    if (static_cast<std::uint64_t>(workspace.work) > kBlasIntMax) {
+    if (const auto [size_name, elements] = largest_workspace(workspace);
+        static_cast<std::uint64_t>(elements) > kBlasIntMax) {
       predict({"index-overflow",
                Severity::Error,
                op.index,
                op.a,
                "op " + std::to_string(op.index) + " (" + std::string(core::name(op.kind)) +
                    "): its LAPACK workspace for '" + op.a + "' " + format_shape(a.shape) + " is " +
-                   std::to_string(workspace.work) +
-                   " elements, beyond 2^31 - 1, the largest LWORK a 32-bit LAPACK takes",
-               {{"shape", a.shape}, {"elements", workspace.work}, {"limit", kBlasIntMax}}});
+                   std::to_string(elements) + " elements, beyond 2^31 - 1, the largest " + size_name +
+                   " a 32-bit LAPACK takes",
+               {{"shape", a.shape}, {"elements", elements}, {"limit", kBlasIntMax}}});
       m_plan.skip_ops.insert(op.index);
       return unknown(op.out);
     }

@@ -170,12 +170,16 @@ inline bool has_replay_op(Routine r) {
   }
 }
 
-// Whether a complex call of this routine replays too: the svd, eigh (?HEEVD, ?HEEV, ?HEEVR),
-// cholesky, lu, solve and lu_solve ops take complex matrices; lstsq real ones only.
+// Whether a complex call of this routine replays too: the svd, lstsq, eigh (?HEEVD, ?HEEV,
+// ?HEEVR), cholesky, lu, solve and lu_solve ops take complex matrices.
 inline bool replays_complex(Routine r) {
   switch (r) {
     case Routine::Gesdd:
     case Routine::Gesvd:
+    case Routine::Gelsd:
+    case Routine::Gelsy:
+    case Routine::Gelss:
+    case Routine::Gels:
     case Routine::Syevd:
     case Routine::Syev:
     case Routine::Syevr:

@@ -211,8 +211,8 @@ std::string captures_text(const record::Recording& r) {
     out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
            "double-precision GEMM, GEMV, SYRK, TRSM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every "
            "eigenvalue, POTRF, GETRF, GESV and GETRS calls, only with arguments LAPACK accepts, and through LAPACK, "
-           "not LAPACKE; complex SVDs, HEEVD/HEEV/HEEVR, POTRF, GETRF, GESV and GETRS, and complex GEMMs where "
-           "they refused an argument): "
+           "not LAPACKE; complex SVDs, least squares, HEEVD/HEEV/HEEVR (HEEVR for every eigenvalue), POTRF, "
+           "GETRF, GESV and GETRS, and complex GEMMs where they refused an argument): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {

@@ -301,6 +301,40 @@ TEST(Runner, ComplexEigenAndSolveOpsRunTheHermitianAndComplexRoutines) {
   EXPECT_TRUE(has_finding(r, "non-finite-output", 7));
 }
 
+TEST(Runner, ComplexLeastSquaresRunEachDriverAsTheProgramsCallThem) {
+  // 30 x 9: ZGELSS and ZGELSD reduce A with the complex GEMVs that read past a matrix's end, and
+  // the op gives A and B the room; every driver finds the same solution.
+  const RunResult r = run(R"({"name": "clstsq", "tensors": {
+      "a": {"shape": [30, 9], "dtype": "complex128", "seed": 6}, "b": {"shape": [30, 2], "dtype": "complex128", "seed": 7},
+      "f": {"shape": [30, 9], "dtype": "complex64", "seed": 8}, "g": {"shape": [30], "dtype": "complex64", "seed": 9},
+      "n": {"shape": [30, 9], "dtype": "complex128", "nan": 1}},
+    "ops": [{"op": "lstsq", "a": "a", "b": "b", "driver": "gelsd", "out": "x1"},
+            {"op": "lstsq", "a": "a", "b": "b", "driver": "gelsy", "out": "x2"},
+            {"op": "lstsq", "a": "a", "b": "b", "driver": "gelss", "out": "x3"},
+            {"op": "lstsq", "a": "a", "b": "b", "driver": "gels", "out": "x4"},
+            {"op": "lstsq", "a": "f", "b": "g", "out": "x5"},
+            {"op": "lstsq", "a": "n", "b": "b", "out": "x6"}]})");
+  ASSERT_EQ(r.ops.size(), 6u);
+  const std::vector<std::string> kernels{"zgelsd", "zgelsy", "zgelss", "zgels", "cgelsd", "zgelsd"};
+  for (std::size_t i = 0; i < kernels.size(); ++i) EXPECT_EQ(r.ops[i].kernel, kernels[i]) << i;
+  const auto output = [&r](std::size_t op) {
+    for (const auto& o : r.ops[op].operands) {
+      if (o.role == "out") return o;
+    }
+    return OperandRecord{};
+  };
+  for (std::size_t i = 0; i < 5; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(r.ops[i].status, OpStatus::Ok) << r.ops[i].error.value_or("");
+    ASSERT_TRUE(output(i).max_abs);
+  }
+  EXPECT_EQ(output(0).dtype, DType::Complex128);
+  EXPECT_EQ(output(4).dtype, DType::Complex64);
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_NEAR(*output(i).max_abs, *output(0).max_abs, 1e-9 * *output(0).max_abs);
+  // A NaN: the norm ZGELSD scales by is NaN, and DLASCL refuses it, as NumPy's lstsq shows.
+  EXPECT_TRUE(has_finding(r, "dlascl-invalid-cfrom", 5));
+}
+
 TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
   // Copies, workspaces and guard pages included: the plan is an upper bound, and a close one.
   const RunResult r = run(R"({"name": "peak", "tensors": {"a": {"shape": [300, 200], "dtype": "float64"},
