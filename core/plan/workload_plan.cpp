@@ -95,7 +95,12 @@ std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, cons
     nrhs = b->shape.size() == 2 ? b->shape[1] : 1;
     bytes += (std::max(m, n) * *nrhs + std::min(m, n)) * item + 2 * HostTensor::kAllocationOverhead;
   }
-  if (complex) return bytes + complex_lstsq_workspace_bytes(op, a.dtype, m, n, *nrhs);
+  if (complex) {
+    // A's and B's copies have room after them (see run_lstsq_op): whole columns of each.
+    const std::uint64_t room = std::max(m, n) + 64;
+    bytes += (room + m + room + std::max(m, n)) * item;
+    return bytes + complex_lstsq_workspace_bytes(op, a.dtype, m, n, *nrhs);
+  }
   return bytes + (a.dtype == DType::Float64 ? lapack_workspace_bytes<double>(op, m, n, nrhs)
                                             : lapack_workspace_bytes<float>(op, m, n, nrhs));
 }

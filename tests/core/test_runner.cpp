@@ -299,6 +299,12 @@ TEST(Runner, ComplexEigenAndSolveOpsRunTheHermitianAndComplexRoutines) {
   EXPECT_EQ(r.ops[7].info, 0);
   EXPECT_EQ(r.ops[7].output_nan, 5u + 2 * 25u);  // the eigenvalues, then both parts of each eigenvector entry
   EXPECT_TRUE(has_finding(r, "non-finite-output", 7));
+  // The plan counts the complex workspaces and the real RWORK.
+  std::uint64_t predicted = 0;
+  for (const auto& e : r.events) {
+    if (const auto* started = e.as<events::RunStarted>()) predicted = started->predicted_peak_bytes;
+  }
+  EXPECT_GE(predicted, r.peak_host_bytes);
 }
 
 TEST(Runner, ComplexLeastSquaresRunEachDriverAsTheProgramsCallThem) {
@@ -333,6 +339,13 @@ TEST(Runner, ComplexLeastSquaresRunEachDriverAsTheProgramsCallThem) {
   for (std::size_t i = 1; i < 4; ++i) EXPECT_NEAR(*output(i).max_abs, *output(0).max_abs, 1e-9 * *output(0).max_abs);
   // A NaN: the norm ZGELSD scales by is NaN, and DLASCL refuses it, as NumPy's lstsq shows.
   EXPECT_TRUE(has_finding(r, "dlascl-invalid-cfrom", 5));
+  // The plan counts the room after A and B, and the real RWORK.
+  std::uint64_t predicted = 0;
+  for (const auto& e : r.events) {
+    if (const auto* started = e.as<events::RunStarted>()) predicted = started->predicted_peak_bytes;
+  }
+  EXPECT_GE(predicted, r.peak_host_bytes);
+  EXPECT_LE(static_cast<double>(predicted), 1.25 * static_cast<double>(r.peak_host_bytes));
 }
 
 TEST(Runner, PredictedPeakCoversWhatLapackOpsReallyHold) {
