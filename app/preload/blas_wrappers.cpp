@@ -7,6 +7,7 @@
 #include "capture.h"
 #include "forwarding.h"
 #include "preload_runtime.h"
+#include "record/call_flops.h"
 
 namespace blasscope::preload {
 namespace {
@@ -101,28 +102,65 @@ void capture_gemm_values(InputCapture& capture, CallRecord& c, const void* a, co
 }
 
 template <typename Real>
+void describe_gemm(CallRecord& c, const Word (&w)[15]) {
+  const char ta = *reinterpret_cast<const char*>(w[0]), tb = *reinterpret_cast<const char*>(w[1]);
+  c.side_uplo = static_cast<std::uint8_t>(ta);
+  if (is_trans(ta)) c.flags |= record::kTransA;
+  if (is_trans(tb)) c.flags |= record::kTransB;
+  c.m = deref(reinterpret_cast<const void*>(w[2]));
+  c.n = deref(reinterpret_cast<const void*>(w[3]));
+  c.k = deref(reinterpret_cast<const void*>(w[4]));
+  c.alpha = real_part<Real>(reinterpret_cast<const void*>(w[5]));
+  c.lda = deref(reinterpret_cast<const void*>(w[7]));
+  c.ldb = deref(reinterpret_cast<const void*>(w[9]));
+  c.beta = real_part<Real>(reinterpret_cast<const void*>(w[10]));
+  c.ldc = deref(reinterpret_cast<const void*>(w[12]));
+  c.align_a = alignment_code(reinterpret_cast<const void*>(w[6]));
+  c.align_b = alignment_code(reinterpret_cast<const void*>(w[8]));
+  c.align_c = alignment_code(reinterpret_cast<const void*>(w[11]));
+}
+
+inline void forward(Forward15 real, const Word (&w)[15]) {
+  real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
+}
+
+inline void forward(Forward15 real, const Word (&w)[12]) {
+  real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], 0, 0, 0);
+}
+
+// The size a Fortran argument points to, as a double (0 for an argument the routine lacks).
+template <std::size_t N>
+double size_at(const Word (&w)[N], int i) {
+  return i >= 0 ? static_cast<double>(deref(reinterpret_cast<const void*>(w[i]))) : 0.0;
+}
+
+// A quiet call that must be recorded after all (QuietCall): `describe` fills its record.
+template <typename Describe>
+void record_after_all(const QuietCall& quiet, Routine routine, Precision p, Describe&& describe) {
+  CallScope scope(routine, p, quiet.id());
+  if (!scope.recording()) return;
+  describe(scope.call);
+  scope.begin();
+  scope.took(quiet);
+}
+
+template <typename Real>
 void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
+  if (QuietCall quiet; !check_gemm_values() && quiet.start()) {
+    forward(real, w);
+    const double flops = record::blas_flops(Routine::Gemm, size_at(w, 2), size_at(w, 3), size_at(w, 4), 0);
+    if (!quiet.finish(Routine::Gemm, p, record::flop_count(flops, p))) {
+      record_after_all(quiet, Routine::Gemm, p, [&w](CallRecord& c) { describe_gemm<Real>(c, w); });
+    }
+    return;
+  }
   CallScope scope(Routine::Gemm, p);
   const bool check = scope.recording() && check_gemm_values();
   LazyCapture capture;
   bool capturing = false;
   if (scope.recording()) {
     CallRecord& c = scope.call;
-    const char ta = *reinterpret_cast<const char*>(w[0]), tb = *reinterpret_cast<const char*>(w[1]);
-    c.side_uplo = static_cast<std::uint8_t>(ta);
-    if (is_trans(ta)) c.flags |= record::kTransA;
-    if (is_trans(tb)) c.flags |= record::kTransB;
-    c.m = deref(reinterpret_cast<const void*>(w[2]));
-    c.n = deref(reinterpret_cast<const void*>(w[3]));
-    c.k = deref(reinterpret_cast<const void*>(w[4]));
-    c.alpha = real_part<Real>(reinterpret_cast<const void*>(w[5]));
-    c.lda = deref(reinterpret_cast<const void*>(w[7]));
-    c.ldb = deref(reinterpret_cast<const void*>(w[9]));
-    c.beta = real_part<Real>(reinterpret_cast<const void*>(w[10]));
-    c.ldc = deref(reinterpret_cast<const void*>(w[12]));
-    c.align_a = alignment_code(reinterpret_cast<const void*>(w[6]));
-    c.align_b = alignment_code(reinterpret_cast<const void*>(w[8]));
-    c.align_c = alignment_code(reinterpret_cast<const void*>(w[11]));
+    describe_gemm<Real>(c, w);
     scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
     // With alpha = 0 the library reads neither A nor B: neither may the scan.
     if (check && c.alpha != 0) {
@@ -132,7 +170,7 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     if (capturing) keep_gemm_c<Real>(capture.make(), c, reinterpret_cast<const void*>(w[11]));
     if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
-  real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
+  forward(real, w);
   scope.end();
   if (check && !record::has_xerbla(scope.call)) {
     scan_gemm_output<Real>(scope.call, reinterpret_cast<const void*>(w[11]));
@@ -152,34 +190,43 @@ struct BlasArgs {
 // The layout is a template argument: each wrapper's argument positions fold into plain loads
 // (a table read at run time cost a nested DGEMV of an SVD a fifth of its recording).
 template <typename Real, int N, BlasArgs D>
+void describe_blas(CallRecord& c, const Word (&w)[N]) {
+  const auto pointer = [&w](int i) { return reinterpret_cast<const void*>(w[i]); };
+  if constexpr (D.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*static_cast<const char*>(pointer(D.ch)));
+  if constexpr (D.trans >= 0) {
+    const char t = *static_cast<const char*>(pointer(D.trans));
+    if (is_trans(t)) c.flags |= record::kTransA;
+  }
+  if constexpr (D.m >= 0) c.m = deref(pointer(D.m));
+  if constexpr (D.n >= 0) c.n = deref(pointer(D.n));
+  if constexpr (D.k >= 0) c.k = deref(pointer(D.k));
+  if constexpr (D.lda >= 0) c.lda = deref(pointer(D.lda));
+  if constexpr (D.ldb >= 0) c.ldb = deref(pointer(D.ldb));
+  if constexpr (D.ldc >= 0) c.ldc = deref(pointer(D.ldc));
+  if constexpr (D.alpha >= 0) c.alpha = real_part<Real>(pointer(D.alpha));
+  if constexpr (D.beta >= 0) c.beta = real_part<Real>(pointer(D.beta));
+  if constexpr (D.a >= 0) c.align_a = alignment_code(pointer(D.a));
+  if constexpr (D.b >= 0) c.align_b = alignment_code(pointer(D.b));
+}
+
+template <typename Real, int N, BlasArgs D>
 void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[N]) {
+  if (QuietCall quiet; quiet.start()) {
+    forward(real, w);
+    std::uint8_t side = 0;
+    if constexpr (D.ch >= 0) side = static_cast<std::uint8_t>(*reinterpret_cast<const char*>(w[D.ch]));
+    const double flops = record::blas_flops(routine, size_at(w, D.m), size_at(w, D.n), size_at(w, D.k), side);
+    if (!quiet.finish(routine, p, record::flop_count(flops, p))) {
+      record_after_all(quiet, routine, p, [&w](CallRecord& c) { describe_blas<Real, N, D>(c, w); });
+    }
+    return;
+  }
   CallScope scope(routine, p);
   if (scope.recording()) {
-    CallRecord& c = scope.call;
-    const auto pointer = [&w](int i) { return reinterpret_cast<const void*>(w[i]); };
-    if constexpr (D.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*static_cast<const char*>(pointer(D.ch)));
-    if constexpr (D.trans >= 0) {
-      const char t = *static_cast<const char*>(pointer(D.trans));
-      if (is_trans(t)) c.flags |= record::kTransA;
-    }
-    if constexpr (D.m >= 0) c.m = deref(pointer(D.m));
-    if constexpr (D.n >= 0) c.n = deref(pointer(D.n));
-    if constexpr (D.k >= 0) c.k = deref(pointer(D.k));
-    if constexpr (D.lda >= 0) c.lda = deref(pointer(D.lda));
-    if constexpr (D.ldb >= 0) c.ldb = deref(pointer(D.ldb));
-    if constexpr (D.ldc >= 0) c.ldc = deref(pointer(D.ldc));
-    if constexpr (D.alpha >= 0) c.alpha = real_part<Real>(pointer(D.alpha));
-    if constexpr (D.beta >= 0) c.beta = real_part<Real>(pointer(D.beta));
-    if constexpr (D.a >= 0) c.align_a = alignment_code(pointer(D.a));
-    if constexpr (D.b >= 0) c.align_b = alignment_code(pointer(D.b));
+    describe_blas<Real, N, D>(scope.call, w);
     scope.begin();
   }
-  if constexpr (N == 12) {
-    real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], 0, 0, 0);
-  } else {
-    static_assert(N == 15);
-    real(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12], w[13], w[14]);
-  }
+  forward(real, w);
   scope.end();
   if (scope.recording() && record::has_xerbla(scope.call) && !scope.call.parent) capture_blas_arguments(scope.call);
 }

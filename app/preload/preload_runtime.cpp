@@ -61,6 +61,15 @@ thread_local RunningLevel t_levels[kTrackedLevels];
 thread_local std::uint32_t t_depth = 0;
 thread_local std::uint64_t t_inside_count = 0;  // calls made inside the running top-level call so far
 thread_local record::ActiveSlot* t_slot = nullptr;
+// A QuietCall is running on this thread, and what xerbla reported while it ran.
+thread_local bool t_quiet_running = false;
+struct QuietReport {
+  bool seen;
+  char routine[sizeof(CallRecord::xerbla_routine)];
+  std::size_t length;
+  int parameter;
+};
+thread_local QuietReport t_quiet_report;
 thread_local bool t_no_slot = false;  // the table was full when this thread looked, or it is ending
 constexpr std::uint64_t kIdBlock = 256;
 thread_local std::uint64_t t_next_id = 0, t_id_end = 0;
@@ -521,23 +530,29 @@ void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at) {
   std::abort();
 }
 
+namespace {
+// Ids come in blocks per thread: unique across threads and processes without a shared counter
+// on every call. Every call takes one as it starts, listed or not: their order is the calls'.
+inline std::uint64_t next_call_id() {
+  if (t_next_id == t_id_end) {
+    t_next_id = g_shared->next_call_id.fetch_add(kIdBlock, std::memory_order_relaxed) + 1;
+    t_id_end = t_next_id + kIdBlock;
+  }
+  return t_next_id++;
+}
+}  // namespace
+
 std::uint64_t thread_call_mark() {
   return t_next_id;
 }
 
-CallScope::CallScope(Routine routine, Precision precision) : call(place_call()) {
+CallScope::CallScope(Routine routine, Precision precision, std::uint64_t id) : call(place_call()) {
   if (!m_active) return;
   call.routine = routine;
   call.precision = precision;
   call.pid = g_pid;
   call.tid = thread_id();
-  // Ids come in blocks per thread: unique across threads and processes without a shared
-  // counter on every call.
-  if (t_next_id == t_id_end) {
-    t_next_id = g_shared->next_call_id.fetch_add(kIdBlock, std::memory_order_relaxed) + 1;
-    t_id_end = t_next_id + kIdBlock;
-  }
-  call.id = t_levels[m_level].id = t_next_id++;
+  call.id = t_levels[m_level].id = id ? id : next_call_id();
   call.parent = m_level ? t_levels[m_level - 1].id : 0;
 }
 
@@ -632,6 +647,68 @@ void CallScope::stop_clock() {
   m_ended = true;
 }
 
+void CallScope::took(const QuietCall& quiet) {
+  if (!m_active) return;
+  call.start_ns = quiet.m_start;
+  call.duration_ns = quiet.m_duration;
+  m_ended = true;
+  if (t_quiet_report.seen) {
+    set_xerbla(call, t_quiet_report.routine, t_quiet_report.length, t_quiet_report.parameter);
+    t_quiet_report.seen = false;
+  }
+}
+
+bool QuietCall::start() {
+  // Only inside a recorded call whose thread publishes in a slot (its totals are there).
+  if (t_depth == 0 || t_depth >= kTrackedLevels || !t_slot || t_inside_count + 1 <= g_nested_limit) return false;
+  // Callers deeper in the stack than this call were left by a longjmp (see place_call).
+  const auto frame = reinterpret_cast<std::uintptr_t>(this);
+  while (t_depth > 0 && reinterpret_cast<std::uintptr_t>(t_levels[t_depth - 1].scope) < frame) --t_depth;
+  if (t_depth == 0) return false;
+  ++t_inside_count;
+  m_level = t_depth;
+  m_id = next_call_id();
+  t_quiet_report.seen = false;
+  t_quiet_running = true;
+  m_start = record::read_call_clock(g_clock);
+  return true;
+}
+
+bool QuietCall::finish(Routine routine, Precision precision, std::uint64_t flops) {
+  m_duration = elapsed_since(m_start);
+  t_quiet_running = false;
+  const std::uint64_t long_call = g_shared->long_call_ticks.load(std::memory_order_relaxed);
+  if (t_quiet_report.seen || (long_call && m_duration >= long_call) || t_depth != m_level) {
+    --t_inside_count;  // the CallScope that records it counts it again
+    return false;
+  }
+  // What ~CallScope does for a call that is only counted, on the thread's slot.
+  RunningLevel& up = t_levels[m_level - 1];
+  up.children_ns += m_duration;
+  if (up.unlisted != UINT32_MAX) ++up.unlisted;
+  if (m_level - 1 < record::kSlotDepth) t_slot->stack[m_level - 1].unlisted = up.unlisted;
+  record::RoutineTotals& t = t_slot->totals[static_cast<std::uint32_t>(routine)][static_cast<std::uint32_t>(precision)];
+  const auto add = [](std::atomic<std::uint64_t>& counter, std::uint64_t v) {
+    counter.store(counter.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+  };
+  add(t.calls, 1);
+  add(t.nanoseconds, m_duration);
+  add(t.self_nanoseconds, m_duration);
+  if (flops) add(t.flops, flops);
+  if (m_duration > t.longest.load(std::memory_order_relaxed)) t.longest.store(m_duration, std::memory_order_relaxed);
+  return true;
+}
+
+bool QuietCall::take_report(const char* routine, std::size_t length, int parameter) {
+  if (!t_quiet_running) return false;
+  QuietReport& r = t_quiet_report;
+  r.length = std::min(length, sizeof r.routine);
+  std::memcpy(r.routine, routine, r.length);
+  r.parameter = parameter;
+  r.seen = true;
+  return true;
+}
+
 CallScope::~CallScope() {
   if (!m_active) return;
   if (!m_ended) call.duration_ns = elapsed_since(call.start_ns);  // stop_clock(), inline
@@ -707,6 +784,7 @@ CallScope* CallScope::innermost() {
 std::uint32_t CallScope::forget_running() {
   const std::uint32_t depth = t_depth;
   t_depth = 0;
+  t_quiet_running = false;  // left too (its report, if any, is kept for its finish())
   return depth;
 }
 

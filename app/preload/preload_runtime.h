@@ -65,6 +65,33 @@ std::uint64_t now_ns();
 // _exit() are interposed for it, since a child's status is not the recorder's to wait for.
 void note_process_end(record::ProcessEnd end, int status);
 
+class CallScope;
+
+// A leaf BLAS call (one that makes no recorded call itself) made inside a recorded call past
+// its nested limit, where it would only be counted (in the totals and its caller's `unlisted`):
+// timed and counted without a record of its own, for less than half a CallScope's instructions
+// (an SVD makes two thousand nested GEMVs). One that turns out to be needed one by one after
+// all (xerbla reported it, it ran long) is then recorded by a CallScope (took()).
+// While it runs, the recorder sees its caller as the call running: a crash or a hang in it is
+// named after that one.
+class QuietCall {
+  std::uint64_t m_id = 0;
+  std::uint64_t m_start = 0;
+  std::uint64_t m_duration = 0;
+  std::uint32_t m_level = 0;  // its caller's level + 1
+  friend class CallScope;
+
+ public:
+  // Whether this call is a quiet one; if so it is under way, and finish() follows the real call.
+  // Not inline: it reads the runtime's thread-locals.
+  bool start();
+  std::uint64_t id() const { return m_id; }
+  // Counts the call that just returned; false where it is to be recorded after all.
+  bool finish(Routine routine, Precision precision, std::uint64_t flops);
+  // xerbla's report, where a quiet call is running on this thread: kept for it (true).
+  static bool take_report(const char* routine, std::size_t length, int parameter);
+};
+
 // One recorded call: fill `call` between construction and begin(). Calls made inside it (a
 // LAPACK driver's GEMMs, its DLASCL, xerbla) see it as their parent. `call` is written in
 // place in the thread's slot of the shared file, where the recorder sees it while it runs.
@@ -86,7 +113,8 @@ class CallScope {
   // dead frame, by then the program's own stack.
 
  public:
-  CallScope(Routine routine, Precision precision);
+  // `id`: one the call took already (a QuietCall's), else 0.
+  CallScope(Routine routine, Precision precision, std::uint64_t id = 0);
   ~CallScope();
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
@@ -103,6 +131,8 @@ class CallScope {
   void end() {
     if (m_active && !m_ended) stop_clock();
   }
+  // A quiet call recorded after all (see QuietCall), after begin(): its time and its report.
+  void took(const QuietCall& quiet);
   // The innermost call running on this thread (for xerbla), or nullptr.
   static CallScope* innermost();
   // Around code that may leave the running calls' frames without their destructors (a real

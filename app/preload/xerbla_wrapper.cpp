@@ -8,7 +8,9 @@
 BLASSCOPE_EXPORT void xerbla_(const char* routine, const int* parameter, std::size_t length) {
   using Real = void (*)(const char*, const int*, std::size_t);
   using blasscope::preload::CallScope;
-  if (auto* call = CallScope::innermost(); call && routine && parameter) {
+  if (routine && parameter && blasscope::preload::QuietCall::take_report(routine, length ? length : 6, *parameter)) {
+    // A quiet nested call's: it is recorded when it returns (QuietCall).
+  } else if (auto* call = CallScope::innermost(); call && routine && parameter) {
     blasscope::preload::set_xerbla(call->call, routine, length ? length : 6, *parameter);
   } else if (routine && parameter) {
     // No recorded call is running (DTRTRI, a routine BLAScope does not record, or the program's

@@ -7,17 +7,34 @@
 
 namespace blasscope::record {
 
+// FLOPs of a BLAS level 2/3 call by its sizes, in real arithmetic (0 for other routines). The
+// preload counts a quiet nested call's by it, without a record to hand to flops_of.
+inline double blas_flops(Routine routine, double m, double n, double k, std::uint8_t side) {
+  switch (routine) {
+    case Routine::Gemm: return 2 * m * n * k;
+    case Routine::Gemv: return 2 * m * n;
+    case Routine::Syrk: return n * (n + 1) * k;
+    case Routine::Trsm: return (side == 'L' || side == 'l') ? m * m * n : m * n * n;
+    default: return 0;
+  }
+}
+
+// A FLOP count as the totals hold it: a complex multiply-add is 4 real ones.
+inline std::uint64_t flop_count(double real_flops, Precision precision) {
+  const double complex_factor = precision == Precision::C || precision == Precision::Z ? 4.0 : 1.0;
+  return real_flops > 0 ? static_cast<std::uint64_t>(real_flops * complex_factor) : 0;
+}
+
 // FLOPs of a call, as the usual conventions count them (complex multiply-add = 8).
 inline std::uint64_t flops_of(const CallRecord& c) {
   const double m = static_cast<double>(c.m), n = static_cast<double>(c.n), k = static_cast<double>(c.k);
-  const double complex_factor = c.precision == Precision::C || c.precision == Precision::Z ? 4.0 : 1.0;
   if (c.flags & kWorkspaceQuery) return 0;  // LWORK = -1: sized the workspace, did no work
   double f = 0;
   switch (c.routine) {
-    case Routine::Gemm: f = 2 * m * n * k; break;
-    case Routine::Gemv: f = 2 * m * n; break;
-    case Routine::Syrk: f = n * (n + 1) * k; break;
-    case Routine::Trsm: f = (c.side_uplo == 'L' || c.side_uplo == 'l') ? m * m * n : m * n * n; break;
+    case Routine::Gemm:
+    case Routine::Gemv:
+    case Routine::Syrk:
+    case Routine::Trsm: f = blas_flops(c.routine, m, n, k, c.side_uplo); break;
     case Routine::Getrf: {
       const double r = std::min(m, n);
       f = 2 * (m * n * r - (m + n) * r * r / 2 + r * r * r / 3);
@@ -40,7 +57,7 @@ inline std::uint64_t flops_of(const CallRecord& c) {
     case Routine::Orgqr: f = 4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3; break;
     default: break;  // iterative or data-dependent: left out of GFLOP/s
   }
-  return f > 0 ? static_cast<std::uint64_t>(f * complex_factor) : 0;
+  return flop_count(f, c.precision);
 }
 
 }  // namespace blasscope::record

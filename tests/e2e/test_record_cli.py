@@ -1051,6 +1051,59 @@ class RecordNestedCalls(unittest.TestCase):
         self.assertTrue(all(c.get("xerbla") or c.get("info") or "alpha" in c or c["seconds"] >= 99e-6 for c in inside),
                         inside)
 
+    def test_a_nested_call_past_the_listed_ones_that_fails_or_runs_long_is_listed_in_its_caller(self):
+        # A LAPACK of one's own (a build with a bug) whose DGESV passes a DGEMV an illegal LDA
+        # after a hundred good ones, then makes a long DGEMM: past the first 64 calls made
+        # inside, calls are only counted, but these two are listed, inside their caller.
+        lib_src = write("bad_lapack.c", """
+            #include <stdlib.h>
+            void dgemv_(const char*, const int*, const int*, const double*, const double*, const int*,
+                        const double*, const int*, const double*, double*, const int*, size_t);
+            void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                        const int*, const double*, const int*, const double*, double*, const int*, size_t, size_t);
+            void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b,
+                        const int* ldb, int* info) {
+              int two = 2, one = 1, zero = 0, big = 500; double alpha = 1, beta = 0, x[2] = {1, 1}, y[2];
+              for (int i = 0; i < 100; ++i) dgemv_("N", &two, &two, &alpha, a, &two, x, &one, &beta, y, &one, 1);
+              dgemv_("N", &two, &two, &alpha, a, &zero, x, &one, &beta, y, &one, 1);  /* LDA = 0 < M */
+              for (int i = 0; i < 100; ++i) dgemv_("N", &two, &two, &alpha, a, &two, x, &one, &beta, y, &one, 1);
+              double* m = calloc((size_t)big * big, sizeof *m);
+              double* c = calloc((size_t)big * big, sizeof *c);
+              dgemm_("N", "N", &big, &big, &big, &alpha, m, &big, m, &big, &beta, c, &big, 1, 1);
+              free(m), free(c);
+              *info = 0;
+            }
+        """)
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", os.path.join(WORK, "libbad_lapack.so"), lib_src,
+                        "-lblas"], check=True)
+        exe = build_c("bad_lapack_main", """
+            #include <unistd.h>
+            void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
+            int main(void) {
+              int n = 2, nrhs = 1, ipiv[2], info = 0; double a[4] = {4, 1, 1, 3}, b[2] = {1, 2};
+              usleep(600000);  /* what a long call is: known once the recorder has timed its clock */
+              dgesv_(&n, &nrhs, a, &n, ipiv, b, &n, &info);
+              return info;
+            }
+        """, "-L" + WORK, "-lbad_lapack", "-Wl,-rpath," + WORK)
+        for options in ([], ["--nested-calls", "all"]):
+            proc, report = record(exe, options=options)
+            self.assertEqual(proc.returncode, 0, proc.err)
+            self.assertIn("parameter number 6", proc.out + proc.err)
+            self.check_totals_add_up(report)
+            self.assertEqual((calls_of(report, "dgemv"), calls_of(report, "dgemm")), (201, 1))
+            gesv = next(c for c in report["calls"] if c["routine"] == "dgesv")
+            bad = [c for c in report["calls"] if c.get("xerbla")]
+            self.assertEqual([(c["routine"], c["xerbla"], c["parent"], c.get("lda", 0)) for c in bad],
+                             [("dgemv", {"routine": "DGEMV", "parameter": 6}, gesv["id"], 0)], options)
+            gemm = [c for c in report["calls"] if c["routine"] == "dgemm"]
+            self.assertEqual([(c["parent"], c["m"], c["n"], c["k"]) for c in gemm], [(gesv["id"], 500, 500, 500)])
+            # Ids are taken in the order the calls start, counted or listed: 101 calls came before.
+            self.assertEqual(bad[0]["id"] - gesv["id"], 101)
+            self.assertEqual(gemm[0]["id"] - gesv["id"], 202)
+            self.assertEqual(gesv.get("unlisted", 0), 0 if options else 202 - 64 - 2)
+            self.assertIn("illegal-argument", ids(report))
+
     def test_a_child_process_keeps_exact_totals_of_its_own(self):
         script = write("fork_svd.py", """
             import os
