@@ -202,7 +202,7 @@ make_gpu_bundle() {
   rm -rf "$dest"
   mkdir -p "$dest/build/bin" "$dest/build/lib" "$dest/libs" "$dest/qt/platforms" "$dest/fonts"
   local exe
-  for exe in blasscope blasscope-cli blasscope-worker blasscope-bench-gpu test_gpu_device; do
+  for exe in blasscope blasscope-cli blasscope-cli-tools blasscope-worker blasscope-bench-gpu test_gpu_device; do
     cp "$BUILD/bin/$exe" "$dest/build/bin/"
   done
   cp "$BUILD/lib/libblasscope_gpu.so" "$BUILD/lib/libblasscope-preload.so" "$dest/build/lib/"

@@ -1,6 +1,5 @@
 #include "kernels/cpu_environment.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -59,6 +58,23 @@ std::string parallel_mode(int mode) {
     case 1: return "pthreads";
     case 2: return "OpenMP";
     default: return "unknown";
+  }
+}
+
+// OpenBLAS's own description of itself, where this process has it loaded: looked up, not
+// linked, so that a program that never runs a kernel (the recorder, blasscope-cli's `record`)
+// does not load OpenBLAS for it (its load and start cost every recording ~6-10 ms).
+template <typename Function>
+Function* openblas_function(const char* name) {
+  return reinterpret_cast<Function*>(::dlsym(RTLD_DEFAULT, name));
+}
+
+void describe_openblas(CpuEnvironment& env) {
+  if (auto* config = openblas_function<char*()>("openblas_get_config")) env.openblas_config = config();
+  if (auto* corename = openblas_function<char*()>("openblas_get_corename")) env.openblas_corename = corename();
+  if (auto* threads = openblas_function<int()>("openblas_get_num_threads")) env.openblas_threads = threads();
+  if (auto* parallel = openblas_function<int()>("openblas_get_parallel")) {
+    env.openblas_parallel = parallel_mode(parallel());
   }
 }
 
@@ -183,11 +199,8 @@ std::string kernel_mismatch_of(const std::string& corename, const std::string& c
 
 CpuEnvironment probe_cpu_environment(ClockProbe clock_probe) {
   CpuEnvironment env;
-  env.openblas_config = openblas_get_config();
-  env.openblas_corename = openblas_get_corename();
+  describe_openblas(env);
   if (const char* coretype = std::getenv("OPENBLAS_CORETYPE")) env.openblas_coretype_env = coretype;
-  env.openblas_threads = openblas_get_num_threads();
-  env.openblas_parallel = parallel_mode(openblas_get_parallel());
   env.has_sbgemm = ::dlsym(RTLD_DEFAULT, "cblas_sbgemm") != nullptr;
   env.cpu_model = cpuinfo_field("model name");
   env.logical_cpus = std::max(1u, std::thread::hardware_concurrency());

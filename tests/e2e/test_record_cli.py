@@ -1774,6 +1774,26 @@ def sleeper_script(name, gemms):
 class RecordLifecycle(unittest.TestCase):
     """What happens to the recorder itself: signals sent to it, where its session goes."""
 
+    def test_the_recorder_loads_no_blas_and_the_other_commands_run_beside_it(self):
+        # OpenBLAS's load and start cost every recording 6-10 ms before the program starts: the
+        # recorder, the program's parent, has no BLAS library mapped.
+        proc, report = record("/bin/sh", "-c", "cat /proc/$PPID/maps")
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("blasscope-cli", proc.out)
+        self.assertNotRegex(proc.out, r"lib(open)?blas|liblapack")
+        # Every other command is blasscope-cli-tools', run in the same process: without it beside
+        # blasscope-cli, they say what is missing.
+        alone = os.path.join(WORK, "cli-alone")
+        os.makedirs(alone, exist_ok=True)
+        shutil.copy(CLI, alone)
+        run = subprocess.run([os.path.join(alone, os.path.basename(CLI)), "scenarios"], capture_output=True,
+                             timeout=60)
+        self.assertEqual(run.returncode, 3)
+        self.assertIn(b"cannot start " + os.path.join(alone, "blasscope-cli-tools").encode(), run.stderr)
+        listed = subprocess.run([CLI, "scenarios", "--json"], capture_output=True, timeout=60)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertTrue(json.loads(listed.stdout))
+
     def test_a_recorder_sent_sigterm_or_sighup_stops_the_program_and_still_writes_the_session(self):
         # timeout(1), a closed terminal or a job scheduler sends the recorder SIGTERM or SIGHUP: the
         # program must not run on unrecorded, and what it did until then must be in the session.
