@@ -17,14 +17,14 @@
 
 namespace {
 
-// The blasscope-cli-tools that sits beside this executable.
-std::string tools_path() {
+// The blasscope-cli-tools that sits beside this executable, or "" where neither /proc/self/exe
+// nor argv[0] says where that is (never one found in the working directory by chance).
+std::string tools_path(const char* argv0) {
   char self[PATH_MAX];
   const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
-  const std::size_t slash = dir.rfind('/');
-  dir = slash == std::string::npos ? "." : dir.substr(0, slash);
-  return dir + "/blasscope-cli-tools";
+  std::string path = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string(argv0 ? argv0 : "");
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1) + "blasscope-cli-tools";
 }
 
 }  // namespace
@@ -35,7 +35,12 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 2, argv + argc);
     return run_guarded([&args] { return run_record(args); });
   }
-  const std::string tools = tools_path();
+  const std::string tools = tools_path(argv[0]);
+  if (tools.empty()) {
+    std::cerr << "error: cannot tell where blasscope-cli-tools is (blasscope-cli runs every command but record "
+                 "there, beside itself): neither /proc/self/exe nor the command's path names a folder\n";
+    return kExitRejected;
+  }
   ::execv(tools.c_str(), argv);
   std::cerr << "error: cannot start " << tools
             << " (blasscope-cli runs every command but record there): " << std::strerror(errno) << '\n';

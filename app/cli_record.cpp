@@ -30,10 +30,11 @@ constexpr const char* kRecordUsage =
     "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--nested-calls N|all]\n"
     "                            [--quiet] -- COMMAND [ARGS...]\n";
 
-// OpenBLAS starts its thread pool when this process loads it, and the new threads spin (sched_yield)
+// OpenBLAS starts its thread pool when a process loads it, and the new threads spin (sched_yield)
 // for about 0.1 s before they sleep: exactly while the recorded program starts, taking a core from
-// it. The recorder makes no BLAS call, so the pool is stopped at once (OpenBLAS restarts it on a
-// later threaded call). Looked up at run time: another BLAS may be linked.
+// it. blasscope-cli does not load it; blasscope-cli-tools (`blasscope-cli-tools record`, the GUI's
+// code path) does, and makes no BLAS call while recording, so the pool is stopped at once
+// (OpenBLAS restarts it on a later threaded call). Looked up at run time: another BLAS may be linked.
 void stop_blas_thread_pool() {
   using Shutdown = int (*)();
   if (const auto shutdown = reinterpret_cast<Shutdown>(::dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) shutdown();

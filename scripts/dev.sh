@@ -445,7 +445,7 @@ main() {
     sanitize) run_sanitize "$@" ;;
     gpu-test)
       # A prebuilt bundle (gpu-bundle) serves GPU machines that cannot install packages.
-      if [ "${BLASSCOPE_PREBUILT:-0}" = 1 ] && [ -x "$BUILD/bin/blasscope-cli" ]; then
+      if [ "${BLASSCOPE_PREBUILT:-0}" = 1 ] && [ -x "$BUILD/bin/blasscope-cli" ] && [ -x "$BUILD/bin/blasscope-cli-tools" ]; then
         echo "dev.sh: using the prebuilt binaries in $BUILD"
       else
         build

@@ -146,7 +146,7 @@ void record_after_all(const QuietCall& quiet, Routine routine, Precision p, Desc
 
 template <typename Real>
 void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
-  if (QuietCall quiet; !check_gemm_values() && quiet.start()) {
+  if (QuietCall quiet; !check_gemm_values() && quiet.start(Routine::Gemm, p)) {
     forward(real, w);
     const double flops = record::blas_flops(Routine::Gemm, size_at(w, 2), size_at(w, 3), size_at(w, 4), 0);
     if (!quiet.finish(Routine::Gemm, p, record::flop_count(flops, p))) {
@@ -211,7 +211,7 @@ void describe_blas(CallRecord& c, const Word (&w)[N]) {
 
 template <typename Real, int N, BlasArgs D>
 void fortran_blas(Forward15 real, Routine routine, Precision p, const Word (&w)[N]) {
-  if (QuietCall quiet; quiet.start()) {
+  if (QuietCall quiet; quiet.start(routine, p)) {
     forward(real, w);
     std::uint8_t side = 0;
     if constexpr (D.ch >= 0) side = static_cast<std::uint8_t>(*reinterpret_cast<const char*>(w[D.ch]));

@@ -61,8 +61,16 @@ thread_local RunningLevel t_levels[kTrackedLevels];
 thread_local std::uint32_t t_depth = 0;
 thread_local std::uint64_t t_inside_count = 0;  // calls made inside the running top-level call so far
 thread_local record::ActiveSlot* t_slot = nullptr;
-// A QuietCall is running on this thread, and what xerbla reported while it ran.
-thread_local bool t_quiet_running = false;
+// The QuietCall running on this thread, copied here (not pointed at: a call left by a longjmp
+// from a signal handler would leave a dead frame), and what xerbla reported while it ran.
+struct QuietRunning {
+  bool running;
+  std::uint32_t level;
+  Routine routine;
+  Precision precision;
+  std::uint64_t id, start;
+};
+thread_local QuietRunning t_quiet;
 struct QuietReport {
   bool seen;
   char routine[sizeof(CallRecord::xerbla_routine)];
@@ -236,6 +244,7 @@ void after_fork_in_child() {
   t_slot = nullptr;
   t_no_slot = false;
   t_depth = 0;
+  t_quiet.running = false;
   t_next_id = t_id_end = 0;  // the parent's block of ids stays the parent's
   t_write_limit_seen = 0;
   ::pthread_setspecific(g_slot_key, nullptr);  // the parent's slot stays the parent's
@@ -585,6 +594,7 @@ CallRecord& CallScope::place_call() {
   const auto frame = reinterpret_cast<std::uintptr_t>(this);
   while (t_depth > 0 && reinterpret_cast<std::uintptr_t>(t_levels[t_depth - 1].scope) < frame) --t_depth;
   if (t_depth == kTrackedLevels) return *::new (&m_local) CallRecord{};  // not recorded
+  t_quiet.running = false;  // none is: one left by a longjmp from a signal handler is gone
   m_active = true;
   m_level = t_depth++;
   t_levels[m_level] = RunningLevel{this, 0, 0, 0, false, false};
@@ -658,27 +668,33 @@ void CallScope::took(const QuietCall& quiet) {
   }
 }
 
-bool QuietCall::start() {
-  // Only inside a recorded call whose thread publishes in a slot (its totals are there).
-  if (t_depth == 0 || t_depth >= kTrackedLevels || !t_slot || t_inside_count + 1 <= g_nested_limit) return false;
+bool QuietCall::start(Routine routine, Precision precision) {
+  // Only inside a recorded call whose thread publishes in a slot (its totals are there), and
+  // not inside another quiet one (a BLAS whose GEMV calls its GEMM by the exported name).
+  if (t_depth == 0 || t_depth >= kTrackedLevels || !t_slot || t_quiet.running || t_inside_count + 1 <= g_nested_limit) {
+    return false;
+  }
   // Callers deeper in the stack than this call were left by a longjmp (see place_call).
   const auto frame = reinterpret_cast<std::uintptr_t>(this);
   while (t_depth > 0 && reinterpret_cast<std::uintptr_t>(t_levels[t_depth - 1].scope) < frame) --t_depth;
   if (t_depth == 0) return false;
   ++t_inside_count;
   m_level = t_depth;
+  m_slot = t_slot;
   m_id = next_call_id();
   t_quiet_report.seen = false;
-  t_quiet_running = true;
   m_start = record::read_call_clock(g_clock);
+  t_quiet = {true, m_level, routine, precision, m_id, m_start};
   return true;
 }
 
 bool QuietCall::finish(Routine routine, Precision precision, std::uint64_t flops) {
   m_duration = elapsed_since(m_start);
-  t_quiet_running = false;
+  t_quiet.running = false;
   const std::uint64_t long_call = g_shared->long_call_ticks.load(std::memory_order_relaxed);
-  if (t_quiet_report.seen || (long_call && m_duration >= long_call) || t_depth != m_level) {
+  // Recorded after all where it is needed one by one, or where the thread changed under it (a
+  // fork in it: the child has another slot).
+  if (t_quiet_report.seen || (long_call && m_duration >= long_call) || t_depth != m_level || t_slot != m_slot) {
     --t_inside_count;  // the CallScope that records it counts it again
     return false;
   }
@@ -700,12 +716,27 @@ bool QuietCall::finish(Routine routine, Precision precision, std::uint64_t flops
 }
 
 bool QuietCall::take_report(const char* routine, std::size_t length, int parameter) {
-  if (!t_quiet_running) return false;
+  if (!t_quiet.running) return false;
   QuietReport& r = t_quiet_report;
   r.length = std::min(length, sizeof r.routine);
   std::memcpy(r.routine, routine, r.length);
   r.parameter = parameter;
   r.seen = true;
+  // Published as running with its report, as a recorded call is: where the real xerbla never
+  // returns (it aborts, it exits), the recorder still sees which call it reported. The record
+  // made when the call returns (finish(), then a CallScope) takes this entry over.
+  const QuietRunning& q = t_quiet;
+  if (t_slot && q.level < record::kSlotDepth) {
+    record::ActiveSlot& slot = *t_slot;
+    slot.version.store(slot.version.load(std::memory_order_relaxed) | 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    CallRecord& c = cleared(slot.stack[q.level]);
+    c.routine = q.routine, c.precision = q.precision, c.pid = g_pid, c.tid = thread_id();
+    c.id = q.id, c.parent = t_levels[q.level - 1].id, c.start_ns = q.start;
+    set_xerbla(c, routine, length, parameter);
+    slot.depth.store(q.level + 1, std::memory_order_relaxed);
+    close_version(slot);
+  }
   return true;
 }
 
@@ -784,7 +815,7 @@ CallScope* CallScope::innermost() {
 std::uint32_t CallScope::forget_running() {
   const std::uint32_t depth = t_depth;
   t_depth = 0;
-  t_quiet_running = false;  // left too (its report, if any, is kept for its finish())
+  t_quiet.running = false;  // left too (its report, if any, is kept for its finish())
   return depth;
 }
 

@@ -73,8 +73,9 @@ class CallScope;
 // (an SVD makes two thousand nested GEMVs). One that turns out to be needed one by one after
 // all (xerbla reported it, it ran long) is then recorded by a CallScope (took()).
 // While it runs, the recorder sees its caller as the call running: a crash or a hang in it is
-// named after that one.
+// named after that one (a call xerbla reported is published from then on, see take_report).
 class QuietCall {
+  record::ActiveSlot* m_slot = nullptr;  // the thread's, when it started
   std::uint64_t m_id = 0;
   std::uint64_t m_start = 0;
   std::uint64_t m_duration = 0;
@@ -84,7 +85,7 @@ class QuietCall {
  public:
   // Whether this call is a quiet one; if so it is under way, and finish() follows the real call.
   // Not inline: it reads the runtime's thread-locals.
-  bool start();
+  bool start(Routine routine, Precision precision);
   std::uint64_t id() const { return m_id; }
   // Counts the call that just returned; false where it is to be recorded after all.
   bool finish(Routine routine, Precision precision, std::uint64_t flops);

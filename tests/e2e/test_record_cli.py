@@ -1101,8 +1101,32 @@ class RecordNestedCalls(unittest.TestCase):
             # Ids are taken in the order the calls start, counted or listed: 101 calls came before.
             self.assertEqual(bad[0]["id"] - gesv["id"], 101)
             self.assertEqual(gemm[0]["id"] - gesv["id"], 202)
-            self.assertEqual(gesv.get("unlisted", 0), 0 if options else 202 - 64 - 2)
+            inside = [c for c in report["calls"] if c.get("parent") == gesv["id"]]
+            self.assertEqual(gesv.get("unlisted", 0), 202 - len(inside))
+            if not options:  # past the first 64, only what failed or ran 100 us or more (a loaded machine)
+                self.assertTrue(all(c.get("xerbla") or c["seconds"] >= 99e-6 for c in inside[64:]), inside[64:])
             self.assertIn("illegal-argument", ids(report))
+        # An xerbla that never returns (it aborts): the report is still the running DGEMV's.
+        abort_src = write("abort_xerbla.c", """
+            #include <stdlib.h>
+            void xerbla_(const char* name, const int* info, size_t len) { abort(); }
+        """)
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", os.path.join(WORK, "libabort_xerbla.so"), abort_src],
+                       check=True)
+        exe = build_c("bad_lapack_abort", """
+            void dgesv_(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
+            int main(void) {
+              int n = 2, nrhs = 1, ipiv[2], info = 0; double a[4] = {4, 1, 1, 3}, b[2] = {1, 2};
+              dgesv_(&n, &nrhs, a, &n, ipiv, b, &n, &info);
+              return info;
+            }
+        """, "-L" + WORK, "-Wl,--no-as-needed", "-labort_xerbla", "-lbad_lapack", "-Wl,-rpath," + WORK)
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 128 + 6, proc.err)
+        running = {c["routine"]: c for c in report["running"]}
+        self.assertEqual(running["dgemv"]["xerbla"], {"routine": "DGEMV", "parameter": 6}, report["running"])
+        self.assertEqual(running["dgemv"]["parent"], running["dgesv"]["id"])
+        self.assertEqual(running["dgemv"]["id"] - running["dgesv"]["id"], 101)
 
     def test_a_child_process_keeps_exact_totals_of_its_own(self):
         script = write("fork_svd.py", """
