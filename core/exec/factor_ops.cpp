@@ -142,10 +142,6 @@ int run_complex_factor(RunState& state, KernelRecord& record, FactorDriver drive
   return info;
 }
 
-bool is_complex(DType dtype) {
-  return dtype == DType::Complex64 || dtype == DType::Complex128;
-}
-
 }  // namespace
 
 KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
@@ -153,7 +149,7 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
   const std::string op_name(name(op.kind));
   const HostTensor& a = input_tensor(state, op.a);
   require_real_matrix(a, op_name.c_str(), true);
-  const bool complex = is_complex(a.dtype());
+  const bool complex = kind(a.dtype()) == DTypeKind::Complex;
   if (op.kind != OpKind::Lu) require_square(a, op_name.c_str());
   const bool solves = op.kind == OpKind::Solve || op.kind == OpKind::LuSolve;
   const HostTensor* b = solves ? &input_tensor(state, op.b) : nullptr;

@@ -54,7 +54,7 @@ int run_complex_svd(RunState& state, KernelRecord& record, SvdDriver driver, Hos
   auto work = workspace.take<Complex>(sizes.work, name + " workspace");
   auto rwork = workspace.take<Real>(sizes.rwork, name + " real workspace");
   auto iwork = workspace.take<int>(sizes.iwork, name + " integer workspace");
-  const std::int64_t room = std::max(m, n) + 64;
+  const auto room = static_cast<std::int64_t>(complex_overread_room(m, n));
   auto u_work = workspace.take<Complex>(vectors ? m * k + room : 0, name + " U");
   auto vt_work = workspace.take<Complex>(vectors ? k * n + room : 0, name + " V^H");
   int info = 0;
@@ -126,12 +126,9 @@ KernelRecord run_svd_op(const OpSpec& op, RunState& state) {
   const SvdDriver driver = svd_driver_named(op.driver).value_or(SvdDriver::Gesdd);
   describe_lapack_call(record, a, driver_name(driver));
   ScopedTemporaries temps(state);
-  // OpenBLAS 0.3.21's complex SVDs read up to min(m, n) elements past the end of A (its complex
-  // GEMV kernels, inside ?GEBD2): harmless in a program's heap, a crash against the guard page
-  // after a tensor. A complex copy gets room for that, which LAPACK is not told of.
-  const bool complex = a.dtype() == DType::Complex64 || a.dtype() == DType::Complex128;
-  const std::uint64_t slack =
-      complex ? (std::max(a.rows(), a.cols()) + 64 + a.rows() - 1) / std::max<std::uint64_t>(a.rows(), 1) : 0;
+  // A complex copy gets room for OpenBLAS's over-read (complex_overread_room).
+  const bool complex = kind(a.dtype()) == DTypeKind::Complex;
+  const std::uint64_t slack = complex ? complex_overread_columns(a.rows(), a.cols(), a.rows()) : 0;
   HostTensor& work = column_major_copy(state, temps, a, a.rows(), "op" + std::to_string(op.index) + ".a", slack);
   const std::uint64_t k = std::min(a.rows(), a.cols());
   HostTensor& s = state.create(op.out, real_part_dtype(a.dtype()), {k}, MemoryOrder::C);
@@ -170,10 +167,10 @@ KernelRecord run_lstsq_op(const OpSpec& op, RunState& state) {
   ScopedTemporaries temps(state);
   const std::string prefix = "op" + std::to_string(op.index) + ".";
   // Complex ones get the room after A and B that the complex SVD needs (see run_svd_op).
-  const bool complex = a.dtype() == DType::Complex64 || a.dtype() == DType::Complex128;
+  const bool complex = kind(a.dtype()) == DTypeKind::Complex;
   const std::uint64_t b_rows = std::max(a.rows(), a.cols());
   const auto slack = [complex, &a](std::uint64_t rows) -> std::uint64_t {
-    return complex ? (std::max(a.rows(), a.cols()) + 64 + rows - 1) / std::max<std::uint64_t>(rows, 1) : 0;
+    return complex ? complex_overread_columns(a.rows(), a.cols(), rows) : 0;
   };
   HostTensor& work_a = column_major_copy(state, temps, a, a.rows(), prefix + "a", slack(a.rows()));
   HostTensor& work_b = column_major_copy(state, temps, b, b_rows, prefix + "b", slack(b_rows));

@@ -19,7 +19,7 @@ std::string driver_xerbla_meaning(const std::string& routine, int p) {
 
 void require_real_matrix(const HostTensor& t, const char* op, bool complex_too) {
   const bool real = t.dtype() == DType::Float64 || t.dtype() == DType::Float32;
-  const bool complex = t.dtype() == DType::Complex64 || t.dtype() == DType::Complex128;
+  const bool complex = kind(t.dtype()) == DTypeKind::Complex;
   if (!real && !(complex_too && complex)) {
     throw OpRejected(ErrorKind::UnsupportedDtype, std::string(op) + " runs on float32/float64" +
                                                       (complex_too ? "/complex64/complex128" : "") + " matrices; '" +

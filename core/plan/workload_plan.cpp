@@ -56,7 +56,7 @@ std::uint64_t lapack_workspace_bytes(const OpSpec& op, std::uint64_t m, std::uin
 // and LAPACK's complex, real and integer workspaces.
 std::uint64_t complex_svd_transient_bytes(const OpSpec& op, const TensorMeta& a) {
   const std::uint64_t m = a.shape[0], n = a.shape[1], k = std::min(m, n), item = item_size(a.dtype);
-  const std::uint64_t room = std::max(m, n) + 64;
+  const std::uint64_t room = complex_overread_room(m, n);
   const SvdDriver driver = svd_driver_named(op.driver).value_or(SvdDriver::Gesdd);
   const auto sizes = a.dtype == DType::Complex128
                          ? complex_svd_workspace<double>(driver, op.compute_uv, static_cast<std::int64_t>(m),
@@ -85,7 +85,7 @@ std::uint64_t complex_lstsq_workspace_bytes(const OpSpec& op, DType dtype, std::
 // What a LAPACK driver op holds while it runs: column-major copies of A (and B, with room
 // for the solution), the singular values for lstsq, and the workspace LAPACK asks for.
 std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, const TensorMeta* b) {
-  const bool complex = a.dtype == DType::Complex64 || a.dtype == DType::Complex128;
+  const bool complex = kind(a.dtype) == DTypeKind::Complex;
   if (!b && complex) return complex_svd_transient_bytes(op, a);
   if (a.dtype != DType::Float32 && a.dtype != DType::Float64 && !complex) return 0;
   const std::uint64_t m = a.shape[0], n = a.shape[1], item = item_size(a.dtype);
@@ -97,7 +97,7 @@ std::uint64_t lapack_transient_bytes(const OpSpec& op, const TensorMeta& a, cons
   }
   if (complex) {
     // A's and B's copies have room after them (see run_lstsq_op): whole columns of each.
-    const std::uint64_t room = std::max(m, n) + 64;
+    const std::uint64_t room = complex_overread_room(m, n);
     bytes += (room + m + room + std::max(m, n)) * item;
     return bytes + complex_lstsq_workspace_bytes(op, a.dtype, m, n, *nrhs);
   }
