@@ -359,13 +359,15 @@ using blasscope::preload::ForwardLapack;
 using blasscope::preload::LapackArgs;
 using Out = LapackArgs::Output;
 
-#define BLASSCOPE_LAPACK(fname, N, Real, routine, precision, ...)                               \
-  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                \
-    static const LapackArgs args = __VA_ARGS__;                                                 \
-    const blasscope::preload::Word w[N] = {BLASSCOPE_P_##N};                                    \
-    blasscope::preload::call_lapack<Real, N>(BLASSCOPE_REAL(ForwardLapack, #fname),             \
-                                             blasscope::record::Routine::routine,               \
-                                             blasscope::record::Precision::precision, args, w); \
+#define BLASSCOPE_LAPACK(fname, N, Real, routine, precision, ...)                                          \
+  BLASSCOPE_EXPORT void fname(BLASSCOPE_W_##N) {                                                           \
+    static constexpr LapackArgs args = __VA_ARGS__;                                                        \
+    static_assert(args.ch + 1 == blasscope::record::letter_parameter(blasscope::record::Routine::routine), \
+                  "the diagnoses quote side_uplo as this argument");                                       \
+    const blasscope::preload::Word w[N] = {BLASSCOPE_P_##N};                                               \
+    blasscope::preload::call_lapack<Real, N>(BLASSCOPE_REAL(ForwardLapack, #fname),                        \
+                                             blasscope::record::Routine::routine,                          \
+                                             blasscope::record::Precision::precision, args, w);            \
   }
 
 // Both precisions of a real routine and both of its complex twin (which has RWORK, so its

@@ -120,13 +120,17 @@ std::string gemm_parameter(const CallRecord& c, int p) {
   if (p == 3 || p == 4)
     return "parameter is your " + std::string((p == 3) != row ? "M" : "N") + ", which must not be negative";
   if (p == 5) return "parameter is your K, which must not be negative";
-  const bool letter = std::isprint(c.side_uplo) && !(c.flags & record::kCblas);  // a Fortran call's TRANSA
+  if (p != 1 && p != 2) return "";
+  // A row-major CBLAS call's TransB is the library's first transpose flag.
+  const std::string name = (p == 1) != row ? "TRANSA" : "TRANSB";
+  const bool cblas = c.flags & record::kCblas;
+  const std::string allowed = cblas ? "CblasNoTrans, CblasTrans or CblasConjTrans (111, 112, 113)" : "N, T or C";
+  const bool letter = std::isprint(c.side_uplo) && !cblas;  // a Fortran call's TRANSA
   if (p == 1 && letter) {
-    return "parameter is your TRANSA = '" + std::string(1, static_cast<char>(c.side_uplo)) +
-           "', which must be N, T or C";
+    return "parameter is your TRANSA = '" + std::string(1, static_cast<char>(c.side_uplo)) + "', which must be " +
+           allowed;
   }
-  if (p == 1 || p == 2) return "parameter is a transpose flag that is not N, T or C";
-  return "";
+  return "parameter is your " + name + ", which must be " + allowed;
 }
 
 // What GEMV's, SYRK's or TRSM's parameter `p` is in the caller's own terms, with the bound it
@@ -244,6 +248,11 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
     if (!name.empty()) {
       meaning = "parameter is " + std::string(own && &top == &c ? "your " : "") + name +
                 (own ? leading_dimension_bound(c, name) : "");
+    }
+    // The CHARACTER argument the record holds is quoted as it was passed.
+    if (own && !name.empty() && c.xerbla_parameter == record::letter_parameter(c.routine) &&
+        std::isprint(c.side_uplo)) {
+      meaning += " = '" + std::string(1, static_cast<char>(c.side_uplo)) + "'";
     }
     // ?LASCL's scalars are recorded: the value it refused is the evidence.
     if (own && c.routine == Routine::Lascl && (c.xerbla_parameter == 4 || c.xerbla_parameter == 5)) {
@@ -545,6 +554,36 @@ bool refused_without_report(const CallRecord& c) {
       c.info == -4 && (c.routine == Routine::Gesdd || (c.routine == Routine::Gesvd && c.input_nan + c.input_inf > 0));
   return record::is_lapack(c.routine) && c.info < 0 && c.parent == 0 && !record::has_xerbla(c) &&
          !(c.flags & record::kLapacke) && c.routine != Routine::Xerbla && !nan_norm;
+}
+
+// A child process (a multiprocessing worker, an MPI rank) that died by a fault outside every
+// recorded call: its own line says so, and so does the session it belongs to. One that died
+// inside a call is named by that call; SIGTERM, SIGINT and SIGHUP are how pools and launchers end
+// their workers, and SIGPIPE how a pipeline's writer ends: not faults.
+void add_child_crashes(const record::Recording& r, std::vector<Diagnosis>& diagnoses) {
+  for (const record::ProcessInfo& p : r.processes) {
+    const int sig = p.end_signal;
+    if ((p.pid == r.pid && !r.signal.empty()) || !p.end_known || p.alive || p.stopped || sig == 0 || sig == SIGTERM ||
+        sig == SIGINT || sig == SIGHUP || sig == SIGPIPE) {
+      continue;
+    }
+    if (p.end != record::ProcessEnd::None && p.end != record::ProcessEnd::Exiting) continue;
+    if (std::any_of(r.running.begin(), r.running.end(), [&p](const CallRecord& c) { return c.pid == p.pid; })) {
+      continue;
+    }
+    Diagnosis d;
+    d.id = "program-crashed";
+    // SIGKILL may be a parent's deliberate kill as well as the OOM killer's.
+    d.severity = sig == SIGKILL ? Severity::Warning : Severity::Error;
+    const std::string who = (p.pid == r.pid ? "process " : "child process ") + std::to_string(p.pid) +
+                            (p.command.empty() ? "" : " (`" + p.command + "`)");
+    const char* abbrev = ::sigabbrev_np(sig);
+    d.title = who + " died with " + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig)) +
+              " outside any recorded BLAS/LAPACK call";
+    d.evidence = {who + ": " + record::end_text(p),
+                  "no recorded call was running in process " + std::to_string(p.pid) + " when it ended"};
+    diagnoses.push_back(explained(std::move(d)));
+  }
 }
 
 std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered_set<std::uint64_t>& report_from_info) {
@@ -962,6 +1001,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
     if (terminated) d.cause = termination.cause, d.fix = termination.fix;
     diagnoses.push_back(std::move(d));
   }
+  add_child_crashes(r, diagnoses);
   return diagnoses;
 }
 

@@ -143,6 +143,36 @@ struct CallRecord {
 };
 static_assert(sizeof(CallRecord) == 128);
 
+// Which of a LAPACK routine's arguments (1-based, as xerbla numbers them) is the CHARACTER one
+// `side_uplo` holds: the first, except where an earlier one decides less (SYEV's JOBZ: its UPLO,
+// which says the triangle read, is kept). 0 for a routine with none recorded.
+constexpr int letter_parameter(Routine r) {
+  switch (r) {
+    case Routine::Syevd:
+    case Routine::Syev: return 2;  // (JOBZ, UPLO, ...)
+    case Routine::Syevr:           // (JOBZ, RANGE, UPLO, ...)
+    case Routine::Sygvd:
+    case Routine::Sygv: return 3;  // (ITYPE, JOBZ, UPLO, ...)
+    case Routine::Gesdd:
+    case Routine::Gesvd:
+    case Routine::Gels:
+    case Routine::Getrs:
+    case Routine::Potrf:
+    case Routine::Geev:
+    case Routine::Potrs:
+    case Routine::Posv:
+    case Routine::Trtrs:
+    case Routine::Sysv:
+    case Routine::Hesv:
+    case Routine::Sytrf:
+    case Routine::Hetrf:
+    case Routine::Gees:
+    case Routine::Gges:
+    case Routine::Lascl: return 1;
+    default: return 0;
+  }
+}
+
 // Whether a workload op replays a call of this routine (gemm, gemv, syrk, trsm, dlascl, svd,
 // lstsq, cholesky, lu, solve, lu_solve, eigh; SYEVR's of every eigenvalue): the preload
 // captures only these, the reports name the others.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <limits>
 
@@ -553,6 +554,46 @@ TEST(RecordingDiagnosis, AChildThatExitedByItselfDidNotCrashInItsRunningCall) {
   r.processes[0].end = blasscope::record::ProcessEnd::Exited;
   r.processes[0].exit_status = 0;
   EXPECT_TRUE(of(diagnose_recording(r), "program-crashed").empty());
+}
+
+TEST(RecordingDiagnosis, AChildThatCrashedOutsideEveryCallIsNamedButAPoolsStopIsNot) {
+  Recording r;
+  r.pid = 1;
+  r.exit_status = 0;
+  blasscope::record::ProcessInfo program, child;
+  program.pid = 1;
+  program.end = blasscope::record::ProcessEnd::Exited;
+  program.alive = false;
+  child.pid = 2;
+  child.command = "python3 worker.py";
+  child.alive = false;
+  r.processes = {program, child};
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, 0}) {
+    r.processes[1].end_signal = sig;
+    EXPECT_TRUE(of(diagnose_recording(r), "program-crashed").empty()) << sig;
+  }
+  r.processes[1].end_signal = SIGSEGV;
+  auto crashed = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(crashed.size(), 1u);
+  EXPECT_EQ(crashed[0].severity, Severity::Error);
+  EXPECT_NE(crashed[0].title.find("child process 2 (`python3 worker.py`) died with SIGSEGV"), std::string::npos)
+      << crashed[0].title;
+  r.processes[1].end_signal = SIGKILL;  // the OOM killer, or a parent's deliberate kill
+  crashed = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(crashed.size(), 1u);
+  EXPECT_EQ(crashed[0].severity, Severity::Warning);
+  // Killed by the recorder stopping the program: not a crash.
+  r.processes[1].stopped = true;
+  EXPECT_TRUE(of(diagnose_recording(r), "program-crashed").empty());
+  // Inside a call: that call's diagnosis names it, once.
+  r.processes[1].stopped = false;
+  r.processes[1].end_signal = SIGSEGV;
+  CallRecord gemm = call(5, Routine::Gemm, 64, 64);
+  gemm.pid = 2;
+  r.running = {gemm};
+  crashed = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(crashed.size(), 1u);
+  EXPECT_NE(crashed[0].title.find("ended inside"), std::string::npos) << crashed[0].title;
 }
 
 TEST(RecordingDiagnosis, FailuresCountedTogetherSayWhichProcessesTheyRanIn) {

@@ -648,6 +648,11 @@ class RecordNumPy(unittest.TestCase):
         self.assertRegex(proc.err, r"child: pid \d+ \(.*\), killed by SIGKILL" if told else
                          r"child: pid \d+ \(.*\), gone without exiting: a signal")
         self.assertRegex(proc.err, r"child: pid \d+ \(.*returns\), exit status 5 -> ")
+        # The parent's diagnoses name the children that died by a signal outside every call: the
+        # abort in an exit handler an error, the SIGKILL (a kill -9, the OOM killer) a warning.
+        crashed = sorted((d["severity"], d["title"].split(" died with ")[1].split()[0])
+                         for d in report["diagnoses"] if d["id"] == "program-crashed")
+        self.assertEqual(crashed, [("error", "SIGABRT"), ("warning", "SIGKILL")] if told else [], report["diagnoses"])
 
     def test_a_child_interpreter_that_raised_has_its_exit_status(self):
         # Python returns 1 from main after an uncaught exception: the status a failed step of a
@@ -2885,6 +2890,11 @@ class RecordC(unittest.TestCase):
         # caps: counted once); the GESV that succeeded is not wanted.
         self.assertEqual(report["captures_skipped"], 0)
         self.assertEqual(report["uncaptured"]["not_replayable"], {"dpotrf": 1, "dsyevd": 1})
+        # The letter refused is quoted where the record holds it (DSYEVD's is its UPLO, not JOBZ).
+        text = json.dumps(report["diagnoses"])
+        self.assertIn("your UPLO = 'X'", text)
+        self.assertIn("your JOBZ", text)
+        self.assertNotIn("JOBZ = ", text)
 
     def test_a_gemm_with_a_refused_transpose_or_a_negative_size_is_not_captured(self):
         # No workload holds a transpose flag that is not N, T or C, nor M = -1: a capture would
@@ -2892,22 +2902,29 @@ class RecordC(unittest.TestCase):
         exe = build_c("badgemm", """
             void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
                         const int*, const double*, const int*, const double*, double*, const int*);
+            void cblas_dgemm(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
+                             double*, int);
             int main(void) {
               double a[16] = {0}, b[16] = {0}, c[16] = {0}, one = 1, zero = 0;
               int n = 4, negative = -1;
               dgemm_("X", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
               dgemm_("N", "N", &negative, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+              dgemm_("N", "Y", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n);
+              /* Row-major: the library's first transpose flag is the caller's TransB. */
+              cblas_dgemm(101, 111, 999, n, n, n, 1.0, a, n, b, n, 0.0, c, n);
               return 0;
             }
         """, "-lblas")
         proc, report = record(exe)
         self.assertEqual(proc.returncode, 0, proc.err)
         self.assertEqual(report["captures"], [])
-        self.assertEqual(report["uncaptured"]["not_replayable"], {"dgemm": 2})
+        self.assertEqual(report["uncaptured"]["not_replayable"], {"dgemm": 4})
         illegal = [d for d in report["diagnoses"] if d["id"] == "illegal-argument"]
-        self.assertEqual(len(illegal), 2, report["diagnoses"])
+        self.assertEqual(len(illegal), 4, report["diagnoses"])
         text = json.dumps(report["diagnoses"])
         self.assertIn("TRANSA = 'X'", text)
+        self.assertIn("your TRANSB, which must be N, T or C", text)
+        self.assertIn("your TRANSB, which must be CblasNoTrans", text)
         self.assertNotIn("A transposed", text)
         self.assertIn("M, which must not be negative", text)
 
