@@ -28,18 +28,22 @@ int reals_of(Precision p) {
   return p == Precision::C || p == Precision::Z ? 2 : 1;
 }
 
-// GEMM's value checks (--check-values): A and B before, C after (the operands as stored,
-// column-major as Fortran sees them; CBLAS row-major swaps the roles).
+// GEMM's value checks (--check-values): what the call reads before it (A and B unless alpha is
+// 0, C unless beta is 0: PyTorch's Linear passes its bias as C with beta = 1), C after. The
+// operands as stored, column-major as Fortran sees them; CBLAS row-major swaps the roles.
 template <typename Real>
-void scan_gemm_inputs(CallRecord& c, const void* a, const void* b) {
+void scan_gemm_inputs(CallRecord& c, const void* a, const void* b, const void* c_in) {
   const bool ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
   const int r = reals_of(c.precision);
   const bool row = c.flags & record::kRowMajor;
   // Stored shape of A: (ta ? k x m : m x k) column-major; row-major is the transpose.
   std::int64_t a_rows = ta ? c.k : c.m, a_cols = ta ? c.m : c.k, b_rows = tb ? c.n : c.k, b_cols = tb ? c.k : c.n;
   if (row) std::swap(a_rows, a_cols), std::swap(b_rows, b_cols);
-  count_nonfinite<Real>(a, a_rows, a_cols, c.lda, r, c.input_nan, c.input_inf);
-  count_nonfinite<Real>(b, b_rows, b_cols, c.ldb, r, c.input_nan, c.input_inf);
+  if (c.alpha != 0) {
+    count_nonfinite<Real>(a, a_rows, a_cols, c.lda, r, c.input_nan, c.input_inf);
+    count_nonfinite<Real>(b, b_rows, b_cols, c.ldb, r, c.input_nan, c.input_inf);
+  }
+  if (c.beta != 0) count_nonfinite<Real>(c_in, row ? c.n : c.m, row ? c.m : c.n, c.ldc, r, c.input_nan, c.input_inf);
   c.flags |= record::kValuesChecked;
 }
 
@@ -61,15 +65,15 @@ using Forward15 = void (*)(BLASSCOPE_W_15);
 // GEMM value captures (real precisions, the program's own calls): with --capture all every GEMM,
 // with --check-values one whose result came out NaN/Inf while nothing reported it. A and B are
 // unchanged by the call and copied after it; C only matters when beta != 0, and is copied before
-// the call, under --capture all only (copying every C in case its result goes bad would cost
-// each GEMM a copy of C; such a failure is counted as not captured instead).
+// the call (under --check-values too, which already reads every C: the copy is freed when the
+// result is finite).
 bool may_capture_gemm_values(const CallRecord& c, bool checking) {
   return !c.parent && (checking || InputCapture::capturing_all()) && InputCapture::enabled(c.precision);
 }
 
 template <typename Real>
-void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out) {
-  if (c.beta != 0 && InputCapture::capturing_all()) {
+void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out, bool checking) {
+  if (c.beta != 0 && (checking || InputCapture::capturing_all())) {
     // Before the call, only NaN/Inf inputs (--check-values) say the call will fail.
     capture.set_failure_expected(c.input_nan + c.input_inf > 0);
     capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
@@ -162,12 +166,13 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     CallRecord& c = scope.call;
     describe_gemm<Real>(c, w);
     scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
-    // With alpha = 0 the library reads neither A nor B: neither may the scan.
-    if (check && c.alpha != 0) {
-      scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]));
+    // The scan reads what the library does: A and B unless alpha = 0, C unless beta = 0.
+    if (check) {
+      scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]),
+                             reinterpret_cast<const void*>(w[11]));
     }
     capturing = may_capture_gemm_values(c, check);
-    if (capturing) keep_gemm_c<Real>(capture.make(), c, reinterpret_cast<const void*>(w[11]));
+    if (capturing) keep_gemm_c<Real>(capture.make(), c, reinterpret_cast<const void*>(w[11]), check);
     if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
   forward(real, w);
@@ -255,9 +260,9 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     }
     c.align_a = alignment_code(a), c.align_b = alignment_code(b), c.align_c = alignment_code(c_out);
     scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
-    if (check && c.alpha != 0) scan_gemm_inputs<Real>(c, a, b);
+    if (check) scan_gemm_inputs<Real>(c, a, b, c_out);
     capturing = may_capture_gemm_values(c, check);
-    if (capturing) keep_gemm_c<Real>(capture.make(), c, c_out);
+    if (capturing) keep_gemm_c<Real>(capture.make(), c, c_out, check);
     if (check || capturing) scope.restart_clock();  // the call's time is the library's
   }
   real(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c_out, ldc);

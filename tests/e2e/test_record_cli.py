@@ -363,6 +363,37 @@ class RecordNumPy(unittest.TestCase):
         proc, report = record(PYTHON, script)
         self.assertNotIn("output_inf", next(c for c in report["calls"] if c["routine"] == "dgemm"))
 
+    def test_check_values_reads_c_where_beta_is_not_zero_and_captures_it(self):
+        # PyTorch's Linear passes its bias as C with beta = 1: a NaN bias is a NaN input, not an
+        # overflow. C is not read where beta = 0, nor A and B where alpha = 0.
+        script = write("bias.py", """
+            import numpy as np, scipy.linalg.blas as blas
+            a = np.asfortranarray(np.random.rand(4, 4)); b = np.asfortranarray(np.random.rand(4, 4))
+            nan = lambda: np.asfortranarray(np.full((4, 4), np.nan))
+            print(np.isfinite(blas.dgemm(1.0, a, b, beta=0.0, c=nan())).all(),
+                  np.isfinite(blas.dgemm(0.0, nan(), b)).all(),
+                  np.isnan(blas.dgemm(1.0, a, b, beta=1.0, c=nan())).sum(), flush=True)
+            import torch
+            linear = torch.nn.Linear(16, 8)
+            with torch.no_grad():
+                linear.bias[3] = float("nan")
+            print(int(torch.isnan(linear(torch.rand(32, 16))).sum()))
+        """)
+        proc, report = record(PYTHON, script, options=("--check-values",))
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(proc.out.split(), ["True", "True", "16", "32"])
+        gemms = [c for c in report["calls"] if c["routine"] in ("dgemm", "sgemm") and not c.get("parent")]
+        self.assertEqual([(c["routine"], c.get("input_nan", 0), c.get("output_nan", 0)) for c in gemms],
+                         [("dgemm", 0, 0), ("dgemm", 0, 0), ("dgemm", 16, 16), ("sgemm", 32, 32)], gemms)
+        told = json.dumps([(d["title"], d["evidence"]) for d in report["diagnoses"]])
+        self.assertNotIn("overflow", told)
+        self.assertIn("its NaN/Inf inputs gave 32 NaN", told)
+        # Both failing calls are captured with their C, and replay to the same findings.
+        self.assertEqual(sorted(c["routine"] for c in report["captures"]), ["dgemm", "sgemm"], proc.err)
+        for capture in report["captures"]:
+            replayed = set(replay_ids(capture)) - {"non-contiguous-layout"}  # info: Fortran-order operands
+            self.assertEqual(replayed, {"non-finite-input", "non-finite-output"})
+
     def test_the_value_scans_leave_the_programs_floating_point_flags_alone(self):
         # NumPy checks the CPU's "invalid" flag after LAPACK and GEMM calls: a scan that computed
         # Inf - Inf in the program's thread turned a det of an Inf matrix into an exception.
