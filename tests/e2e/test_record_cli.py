@@ -415,6 +415,41 @@ class RecordNumPy(unittest.TestCase):
                 self.assertEqual((proc.returncode, proc.out, proc.err), (0, plain.stdout, plain.stderr))
                 self.assertIn("non-finite-input", ids(report))
 
+    def test_a_child_started_with_an_environment_of_its_own_is_recorded_too(self):
+        # subprocess with env= (vfork, then execve), os.posix_spawn with an empty environment,
+        # `env -u LD_PRELOAD` (execvp of environ) and a C program's execle with no environment
+        # at all: each drops LD_PRELOAD and the buffer's name, which the preload gives back.
+        child = write("counted.py", """
+            import sys
+            import numpy as np
+            a = np.random.rand(20, 20)
+            for _ in range(int(sys.argv[1])):
+                a @ a
+        """)
+        execle = build_c("execle", f"""
+            #include <unistd.h>
+            int main(void) {{
+              char* empty[] = {{0}};
+              execle("{PYTHON}", "{PYTHON}", "{child}", "2", (char*)0, empty);
+              return 127;
+            }}
+        """)
+        script = write("clean_env.py", f"""
+            import os, subprocess
+            subprocess.run(["{PYTHON}", "{child}", "7"], env={{"PATH": "/usr/bin:/bin"}}, check=True)
+            pid = os.posix_spawn("{PYTHON}", ["{PYTHON}", "{child}", "5"], {{}})
+            os.waitpid(pid, 0)
+            subprocess.run(["env", "-u", "LD_PRELOAD", "{PYTHON}", "{child}", "3"], check=True)
+            subprocess.run(["{execle}"], check=True)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        counts = []
+        for c in report["children"]:
+            rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
+            counts.append(sum(r["calls"] for r in json.loads(rep.stdout)["routines"] if r["routine"] == "dgemm"))
+        self.assertEqual(sorted(counts), [2, 3, 5, 7], report["children"])
+
     def test_a_forked_child_is_recorded_too(self):
         script = write("fork.py", """
             import os
