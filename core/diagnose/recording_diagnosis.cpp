@@ -15,6 +15,7 @@
 
 #include "diagnose/lapack_meanings.h"
 #include "gpu_model/cublas_status.h"
+#include "record/call_flops.h"
 #include "record/routine_names.h"
 #include "text/format.h"
 
@@ -556,6 +557,11 @@ bool refused_without_report(const CallRecord& c) {
          !(c.flags & record::kLapacke) && c.routine != Routine::Xerbla && !nan_norm;
 }
 
+// Where a crash outside every recorded call may have been.
+constexpr const char* kUnseenCrashPlaces =
+    "it crashed in the program, in another library, or in a BLAS/LAPACK call made through a pointer the "
+    "program looked up itself (ctypes, dlsym on a dlopen handle), which the recording does not see";
+
 // A child process (a multiprocessing worker, an MPI rank) that died by a fault outside every
 // recorded call: its own line says so, and so does the session it belongs to. One that died
 // inside a call is named by that call; SIGTERM, SIGINT and SIGHUP are how pools and launchers end
@@ -581,7 +587,8 @@ void add_child_crashes(const record::Recording& r, std::vector<Diagnosis>& diagn
     d.title = who + " died with " + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig)) +
               " outside any recorded BLAS/LAPACK call";
     d.evidence = {who + ": " + record::end_text(p),
-                  "no recorded call was running in process " + std::to_string(p.pid) + " when it ended"};
+                  "no recorded call was running in process " + std::to_string(p.pid) + " when it ended",
+                  kUnseenCrashPlaces};
     diagnoses.push_back(explained(std::move(d)));
   }
 }
@@ -938,7 +945,12 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
     // returned. Otherwise the call was merely the one in progress when time ran out.
     const auto usual = usual_of.find({c.routine, c.precision});
     const double usual_seconds = usual == usual_of.end() ? 0 : usual->second;
-    const bool hung = ran >= 1 && ran >= 10 * usual_seconds;
+    // And a hundred times the least its sizes take at the machine's peak: a big call the program
+    // made first (no finished one to compare) is not called hung at the first timeout.
+    const bool single = c.precision == record::Precision::S || c.precision == record::Precision::C;
+    const double peak = single ? r.peak_gflops_fp32 : r.peak_gflops_fp64;
+    const double least_seconds = peak > 0 ? record::least_flops(c) / (peak * 1e9) : 0;
+    const bool hung = ran >= 1 && ran >= 10 * usual_seconds && ran >= 100 * least_seconds;
     // A hang ended from outside (a scheduler's or a user's kill, the OOM killer) is still a hang.
     // SIGPIPE comes from the program's own write, not from someone ending a hang.
     const bool killed_hung = hung && c.pid == r.pid && ((terminated && !broken_pipe) || r.signal == "SIGKILL");
@@ -946,6 +958,11 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
       if (usual != usual_of.end()) {
         evidence.push_back("the longest " + call_name(c) + " call that returned took " + format_number(usual_seconds) +
                            " s");
+      }
+      if (ran >= 1 && ran < 100 * least_seconds) {
+        evidence.push_back("a call of these sizes does at least " + format_number(record::least_flops(c) * 1e-9) +
+                           " GFLOP: " + format_number(least_seconds) + " s at this machine's peak of " +
+                           format_number(peak) + " GFLOP/s, and usually several times that");
       }
       const std::string when = r.timed_out ? "when --timeout stopped the program"
                                : r.stopped ? "when the program was stopped"
@@ -997,6 +1014,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
     d.title = (terminated ? "the program was terminated by " : "the program died with ") + r.signal +
               " outside any recorded BLAS/LAPACK call";
     d.evidence = {"no recorded call was running in process " + std::to_string(r.pid) + " when it ended"};
+    if (!terminated) d.evidence.push_back(kUnseenCrashPlaces);
     d = explained(std::move(d));
     if (terminated) d.cause = termination.cause, d.fix = termination.fix;
     diagnoses.push_back(std::move(d));

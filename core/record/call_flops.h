@@ -60,4 +60,34 @@ inline std::uint64_t flops_of(const CallRecord& c) {
   return flop_count(f, c.precision);
 }
 
+// The least work a call of these sizes does, in FLOPs (0 where not known): flops_of where that
+// is exact, and for the iterative drivers the reduction they start with (to bidiagonal form for
+// the SVDs and GELSD/GELSS, QR for GELSY/GELS, tridiagonal for the symmetric eigensolvers,
+// Hessenberg for GEEV, GEES and GGES), which the iterations only add to. A call still running
+// far longer than that at the machine's peak may be hung; one that has not is merely big.
+inline double least_flops(const CallRecord& c) {
+  if (c.flags & kWorkspaceQuery) return 0;
+  const double m = c.m, n = c.n, big = std::max(m, n), r = std::min(m, n);
+  double f = 0;
+  switch (c.routine) {
+    case Routine::Gesdd:
+    case Routine::Gesvd:
+    case Routine::Gelsd:
+    case Routine::Gelss: f = 4 * big * r * r - 4 * r * r * r / 3; break;
+    case Routine::Gelsy:
+    case Routine::Gels: f = 2 * big * r * r - 2 * r * r * r / 3; break;
+    case Routine::Syevd:
+    case Routine::Syev:
+    case Routine::Syevr:
+    case Routine::Sygvd:
+    case Routine::Sygv: f = 4 * n * n * n / 3; break;
+    case Routine::Geev:
+    case Routine::Gees:
+    case Routine::Gges: f = 10 * n * n * n / 3; break;
+    case Routine::Lascl: f = m * n; break;
+    default: return static_cast<double>(flops_of(c));
+  }
+  return static_cast<double>(flop_count(std::max(f, 0.0), c.precision));
+}
+
 }  // namespace blasscope::record

@@ -503,6 +503,35 @@ TEST(RecordingDiagnosis, TheCallInProgressWhenTimeRanOutIsNoHang) {
   EXPECT_EQ(of(diagnose_recording(r), "kernel-hang")[0].severity, Severity::Warning);
 }
 
+TEST(RecordingDiagnosis, ABigCallStoppedEarlyIsNoHangButASmallOneStuckIs) {
+  // No finished call to compare with: the least work its sizes take at the machine's peak.
+  Recording r;
+  r.timed_out = true;
+  r.wall_seconds = 3;
+  r.peak_gflops_fp64 = 100;
+  CallRecord svd = call(6, Routine::Gesdd, 2500, 2500);
+  svd.flags |= blasscope::record::kHasInfo;
+  svd.start_ns = 400'000'000;  // ran 2.6 s: at least 41.7 GFLOP, 0.42 s at 100 GFLOP/s
+  r.running = {svd};
+  auto hang = of(diagnose_recording(r), "kernel-hang");
+  ASSERT_EQ(hang.size(), 1u);
+  EXPECT_EQ(hang[0].severity, Severity::Warning) << hang[0].title;
+  EXPECT_TRUE(contains(hang[0].evidence, "at least 41.67 GFLOP: 0.4167 s at this machine's peak of 100 GFLOP/s"));
+  // The same time in a 30 x 9 least-squares (microseconds of work): hung.
+  r.running[0] = call(2, Routine::Gelsd, 30, 9);
+  r.running[0].start_ns = 400'000'000;
+  hang = of(diagnose_recording(r), "kernel-hang");
+  ASSERT_EQ(hang.size(), 1u);
+  EXPECT_EQ(hang[0].severity, Severity::Error) << hang[0].title;
+  // Single precision is bounded by the fp32 peak; an unknown peak bounds nothing.
+  r.running[0] = svd;
+  r.running[0].precision = Precision::S;
+  r.peak_gflops_fp32 = 2000;  // 0.021 s: 2.6 s is over a hundred times that
+  EXPECT_EQ(of(diagnose_recording(r), "kernel-hang")[0].severity, Severity::Error);
+  r.peak_gflops_fp32 = 0;
+  EXPECT_EQ(of(diagnose_recording(r), "kernel-hang")[0].severity, Severity::Error);
+}
+
 TEST(RecordingDiagnosis, ATerminationSignalIsNotACrash) {
   Recording r;
   r.signal = "SIGTERM";
