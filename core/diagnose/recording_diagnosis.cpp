@@ -475,13 +475,15 @@ void add_lapacke_refusal(Collector& out, const CallRecord& c) {
                      "failure into LAPACK."});
     return;
   }
+  // The layout is refused by LAPACKE_<routine>, a row-major leading dimension by the
+  // LAPACKE_<routine>_work it calls, each naming itself.
   out.add("illegal-argument", Severity::Error, c,
           label(c) + ": " + lapacke + " refused its argument " + std::to_string(-c.info) + " (returned " +
               std::to_string(c.info) + ") without calling " + call_name(c),
           {returned + " and " + call_name(c) +
                " never ran: LAPACKE checks the layout and the leading dimensions "
                "itself and prints \"Wrong parameter " +
-               std::to_string(-c.info) + " in " + lapacke + "\"",
+               std::to_string(-c.info) + " in " + lapacke + (c.info == -1 ? "" : "_work") + "\"",
            std::string("LAPACKE counts the layout (LAPACK_ROW_MAJOR 101 or LAPACK_COL_MAJOR 102) as argument 1, ") +
                "so its positions are one past " + call_name(c) + "'s own" +
                ((c.flags & record::kRowMajor) ? "; row-major, a leading dimension must be at least the columns" : "")},

@@ -2306,6 +2306,10 @@ class RecordC(unittest.TestCase):
               double q[9] = {4, 1, 1, 1, 4, 1, 1, 1, 4};
               q[2] = INFINITY;  /* an Inf is not LAPACKE's to refuse: DPOTRF runs */
               int inf = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', 3, q, 3);
+              double g[12] = {0};
+              int ipiv[4];
+              int narrow = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, 3, 4, g, 3, ipiv);  /* LDA 3 < 4 columns */
+              printf("narrow %d\n", narrow);
               printf("%d %d %d %d %d\n", ok, nan, layout, pot, inf);
               return 0;
             }
@@ -2316,8 +2320,9 @@ class RecordC(unittest.TestCase):
         self.assertEqual((ok, nan, layout, pot), (0, -5, -1, -4))
         calls = {c["seq"]: c for c in report["calls"]}
         refused = sorted((c for c in report["calls"] if c.get("lapacke")), key=lambda c: c["seq"])
-        self.assertEqual([(c["routine"], c["info"]) for c in refused], [("dgesdd", -5), ("dgesdd", -1), ("dpotrf", -4)])
-        self.assertEqual([c.get("input_nan", 0) for c in refused], [1, 0, 1])
+        self.assertEqual([(c["routine"], c["info"]) for c in refused], [("dgesdd", -5), ("dgesdd", -1), ("dpotrf", -4),
+                                                                    ("dgetrf", -5)])
+        self.assertEqual([c.get("input_nan", 0) for c in refused], [1, 0, 1, 0])
         # The good SVD and the Inf Cholesky reached LAPACK: recorded there, without the mark.
         lapack = [c for c in report["calls"] if not c.get("lapacke") and not c.get("parent")]
         self.assertIn("dgesdd", [c["routine"] for c in lapack])
@@ -2335,6 +2340,12 @@ class RecordC(unittest.TestCase):
         self.assertIn("LAPACKE_dgesdd refused its input (1 NaN and 0 Inf in its inputs) and returned -5", titles)
         self.assertIn("LAPACKE_dgesdd refused its argument 1 (returned -1)", titles)
         self.assertIn("Wrong parameter 1 in LAPACKE_dgesdd", proc.out)  # LAPACKE's own message (stdout) still prints
+        # A row-major leading dimension is refused by the _work function, which names itself: the
+        # evidence quotes what was printed.
+        self.assertIn("narrow -5", proc.out)
+        printed = next(line for line in proc.out.splitlines() if "LAPACKE_dgetrf" in line).strip()
+        self.assertEqual(printed, "Wrong parameter 5 in LAPACKE_dgetrf_work")
+        self.assertIn(printed, json.dumps(report["diagnoses"]))
         self.assertNotIn(refused[0]["id"], [c["call"] for c in report["captures"]])
 
     def test_an_illegal_transpose_is_refused_and_not_recorded_as_a_transpose(self):
