@@ -140,43 +140,48 @@ BLASSCOPE_EXPORT int execvp(const char* file, char* const argv[]) {
   return g_execvpe(file, argv, WITH_RECORDING(environ));
 }
 
+namespace {
 // execl, execlp and execle take their arguments as a list, ended by a null pointer (execle's
-// environment after it): gathered on the stack.
-#define GATHER_ARGUMENTS(first, list, argv)                               \
-  std::size_t count = 1;                                                  \
-  {                                                                       \
-    va_list counting;                                                     \
-    va_copy(counting, list);                                              \
-    while (va_arg(counting, char*)) ++count;                              \
-    va_end(counting);                                                     \
-  }                                                                       \
-  char** argv = static_cast<char**>(alloca((count + 1) * sizeof(char*))); \
-  argv[0] = const_cast<char*>(first);                                     \
-  for (std::size_t i = 1; i <= count; ++i) argv[i] = va_arg(list, char*);
+// environment after it): gathered on the stack, then exec'd from this frame.
+int exec_list(Execve real, const char* target, const char* first, va_list list, bool environment_follows) {
+  std::size_t count = 1;
+  va_list counting;
+  va_copy(counting, list);
+  while (va_arg(counting, char*)) ++count;
+  va_end(counting);
+  char** argv = static_cast<char**>(alloca((count + 1) * sizeof(char*)));
+  argv[0] = const_cast<char*>(first);
+  for (std::size_t i = 1; i <= count; ++i) argv[i] = va_arg(list, char*);  // the null pointer too
+  char* const* envp = environment_follows ? va_arg(list, char* const*) : environ;
+  return real(target, argv, WITH_RECORDING(envp));
+}
+}  // namespace
 
 BLASSCOPE_EXPORT int execl(const char* path, const char* arg, ...) {
+  ensure_resolved();
   va_list list;
   va_start(list, arg);
-  GATHER_ARGUMENTS(arg, list, argv)
+  const int result = exec_list(g_execve, path, arg, list, false);
   va_end(list);
-  return g_execve(path, argv, WITH_RECORDING(environ));
+  return result;
 }
 
 BLASSCOPE_EXPORT int execlp(const char* file, const char* arg, ...) {
+  ensure_resolved();
   va_list list;
   va_start(list, arg);
-  GATHER_ARGUMENTS(arg, list, argv)
+  const int result = exec_list(g_execvpe, file, arg, list, false);
   va_end(list);
-  return g_execvpe(file, argv, WITH_RECORDING(environ));
+  return result;
 }
 
 BLASSCOPE_EXPORT int execle(const char* path, const char* arg, ...) {
+  ensure_resolved();
   va_list list;
   va_start(list, arg);
-  GATHER_ARGUMENTS(arg, list, argv)
-  char* const* envp = va_arg(list, char* const*);
+  const int result = exec_list(g_execve, path, arg, list, true);
   va_end(list);
-  return g_execve(path, argv, WITH_RECORDING(envp));
+  return result;
 }
 
 BLASSCOPE_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,

@@ -417,8 +417,9 @@ class RecordNumPy(unittest.TestCase):
 
     def test_a_child_started_with_an_environment_of_its_own_is_recorded_too(self):
         # subprocess with env= (vfork, then execve), os.posix_spawn with an empty environment,
-        # `env -u LD_PRELOAD` (execvp of environ) and a C program's execle with no environment
-        # at all: each drops LD_PRELOAD and the buffer's name, which the preload gives back.
+        # `env -u LD_PRELOAD` (execvp of environ), a C program's execle with no environment at all
+        # and its execl after clearenv(): each drops LD_PRELOAD and the buffer's name, which the
+        # preload gives back.
         child = write("counted.py", """
             import sys
             import numpy as np
@@ -427,9 +428,14 @@ class RecordNumPy(unittest.TestCase):
                 a @ a
         """)
         execle = build_c("execle", f"""
+            #include <stdlib.h>
             #include <unistd.h>
-            int main(void) {{
+            int main(int argc, char** argv) {{
               char* empty[] = {{0}};
+              if (argc > 1) {{  /* its own environment emptied, then execl */
+                clearenv();
+                execl("{PYTHON}", "{PYTHON}", "{child}", argv[1], (char*)0);
+              }}
               execle("{PYTHON}", "{PYTHON}", "{child}", "2", (char*)0, empty);
               return 127;
             }}
@@ -441,6 +447,7 @@ class RecordNumPy(unittest.TestCase):
             os.waitpid(pid, 0)
             subprocess.run(["env", "-u", "LD_PRELOAD", "{PYTHON}", "{child}", "3"], check=True)
             subprocess.run(["{execle}"], check=True)
+            subprocess.run(["{execle}", "4"], check=True)
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual(proc.returncode, 0, proc.err)
@@ -448,7 +455,7 @@ class RecordNumPy(unittest.TestCase):
         for c in report["children"]:
             rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
             counts.append(sum(r["calls"] for r in json.loads(rep.stdout)["routines"] if r["routine"] == "dgemm"))
-        self.assertEqual(sorted(counts), [2, 3, 5, 7], report["children"])
+        self.assertEqual(sorted(counts), [2, 3, 4, 5, 7], report["children"])
 
     def test_a_forked_child_is_recorded_too(self):
         script = write("fork.py", """
