@@ -32,18 +32,18 @@ int reals_of(Precision p) {
 // 0, C unless beta is 0: PyTorch's Linear passes its bias as C with beta = 1), C after. The
 // operands as stored, column-major as Fortran sees them; CBLAS row-major swaps the roles.
 template <typename Real>
-void scan_gemm_inputs(CallRecord& c, const void* a, const void* b, const void* c_in) {
+void scan_gemm_inputs(CallRecord& c, const void* a, const void* b, const void* c_in, bool reads_ab, bool reads_c) {
   const bool ta = c.flags & record::kTransA, tb = c.flags & record::kTransB;
   const int r = reals_of(c.precision);
   const bool row = c.flags & record::kRowMajor;
   // Stored shape of A: (ta ? k x m : m x k) column-major; row-major is the transpose.
   std::int64_t a_rows = ta ? c.k : c.m, a_cols = ta ? c.m : c.k, b_rows = tb ? c.n : c.k, b_cols = tb ? c.k : c.n;
   if (row) std::swap(a_rows, a_cols), std::swap(b_rows, b_cols);
-  if (c.alpha != 0) {
+  if (reads_ab) {
     count_nonfinite<Real>(a, a_rows, a_cols, c.lda, r, c.input_nan, c.input_inf);
     count_nonfinite<Real>(b, b_rows, b_cols, c.ldb, r, c.input_nan, c.input_inf);
   }
-  if (c.beta != 0) count_nonfinite<Real>(c_in, row ? c.n : c.m, row ? c.m : c.n, c.ldc, r, c.input_nan, c.input_inf);
+  if (reads_c) count_nonfinite<Real>(c_in, row ? c.n : c.m, row ? c.m : c.n, c.ldc, r, c.input_nan, c.input_inf);
   c.flags |= record::kValuesChecked;
 }
 
@@ -60,6 +60,14 @@ double real_part(const void* scalar) {
   return scalar ? static_cast<double>(*static_cast<const Real*>(scalar)) : 0.0;
 }
 
+// Whether a GEMM's alpha or beta (passed by address) is zero: both halves of a complex one (the
+// record keeps only the real part, and a beta of i reads C).
+template <typename Real>
+bool scalar_is_zero(const void* scalar, Precision p) {
+  const Real* v = static_cast<const Real*>(scalar);
+  return !v || (v[0] == 0 && (reals_of(p) == 1 || v[1] == 0));
+}
+
 using Forward15 = void (*)(BLASSCOPE_W_15);
 
 // GEMM value captures (real precisions, the program's own calls): with --capture all every GEMM,
@@ -71,9 +79,16 @@ bool may_capture_gemm_values(const CallRecord& c, bool checking) {
   return !c.parent && (checking || InputCapture::capturing_all()) && InputCapture::enabled(c.precision);
 }
 
+// Under --check-values C is copied where it holds NaN/Inf (the call will fail) or is small (under
+// malloc's mmap threshold: a copy costs less than the scan did); a bigger one whose result
+// overflows is counted as not captured.
+constexpr std::int64_t kSmallCBytes = 64 * 1024;
+
 template <typename Real>
 void keep_gemm_c(InputCapture& capture, const CallRecord& c, const void* out, bool checking) {
-  if (c.beta != 0 && (checking || InputCapture::capturing_all())) {
+  const bool worth_it = c.input_nan + c.input_inf > 0 ||
+                        static_cast<std::int64_t>(c.m) * c.n * static_cast<std::int64_t>(sizeof(Real)) <= kSmallCBytes;
+  if (c.beta != 0 && (InputCapture::capturing_all() || (checking && worth_it))) {
     // Before the call, only NaN/Inf inputs (--check-values) say the call will fail.
     capture.set_failure_expected(c.input_nan + c.input_inf > 0);
     capture.keep(2, out, c.m, c.n, c.ldc, sizeof(Real), c.flags & record::kRowMajor);
@@ -169,7 +184,9 @@ void fortran_gemm(Forward15 real, Precision p, const Word (&w)[15]) {
     // The scan reads what the library does: A and B unless alpha = 0, C unless beta = 0.
     if (check) {
       scan_gemm_inputs<Real>(c, reinterpret_cast<const void*>(w[6]), reinterpret_cast<const void*>(w[8]),
-                             reinterpret_cast<const void*>(w[11]));
+                             reinterpret_cast<const void*>(w[11]),
+                             !scalar_is_zero<Real>(reinterpret_cast<const void*>(w[5]), p),
+                             !scalar_is_zero<Real>(reinterpret_cast<const void*>(w[10]), p));
     }
     capturing = may_capture_gemm_values(c, check);
     if (capturing) keep_gemm_c<Real>(capture.make(), c, reinterpret_cast<const void*>(w[11]), check);
@@ -260,7 +277,13 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     }
     c.align_a = alignment_code(a), c.align_b = alignment_code(b), c.align_c = alignment_code(c_out);
     scope.begin();  // running from here: a crash in the scan (a bad pointer) is this call's
-    if (check) scan_gemm_inputs<Real>(c, a, b, c_out);
+    if (check) {
+      if constexpr (std::is_pointer_v<Scalar>) {
+        scan_gemm_inputs<Real>(c, a, b, c_out, !scalar_is_zero<Real>(alpha, p), !scalar_is_zero<Real>(beta, p));
+      } else {
+        scan_gemm_inputs<Real>(c, a, b, c_out, alpha != 0, beta != 0);
+      }
+    }
     capturing = may_capture_gemm_values(c, check);
     if (capturing) keep_gemm_c<Real>(capture.make(), c, c_out, check);
     if (check || capturing) scope.restart_clock();  // the call's time is the library's

@@ -11,6 +11,7 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstring>
 
@@ -57,39 +58,73 @@ __attribute__((constructor)) void find_the_real_execs() {
   }
 }
 
-bool starts_with(const char* entry, const char* prefix) {
-  return std::strncmp(entry, prefix, std::strlen(prefix)) == 0;
+// An entry NAME=... of `name`.
+bool is_entry(const char* entry, const char* name) {
+  const std::size_t length = std::strlen(name);
+  return std::strncmp(entry, name, length) == 0 && entry[length] == '=';
 }
 
-std::size_t count_of(char* const envp[]) {
-  std::size_t n = 0;
-  while (envp && envp[n]) ++n;
-  return n;
+// A sanitizer's runtime refuses to start unless it is preloaded first: ours goes after it.
+bool must_come_first(const char* preload) {
+  for (const char* runtime : {"libasan", "libtsan", "libhwasan", "liblsan", "libmsan", "libubsan", "libclang_rt."}) {
+    if (std::strstr(preload, runtime)) return true;
+  }
+  return false;
 }
 
-// `envp` with the recording's entries put back where the library or the buffer's name is missing;
-// `envp` itself otherwise. `room` holds count_of(envp) + 4 pointers, `preload` strlen of the LD_PRELOAD entry
-// + kEntry bytes (see WITH_RECORDING).
-char* const* with_recording(char* const envp[], char** room, char* preload) {
-  if (!g_shm[0] || !g_library[0]) return envp;  // not recording
+// What an environment lacks, looked at once: whether it is rebuilt, how many entries it had, and
+// the bytes its new LD_PRELOAD entry takes.
+struct Need {
+  bool rebuild = false;
+  std::size_t count = 0, preload_bytes = 0;
+};
+
+Need need_of(char* const envp[]) {
+  Need need;
+  if (!g_shm[0] || !g_library[0]) return need;  // not recording
   const char* theirs = nullptr;
-  bool named = false;
-  for (std::size_t i = 0; envp && envp[i]; ++i) {
-    if (starts_with(envp[i], blasscope::record::kShmEnv) && envp[i][std::strlen(blasscope::record::kShmEnv)] == '=') {
-      if (std::strcmp(envp[i], g_shm) != 0) return envp;  // another recording's
+  bool named = false, captures = false;
+  for (std::size_t i = 0; envp && envp[i]; ++i, ++need.count) {
+    if (is_entry(envp[i], blasscope::record::kShmEnv)) {
+      if (std::strcmp(envp[i], g_shm) != 0) return {};  // another recording's
       named = true;
     }
-    if (starts_with(envp[i], "LD_PRELOAD=")) theirs = envp[i] + 11;
+    if (is_entry(envp[i], "LD_PRELOAD")) theirs = envp[i] + 11;
+    if (is_entry(envp[i], blasscope::record::kCaptureDirEnv)) captures = true;
   }
-  if (named && theirs && std::strstr(theirs, g_library)) return envp;  // inherited whole
+  const bool ours = theirs && std::strstr(theirs, g_library);
+  need.rebuild = !(named && ours && (captures || !g_captures[0]));  // else inherited whole
+  need.preload_bytes = 11 + std::strlen(g_library) + 1 + (theirs ? std::strlen(theirs) : 0) + 1;
+  return need;
+}
+
+// `envp` with the recording's entries put back, in `room` (need.count + 4 pointers) and
+// `preload` (need.preload_bytes). At most need.count entries are read: a vfork child's execv
+// reads the parent's `environ`, which another of its threads may be changing; where it grew
+// past what was measured, `envp` is passed on as it is.
+char* const* rebuilt(char* const envp[], const Need& need, char** room, char* preload) {
+  const char* theirs = nullptr;
   std::size_t n = 0;
-  for (std::size_t i = 0; envp && envp[i]; ++i) {
-    if (!starts_with(envp[i], "LD_PRELOAD=") && !starts_with(envp[i], "BLASSCOPE_RECORD_")) room[n++] = envp[i];
+  for (std::size_t i = 0; envp && envp[i] && i < need.count; ++i) {
+    if (is_entry(envp[i], "LD_PRELOAD")) {
+      theirs = envp[i] + 11;
+    } else if (!is_entry(envp[i], blasscope::record::kShmEnv) &&
+               !is_entry(envp[i], blasscope::record::kCaptureDirEnv)) {
+      room[n++] = envp[i];
+    }
   }
-  // Ours first, then whatever the program preloads (unless it preloads ours already).
+  const std::size_t their_length = theirs ? std::strlen(theirs) : 0;
+  if (11 + std::strlen(g_library) + 1 + their_length + 1 > need.preload_bytes) return envp;
+  // Ours first (a sanitizer's runtime before it), unless the program preloads ours already.
   std::strcpy(preload, "LD_PRELOAD=");
-  if (!theirs || !std::strstr(theirs, g_library)) std::strcat(preload, g_library);
-  if (theirs && *theirs) std::strcat(std::strcat(preload, preload[11] ? ":" : ""), theirs);
+  if (theirs && std::strstr(theirs, g_library)) {
+    std::strcat(preload, theirs);
+  } else if (their_length && must_come_first(theirs)) {
+    std::strcat(std::strcat(std::strcat(preload, theirs), ":"), g_library);
+  } else {
+    std::strcat(preload, g_library);
+    if (their_length) std::strcat(std::strcat(preload, ":"), theirs);
+  }
   room[n++] = preload;
   room[n++] = g_shm;
   if (g_captures[0]) room[n++] = g_captures;
@@ -97,47 +132,57 @@ char* const* with_recording(char* const envp[], char** room, char* preload) {
   return room;
 }
 
-// The size of what with_recording may build, for alloca in the caller's frame.
-std::size_t preload_room(char* const envp[]) {
-  std::size_t longest = 0;
-  for (std::size_t i = 0; envp && envp[i]; ++i) {
-    if (starts_with(envp[i], "LD_PRELOAD=")) longest = std::strlen(envp[i]);
-  }
-  return longest + kEntry + 2;
-}
-
-// Before this library's constructors ran (an exec from another library's): resolved now.
-void ensure_resolved() {
+// Before this library's constructors ran (an exec from another library's constructor): resolved
+// now. False, with errno set, where the C library has no such function.
+template <typename Function>
+bool resolved(const Function& real) {  // by reference: read after the lookup
   if (!g_execve) find_the_real_execs();
+  return real || (errno = ENOSYS, false);
 }
 
 }  // namespace
 
-// alloca in the wrapper's own frame: the new environment lives until the exec.
-#define WITH_RECORDING(envp)                                                                                    \
-  (ensure_resolved(), with_recording((envp), static_cast<char**>(alloca((count_of(envp) + 4) * sizeof(char*))), \
-                                     static_cast<char*>(alloca(preload_room(envp)))))
+// Declares `name`: `source` (read once), or the environment rebuilt on this frame's stack, which
+// lives until the exec.
+#define RECORDING_ENVIRONMENT(name, source)                                                                           \
+  char* const* const name##_source = (source);                                                                        \
+  const Need name##_need = need_of(name##_source);                                                                    \
+  char* const* const name =                                                                                           \
+      name##_need.rebuild                                                                                             \
+          ? rebuilt(name##_source, name##_need, static_cast<char**>(alloca((name##_need.count + 4) * sizeof(char*))), \
+                    static_cast<char*>(alloca(name##_need.preload_bytes)))                                            \
+          : name##_source
 
 BLASSCOPE_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
-  return g_execve(path, argv, WITH_RECORDING(envp));
+  if (!resolved(g_execve)) return -1;
+  RECORDING_ENVIRONMENT(env, envp);
+  return g_execve(path, argv, env);
 }
 
 BLASSCOPE_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
-  return g_execvpe(file, argv, WITH_RECORDING(envp));
+  if (!resolved(g_execvpe)) return -1;
+  RECORDING_ENVIRONMENT(env, envp);
+  return g_execvpe(file, argv, env);
 }
 
 BLASSCOPE_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
-  return g_fexecve(fd, argv, WITH_RECORDING(envp));
+  if (!resolved(g_fexecve)) return -1;
+  RECORDING_ENVIRONMENT(env, envp);
+  return g_fexecve(fd, argv, env);
 }
 
 // The C library's own execv and execvp pass `environ` to its internal execve, out of reach: a
 // program that removed LD_PRELOAD from its own environment (`env -u LD_PRELOAD`) is caught here.
 BLASSCOPE_EXPORT int execv(const char* path, char* const argv[]) {
-  return g_execve(path, argv, WITH_RECORDING(environ));
+  if (!resolved(g_execve)) return -1;
+  RECORDING_ENVIRONMENT(env, environ);
+  return g_execve(path, argv, env);
 }
 
 BLASSCOPE_EXPORT int execvp(const char* file, char* const argv[]) {
-  return g_execvpe(file, argv, WITH_RECORDING(environ));
+  if (!resolved(g_execvpe)) return -1;
+  RECORDING_ENVIRONMENT(env, environ);
+  return g_execvpe(file, argv, env);
 }
 
 namespace {
@@ -152,13 +197,13 @@ int exec_list(Execve real, const char* target, const char* first, va_list list, 
   char** argv = static_cast<char**>(alloca((count + 1) * sizeof(char*)));
   argv[0] = const_cast<char*>(first);
   for (std::size_t i = 1; i <= count; ++i) argv[i] = va_arg(list, char*);  // the null pointer too
-  char* const* envp = environment_follows ? va_arg(list, char* const*) : environ;
-  return real(target, argv, WITH_RECORDING(envp));
+  RECORDING_ENVIRONMENT(env, environment_follows ? va_arg(list, char* const*) : environ);
+  return real(target, argv, env);
 }
 }  // namespace
 
 BLASSCOPE_EXPORT int execl(const char* path, const char* arg, ...) {
-  ensure_resolved();
+  if (!resolved(g_execve)) return -1;
   va_list list;
   va_start(list, arg);
   const int result = exec_list(g_execve, path, arg, list, false);
@@ -167,7 +212,7 @@ BLASSCOPE_EXPORT int execl(const char* path, const char* arg, ...) {
 }
 
 BLASSCOPE_EXPORT int execlp(const char* file, const char* arg, ...) {
-  ensure_resolved();
+  if (!resolved(g_execvpe)) return -1;
   va_list list;
   va_start(list, arg);
   const int result = exec_list(g_execvpe, file, arg, list, false);
@@ -176,7 +221,7 @@ BLASSCOPE_EXPORT int execlp(const char* file, const char* arg, ...) {
 }
 
 BLASSCOPE_EXPORT int execle(const char* path, const char* arg, ...) {
-  ensure_resolved();
+  if (!resolved(g_execve)) return -1;
   va_list list;
   va_start(list, arg);
   const int result = exec_list(g_execve, path, arg, list, true);
@@ -186,10 +231,14 @@ BLASSCOPE_EXPORT int execle(const char* path, const char* arg, ...) {
 
 BLASSCOPE_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                                  const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
-  return g_spawn(pid, path, actions, attributes, argv, WITH_RECORDING(envp));
+  if (!resolved(g_spawn)) return ENOSYS;
+  RECORDING_ENVIRONMENT(env, envp);
+  return g_spawn(pid, path, actions, attributes, argv, env);
 }
 
 BLASSCOPE_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                                   const posix_spawnattr_t* attributes, char* const argv[], char* const envp[]) {
-  return g_spawnp(pid, file, actions, attributes, argv, WITH_RECORDING(envp));
+  if (!resolved(g_spawnp)) return ENOSYS;
+  RECORDING_ENVIRONMENT(env, envp);
+  return g_spawnp(pid, file, actions, attributes, argv, env);
 }

@@ -985,7 +985,8 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
       if (!exited) {
         // The signal, where the kernel told the recorder (Linux 6.15 and later).
         const int sig = process != r.processes.end() ? process->end_signal : 0;
-        const bool asked_to_stop = sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+        // SIGPIPE too: the child's own write to a pipe whose reader went, no fault of the call.
+        const bool asked_to_stop = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGPIPE;
         out.add(
             "program-crashed", asked_to_stop ? Severity::Warning : Severity::Error, c,
             "process " + std::to_string(c.pid) + " ended inside " + label(c),
@@ -1009,7 +1010,10 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
     d.evidence = {r.kernel_mismatch};
     diagnoses.push_back(explained(std::move(d)));
   }
-  if (!r.signal.empty() && !r.timed_out && !r.stopped && r.running.empty()) {
+  // The program itself, with no call of its own running (a child's may be: named above).
+  const bool program_in_a_call = std::any_of(r.running.begin(), r.running.end(),
+                                             [&r](const CallRecord& c) { return c.pid == r.pid || c.pid == 0; });
+  if (!r.signal.empty() && !r.timed_out && !r.stopped && !program_in_a_call) {
     Diagnosis d;
     d.id = "program-crashed";
     d.severity = terminated ? Severity::Warning : Severity::Error;

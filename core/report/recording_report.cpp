@@ -203,8 +203,10 @@ std::string captures_text(const record::Recording& r) {
   if (r.captures_skipped) {
     out << "note: " << r.captures_skipped << (r.captures_skipped == 1 ? " call" : " calls") << " to be captured "
         << (r.captures_skipped == 1 ? "was" : "were")
-        << " not: over the size or count cap (raise --capture-limit), or no memory or disk was left for "
-        << (r.captures_skipped == 1 ? "it" : "them") << "\n";
+        << " not: over the size or count cap (raise --capture-limit), no memory or disk was left for "
+        << (r.captures_skipped == 1 ? "it" : "them")
+        << ", or a GEMM's C was not kept (under --check-values a finite C over 64 KiB is not copied before the "
+           "call: --capture all copies every one)\n";
   }
   const Uncaptured uncaptured = uncaptured_failures(r);
   if (!uncaptured.not_replayable.empty()) {

@@ -532,6 +532,25 @@ TEST(RecordingDiagnosis, ABigCallStoppedEarlyIsNoHangButASmallOneStuckIs) {
   EXPECT_EQ(of(diagnose_recording(r), "kernel-hang")[0].severity, Severity::Error);
 }
 
+TEST(RecordingDiagnosis, TheProgramsCrashIsNamedWhileAChildIsInsideACall) {
+  Recording r;
+  r.pid = 1;
+  r.signal = "SIGSEGV";
+  r.exit_status = 128 + SIGSEGV;
+  CallRecord gemm = call(5, Routine::Gemm, 64, 64);
+  gemm.pid = 2;
+  r.running = {gemm};
+  blasscope::record::ProcessInfo program, child;
+  program.pid = 1, child.pid = 2;
+  program.alive = child.alive = false;
+  r.processes = {program, child};
+  const auto crashed = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(crashed.size(), 2u);
+  EXPECT_NE(crashed[0].title.find("process 2 ended inside"), std::string::npos) << crashed[0].title;
+  EXPECT_NE(crashed[1].title.find("the program died with SIGSEGV outside any recorded"), std::string::npos)
+      << crashed[1].title;
+}
+
 TEST(RecordingDiagnosis, ATerminationSignalIsNotACrash) {
   Recording r;
   r.signal = "SIGTERM";

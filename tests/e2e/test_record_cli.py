@@ -372,7 +372,8 @@ class RecordNumPy(unittest.TestCase):
             nan = lambda: np.asfortranarray(np.full((4, 4), np.nan))
             print(np.isfinite(blas.dgemm(1.0, a, b, beta=0.0, c=nan())).all(),
                   np.isfinite(blas.dgemm(0.0, nan(), b)).all(),
-                  np.isnan(blas.dgemm(1.0, a, b, beta=1.0, c=nan())).sum(), flush=True)
+                  np.isnan(blas.dgemm(1.0, a, b, beta=1.0, c=nan())).sum(),
+                  np.isnan(blas.zgemm(1.0, a, b, beta=1j, c=nan().astype(complex))).sum(), flush=True)  # beta = i
             import torch
             linear = torch.nn.Linear(16, 8)
             with torch.no_grad():
@@ -381,13 +382,15 @@ class RecordNumPy(unittest.TestCase):
         """)
         proc, report = record(PYTHON, script, options=("--check-values",))
         self.assertEqual(proc.returncode, 0, proc.err)
-        self.assertEqual(proc.out.split(), ["True", "True", "16", "32"])
-        gemms = [c for c in report["calls"] if c["routine"] in ("dgemm", "sgemm") and not c.get("parent")]
+        self.assertEqual(proc.out.split(), ["True", "True", "16", "16", "32"])
+        gemms = [c for c in report["calls"] if c["routine"] in ("dgemm", "zgemm", "sgemm") and not c.get("parent")]
         self.assertEqual([(c["routine"], c.get("input_nan", 0), c.get("output_nan", 0)) for c in gemms],
-                         [("dgemm", 0, 0), ("dgemm", 0, 0), ("dgemm", 16, 16), ("sgemm", 32, 32)], gemms)
+                         [("dgemm", 0, 0), ("dgemm", 0, 0), ("dgemm", 16, 16), ("zgemm", 16, 16), ("sgemm", 32, 32)],
+                         gemms)
         told = json.dumps([(d["title"], d["evidence"]) for d in report["diagnoses"]])
         self.assertNotIn("overflow", told)
         self.assertIn("its NaN/Inf inputs gave 32 NaN", told)
+        self.assertNotIn("every input was finite", told)
         # Both failing calls are captured with their C, and replay to the same findings.
         self.assertEqual(sorted(c["routine"] for c in report["captures"]), ["dgemm", "sgemm"], proc.err)
         for capture in report["captures"]:
@@ -456,6 +459,52 @@ class RecordNumPy(unittest.TestCase):
             rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
             counts.append(sum(r["calls"] for r in json.loads(rep.stdout)["routines"] if r["routine"] == "dgemm"))
         self.assertEqual(sorted(counts), [2, 3, 4, 5, 7], report["children"])
+
+    def test_an_exec_from_a_constructor_that_runs_before_the_preloads_is_recorded(self):
+        # A library the program preloads after ours initialises first: its constructor's execve
+        # (with an empty environment) reaches the wrapper before the wrapper's own constructor.
+        child = write("counted_too.py", """
+            import sys
+            import numpy as np
+            a = np.random.rand(20, 20)
+            for _ in range(int(sys.argv[1])):
+                a @ a
+        """)
+        src = write("spawner.c", f"""
+            #include <stdlib.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            __attribute__((constructor)) static void spawn(void) {{
+              /* Not in the recorder, which LD_PRELOAD reaches too. */
+              if (!getenv("SPAWN_ONCE") || !getenv("BLASSCOPE_RECORD_SHM")) return;
+              unsetenv("SPAWN_ONCE");
+              pid_t pid = fork();
+              if (pid == 0) {{
+                char* argv[] = {{"{PYTHON}", "{child}", "6", 0}};
+                char* empty[] = {{0}};
+                execve("{PYTHON}", argv, empty);
+                _exit(127);
+              }}
+              int status = 0;
+              waitpid(pid, &status, 0);
+            }}
+        """)
+        lib = os.path.join(WORK, "libspawner.so")
+        subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", lib, src], check=True)
+        session = os.path.join(WORK, "spawner.json")
+        env = dict(os.environ, LD_PRELOAD=lib, SPAWN_ONCE="1")
+        proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", PYTHON, child, "2"], env=env,
+                              capture_output=True, text=True, timeout=120, cwd=WORK)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rep = subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, timeout=60)
+        report = json.loads(rep.stdout)
+        # The program's 2 and its child's 6 (the session's totals hold its children's).
+        self.assertEqual([(r["routine"], r["calls"]) for r in report["routines"]], [("dgemm", 8)])
+        counts = []
+        for c in report["children"]:
+            rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
+            counts.append([(r["routine"], r["calls"]) for r in json.loads(rep.stdout)["routines"]])
+        self.assertEqual(counts, [[("dgemm", 6)]], report["children"])
 
     def test_a_forked_child_is_recorded_too(self):
         script = write("fork.py", """
