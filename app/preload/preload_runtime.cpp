@@ -204,14 +204,20 @@ void register_process(bool blas_found) {
   if (index >= record::kMaxProcesses) return;
   record::ProcessEntry& entry = g_shared->processes[index];
   entry.parent_pid.store(static_cast<std::uint32_t>(::getppid()));
-  // The command line, NULs turned into spaces, cut to fit.
+  // The command line, NULs turned into spaces (and marked), cut to fit: one byte more is read
+  // to know whether it was.
   const int fd = ::open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   if (fd >= 0) {
-    const ssize_t got = ::read(fd, entry.command, sizeof entry.command - 1);
+    char line[sizeof entry.command + 1];
+    const ssize_t got = ::read(fd, line, sizeof line);
     ::close(fd);
-    for (ssize_t i = 0; i + 1 < got; ++i) {
-      if (entry.command[i] == '\0') entry.command[i] = ' ';
+    const ssize_t kept = std::min<ssize_t>(got, sizeof entry.command - 1);
+    for (ssize_t i = 0; i < kept; ++i) {
+      const bool end = line[i] == '\0' && i + 1 < got;
+      entry.command[i] = end ? ' ' : line[i];
+      if (end) entry.argument_ends[i / 8] |= static_cast<std::uint8_t>(1u << (i % 8));
     }
+    entry.command_whole = got > 0 && got <= static_cast<ssize_t>(sizeof entry.command - 1);
   }
   if (blas_found) entry.blas_found.store(1);
   if (const int stat = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC); stat >= 0) {

@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 27;
+inline constexpr std::uint32_t kLayoutVersion = 28;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -330,6 +330,11 @@ struct ProcessEntry {
   // pid namespace).
   std::atomic<std::uint64_t> start_ticks;
   char command[116];
+  // Where its arguments end: bit i set where command[i] was a NUL (shown as a space), and whether
+  // the line is whole (not cut to fit): the arguments of a process gone before the recorder
+  // read them, exactly ("a b" stays one argument).
+  std::uint8_t argument_ends[(sizeof command + 7) / 8];
+  std::uint8_t command_whole;
   // The BLAS it calls, said once (complete when blas_said is 2): the library the first routine
   // it called resolved to, and what that library's OpenBLAS says of itself and the
   // OPENBLAS_CORETYPE it saw (empty for another BLAS). The recorder's own OpenBLAS may differ.

@@ -39,6 +39,22 @@ std::string proc_file(std::uint32_t pid, const char* name) {
   ::close(fd);
   return text;
 }
+
+// A process's arguments as its preload registered them, where the line was whole (empty where it
+// was cut to fit, or said nothing).
+std::vector<std::string> registered_arguments(const ProcessEntry& e) {
+  const std::size_t length = strnlen(e.command, sizeof e.command);
+  if (!e.command_whole || length == 0) return {};
+  std::vector<std::string> arguments(1);
+  for (std::size_t i = 0; i < length; ++i) {
+    if (e.argument_ends[i / 8] & (1u << (i % 8))) {
+      arguments.emplace_back();
+    } else {
+      arguments.back() += e.command[i];
+    }
+  }
+  return arguments;
+}
 }  // namespace
 
 std::vector<std::string> command_line_of(std::uint32_t pid) {
@@ -222,6 +238,7 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
     } else {
       // Seen for the first time, or again after an exec: its whole command line, while it runs.
       info.argv = command_line_of(info.pid);
+      if (info.argv.empty()) info.argv = registered_arguments(e);  // gone before it could be read
       info.command = info.registered;
       if (!info.argv.empty()) {
         info.command.clear();

@@ -577,6 +577,31 @@ TEST(ProcessList, OneEntryAProcessTheWholeCommandLineAndWhenItWasSeen) {
   EXPECT_EQ(processes[1].last_seen_ns, 0u);
 }
 
+TEST(ProcessList, AProcessGoneBeforeItWasReadHasTheArgumentsItsPreloadRegistered) {
+  SharedBuffer buffer(false);
+  SharedHeader& h = buffer.header();
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ::waitpid(gone, nullptr, 0);
+  // "python3 -c x 'a b'": the preload marks where the NULs were; the space in "a b" is not one.
+  register_entry(h, static_cast<std::uint32_t>(gone), "python3 -c x a b", false);
+  ProcessEntry& e = h.processes[0];
+  for (const std::size_t end : {7, 10, 12}) e.argument_ends[end / 8] |= static_cast<std::uint8_t>(1u << (end % 8));
+  e.command_whole = 1;
+  std::vector<ProcessInfo> processes;
+  collect_processes(h, 1000, processes);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].argv, (std::vector<std::string>{"python3", "-c", "x", "a b"}));
+  EXPECT_EQ(processes[0].command, "python3 -c x 'a b'");
+  // Not marked whole (cut to fit): its arguments are not known.
+  SharedBuffer cut_buffer(false);
+  register_entry(cut_buffer.header(), static_cast<std::uint32_t>(gone), "python3 -c x a b", false);
+  processes.clear();
+  collect_processes(cut_buffer.header(), 1000, processes);
+  EXPECT_TRUE(processes[0].argv.empty());
+}
+
 // A program (pid 10) with one child (pid 11) that made a DGESDD with 2,000 calls inside it
 // not listed, and the child's exact totals as the recorder kept them when `exact`.
 Recording program_with_a_child(bool exact) {

@@ -2666,8 +2666,11 @@ class RecordC(unittest.TestCase):
         self.assertIn("note: 75 calls to be captured were not", proc.err)
         self.assertIn("capture: and 66 more in", proc.err)  # 10 listed one by one
         # A call's time is the routine's: writing its capture (tens of microseconds) is not in it.
+        # Each follows the previous one's capture (files written: its caches are cold), so it takes
+        # microseconds where the calls past the cap take a fifth of one; writing a capture's
+        # folder and files takes tens of microseconds, which must not be in it.
         seconds = sorted(c["seconds"] for c in report["calls"] if c.get("captured"))
-        self.assertLess(seconds[len(seconds) // 2], 5e-6, seconds)
+        self.assertLess(seconds[len(seconds) // 2], 15e-6, seconds)
         # --capture failing (the default) wants only failing calls: good ones are not counted.
         proc, report = record(exe)
         self.assertEqual((report["captures"], report["captures_skipped"]), ([], 0))
