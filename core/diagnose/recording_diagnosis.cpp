@@ -584,7 +584,7 @@ void add_child_crashes(const record::Recording& r, std::vector<Diagnosis>& diagn
     // SIGKILL may be a parent's deliberate kill as well as the OOM killer's.
     d.severity = sig == SIGKILL ? Severity::Warning : Severity::Error;
     const std::string who = (p.pid == r.pid ? "process " : "child process ") + std::to_string(p.pid) +
-                            (p.command.empty() ? "" : " (`" + p.command + "`)");
+                            (p.command.empty() ? "" : " (" + p.command + ")");
     const char* abbrev = ::sigabbrev_np(sig);
     d.title = who + " died with " + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig)) +
               " outside any recorded BLAS/LAPACK call";

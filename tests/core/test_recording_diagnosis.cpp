@@ -624,7 +624,7 @@ TEST(RecordingDiagnosis, AChildThatCrashedOutsideEveryCallIsNamedButAPoolsStopIs
   auto crashed = of(diagnose_recording(r), "program-crashed");
   ASSERT_EQ(crashed.size(), 1u);
   EXPECT_EQ(crashed[0].severity, Severity::Error);
-  EXPECT_NE(crashed[0].title.find("child process 2 (`python3 worker.py`) died with SIGSEGV"), std::string::npos)
+  EXPECT_NE(crashed[0].title.find("child process 2 (python3 worker.py) died with SIGSEGV"), std::string::npos)
       << crashed[0].title;
   r.processes[1].end_signal = SIGKILL;  // the OOM killer, or a parent's deliberate kill
   crashed = of(diagnose_recording(r), "program-crashed");
