@@ -492,9 +492,12 @@ class RecordNumPy(unittest.TestCase):
         lib = os.path.join(WORK, "libspawner.so")
         subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", lib, src], check=True)
         session = os.path.join(WORK, "spawner.json")
-        env = dict(os.environ, LD_PRELOAD=lib, SPAWN_ONCE="1")
-        proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", PYTHON, child, "2"], env=env,
-                              capture_output=True, text=True, timeout=120, cwd=WORK)
+        # Through env(1), which replaces LD_PRELOAD: the recorder itself (ASan-instrumented in the
+        # sanitize build, whose runtime must come first) is not given the library, and the
+        # wrappers put ours back in front of it.
+        proc = subprocess.run([CLI, "record", "--quiet", "--output", session, "--", "env", f"LD_PRELOAD={lib}",
+                               "SPAWN_ONCE=1", PYTHON, child, "2"], capture_output=True, text=True, timeout=120,
+                              cwd=WORK)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         rep = subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True, timeout=60)
         report = json.loads(rep.stdout)
