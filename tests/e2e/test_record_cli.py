@@ -69,6 +69,26 @@ def ids(report):
     return [d["id"] for d in report["diagnoses"] if d["id"] != "blas-kernel-mismatch"]
 
 
+def gemm_counter():
+    """A Python program making argv[1] DGEMMs (20 x 20 float64 matmuls)."""
+    return write("gemm_counter.py", """
+        import sys
+        import numpy as np
+        a = np.random.rand(20, 20)
+        for _ in range(int(sys.argv[1])):
+            a @ a
+    """)
+
+
+def child_gemm_counts(report):
+    """The DGEMM count of each child session a recording lists, in its order."""
+    counts = []
+    for c in report["children"]:
+        rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
+        counts.append(sum(r["calls"] for r in json.loads(rep.stdout)["routines"] if r["routine"] == "dgemm"))
+    return counts
+
+
 def build_c(name, source, *flags):
     src = write(name + ".c", source)
     exe = os.path.join(WORK, name)
@@ -423,13 +443,7 @@ class RecordNumPy(unittest.TestCase):
         # `env -u LD_PRELOAD` (execvp of environ), a C program's execle with no environment at all
         # and its execl after clearenv(): each drops LD_PRELOAD and the buffer's name, which the
         # preload gives back.
-        child = write("counted.py", """
-            import sys
-            import numpy as np
-            a = np.random.rand(20, 20)
-            for _ in range(int(sys.argv[1])):
-                a @ a
-        """)
+        child = gemm_counter()
         execle = build_c("execle", f"""
             #include <stdlib.h>
             #include <unistd.h>
@@ -454,22 +468,12 @@ class RecordNumPy(unittest.TestCase):
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual(proc.returncode, 0, proc.err)
-        counts = []
-        for c in report["children"]:
-            rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
-            counts.append(sum(r["calls"] for r in json.loads(rep.stdout)["routines"] if r["routine"] == "dgemm"))
-        self.assertEqual(sorted(counts), [2, 3, 4, 5, 7], report["children"])
+        self.assertEqual(sorted(child_gemm_counts(report)), [2, 3, 4, 5, 7], report["children"])
 
     def test_an_exec_from_a_constructor_that_runs_before_the_preloads_is_recorded(self):
         # A library the program preloads after ours initialises first: its constructor's execve
         # (with an empty environment) reaches the wrapper before the wrapper's own constructor.
-        child = write("counted_too.py", """
-            import sys
-            import numpy as np
-            a = np.random.rand(20, 20)
-            for _ in range(int(sys.argv[1])):
-                a @ a
-        """)
+        child = gemm_counter()
         src = write("spawner.c", f"""
             #include <stdlib.h>
             #include <sys/wait.h>
@@ -503,11 +507,7 @@ class RecordNumPy(unittest.TestCase):
         report = json.loads(rep.stdout)
         # The program's 2 and its child's 6 (the session's totals hold its children's).
         self.assertEqual([(r["routine"], r["calls"]) for r in report["routines"]], [("dgemm", 8)])
-        counts = []
-        for c in report["children"]:
-            rep = subprocess.run([CLI, "report", c["session"], "--format", "json"], capture_output=True, timeout=60)
-            counts.append([(r["routine"], r["calls"]) for r in json.loads(rep.stdout)["routines"]])
-        self.assertEqual(counts, [[("dgemm", 6)]], report["children"])
+        self.assertEqual(child_gemm_counts(report), [6], report["children"])
 
     def test_a_forked_child_is_recorded_too(self):
         script = write("fork.py", """
