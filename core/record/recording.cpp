@@ -669,16 +669,6 @@ bool started_as(const std::vector<std::string>& argv, const std::string& registe
   return joined == registered ||
          (registered.size() + 1 >= sizeof(ProcessEntry::command) && joined.starts_with(registered));
 }
-
-std::vector<std::string> split_words(const std::string& line) {
-  std::vector<std::string> words;
-  for (std::size_t at = 0; at < line.size();) {
-    const std::size_t end = std::min(line.find(' ', at), line.size());
-    if (end > at) words.push_back(line.substr(at, end - at));
-    at = end + 1;
-  }
-  return words;
-}
 }  // namespace
 
 std::vector<Recording> child_recordings(const Recording& r) {
@@ -686,11 +676,9 @@ std::vector<Recording> child_recordings(const Recording& r) {
   for (const ProcessInfo& p : r.processes) {
     if (p.pid == r.pid) continue;
     Recording child;
-    // Its arguments where the recorder read them; else the registered line, split where the
-    // preload joined them (an argument holding a space is split too: less wrong than one word).
-    child.command = !p.argv.empty()                                      ? p.argv
-                    : p.command == p.registered && !p.registered.empty() ? split_words(p.registered)
-                                                                         : std::vector<std::string>{p.command};
+    // Its arguments, as read while it ran or as its preload registered them (SharedHeader's
+    // ProcessEntry::argument_ends); the registered line where it was cut to fit.
+    child.command = p.argv.empty() ? std::vector<std::string>{p.command} : p.argv;
     // Gone before the recorder read its arguments, but forked without an exec: the command line it
     // registered is its parent's, whose arguments are known (not one argument with spaces).
     // (At most one step per process: reused pids must not make the walk go round.)

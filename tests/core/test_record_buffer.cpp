@@ -641,17 +641,6 @@ TEST(ChildRecordings, AChildHasTheTotalsKeptForItsProcessOrSaysWhatItsSumLeavesO
   EXPECT_NE(children[0].problem.find("2000 calls made inside them"), std::string::npos) << children[0].problem;
 }
 
-TEST(ChildRecordings, AChildGoneBeforeItsArgumentsWereReadHasTheRegisteredOnesSplit) {
-  Recording r = program_with_a_child(true);
-  r.command = {"sh", "-c", "python3 child.py 7"};
-  r.processes[1].parent_pid = 10;
-  r.processes[1].registered = r.processes[1].command = "/usr/bin/python3 child.py  7";
-  EXPECT_EQ(child_recordings(r)[0].command, (std::vector<std::string>{"/usr/bin/python3", "child.py", "7"}));
-  // A line that is not the registered one as it is (cut, or told with an exec) stays whole.
-  r.processes[1].command = "sh -c x, then exec'd /usr/bin/python3 child.py 7";
-  EXPECT_EQ(child_recordings(r)[0].command, std::vector<std::string>{r.processes[1].command});
-}
-
 // The recorder's last look: a child that has ended but that nobody reaped (its parent stopped
 // or gone) is gone, not "still running"; while recording it still counts as alive.
 TEST(ProcessAlive, AZombieIsGoneOnlyWhereZombiesAreGone) {
