@@ -225,8 +225,13 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
     const bool sealed = batch->sealed.load(std::memory_order_acquire);
     const std::span<const CallRecord> calls = batch->calls();
     if (calls.size() > written) {
-      // A failed write leaves the rest to finish(), which reports it.
-      if (!write_calls(text, calls.subspan(written), batch->first_seq + written, batch->start_ns, offset, write)) {
+      // A failed write leaves the rest to finish(), which reports it; so does a piece there was
+      // no memory to format (finish() formats it again, or says that it could not).
+      try {
+        if (!write_calls(text, calls.subspan(written), batch->first_seq + written, batch->start_ns, offset, write)) {
+          return;
+        }
+      } catch (const std::bad_alloc&) {
         return;
       }
       written = calls.size();
@@ -249,8 +254,11 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
   }
 }
 
-StreamedSession::StreamedSession(std::string path, std::chrono::milliseconds longest_wait)
-    : m_file(std::move(path)), m_shared(std::make_shared<Shared>()), m_longest_wait(longest_wait) {
+StreamedSession::StreamedSession(std::string path, std::chrono::milliseconds longest_wait, std::size_t most_pending)
+    : m_file(std::move(path)),
+      m_shared(std::make_shared<Shared>()),
+      m_longest_wait(longest_wait),
+      m_most_pending_calls(std::uint64_t{most_pending} * kBufferCalls) {
   const std::string_view head = session_head();
   if (!m_file.write_at(head.data(), head.size(), 0)) return;  // finish() reports it
   m_shared->fd = ::fcntl(m_file.descriptor(), F_DUPFD_CLOEXEC, 0);
@@ -277,7 +285,7 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
   for (std::size_t done = 0; done < calls.size();) {
     if (!m_open) {
       auto batch = std::make_unique<CallBatch>();
-      batch->buffer = s.take_buffer();
+      batch->buffer = take_buffer_or_wait();
       batch->first_seq = m_calls;
       batch->start_ns = start_ns;
       m_open = batch.release();  // the list's from here
@@ -300,6 +308,26 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
   m_out_of_memory = true;
 }
 
+// A buffer written and given back, else a new one; where there is no memory for a new one (a
+// recorder under `ulimit -v`, as far behind as it may be), one the writer gives back when it has
+// written it, within ten seconds of its last commit. Throws std::bad_alloc.
+CallBuffer* StreamedSession::take_buffer_or_wait() {
+  Shared& s = *m_shared;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (std::uint32_t seen = s.commits.load();; seen = s.commits.load()) {
+    try {
+      return s.take_buffer();
+    } catch (const std::bad_alloc&) {
+      // Every batch before this one is sealed: each buffer made comes back once written.
+      const bool pending = m_calls > s.committed_calls.load();
+      if (!pending || s.writer_gone.load() || std::chrono::steady_clock::now() >= deadline) throw;
+    }
+    const timespec wait{0, 100000000};
+    ::syscall(SYS_futex, &s.commits, FUTEX_WAIT_PRIVATE, seen, &wait, nullptr, 0);
+    if (s.commits.load() != seen) deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  }
+}
+
 void StreamedSession::seal_open() {
   if (!m_open) return;
   m_open->sealed.store(true, std::memory_order_release);
@@ -308,16 +336,15 @@ void StreamedSession::seal_open() {
 
 // Every batch waiting for the thread is new memory, and new memory is dear (the kernel zeroes
 // it; on a virtual machine the host may have to back it too): a program making calls as fast as
-// it can made the recorder spend more time on that than on anything else. Past a few buffers'
-// worth the recording thread steps aside until the thread has written some: its core, now
-// idle, is where the thread runs. Bounded: a wait in which the thread committed nothing (every
-// core busy with the program, which an idle-class thread cannot take from it) is not waited
-// again until it has, so buffers pile up as before rather than the recorder draining the ring
-// once per wait; nor is a thread that has returned waited for.
+// it can made the recorder spend more time on that than on anything else, before the buffers
+// were huge pages. Past `most_pending` buffers the recording thread steps aside until the thread
+// has written some: its core, now idle, is where the thread runs. Bounded: a wait in which the thread committed nothing
+// (every core busy with the program, which an idle-class thread cannot take from it) is not waited again until it has,
+// so buffers pile up as before rather than the recorder draining the ring once per wait; nor is a thread that has
+// returned waited for.
 void StreamedSession::wait_for_room() {
   Shared& s = *m_shared;
-  constexpr std::uint64_t kPendingCalls = 8 * kBufferCalls;
-  const auto over = [&] { return m_calls - s.committed_calls.load() > kPendingCalls; };
+  const auto over = [&] { return m_calls - s.committed_calls.load() > m_most_pending_calls; };
   if (!over() || s.writer_gone.load()) return;
   const std::uint32_t at_start = s.commits.load();
   if (m_writer_starved && at_start == m_starved_at) return;

@@ -17,12 +17,20 @@
 namespace blasscope::record {
 
 struct CallBatch;
+struct CallBuffer;
 
 class StreamedSession {
  public:
+  // Buffers (2 MiB, 16,384 calls each) the writing thread may fall behind by before the
+  // recording thread waits for it: 128 MiB at most, a million calls, the default --max-calls.
+  // Eight made the recorder of a program making 1x1 GEMMs as fast as it could (AMD EPYC VM, two
+  // cores) wait for the formatting, and with it the program on a full ring: 290 ns a call, 160
+  // ns with this many, the writer finishing after the program what it had not yet written.
+  static constexpr std::size_t kMostPendingBuffers = 64;
   // `longest_wait`: how long the recording thread steps aside at most for the writing thread
-  // to catch up (see wait_for_room).
-  explicit StreamedSession(std::string path, std::chrono::milliseconds longest_wait = std::chrono::milliseconds(100));
+  // to catch up (see wait_for_room), once it is `most_pending` buffers behind.
+  explicit StreamedSession(std::string path, std::chrono::milliseconds longest_wait = std::chrono::milliseconds(100),
+                           std::size_t most_pending = kMostPendingBuffers);
   ~StreamedSession();  // an unfinished file is removed; the thread is told to stop
   StreamedSession(const StreamedSession&) = delete;
   StreamedSession& operator=(const StreamedSession&) = delete;
@@ -41,11 +49,13 @@ class StreamedSession {
  private:
   struct Shared;
   void seal_open();
+  CallBuffer* take_buffer_or_wait();
   void wait_for_room();
   PartFile m_file;
   std::shared_ptr<Shared> m_shared;
   CallBatch* m_open = nullptr;  // the last batch, until it is full
   const std::chrono::milliseconds m_longest_wait;
+  const std::uint64_t m_most_pending_calls;
   bool m_writer_starved = false;   // a wait saw no commit: not waited again until one comes
   std::uint32_t m_starved_at = 0;  // the commits then
   std::uint64_t m_calls = 0;       // appended so far

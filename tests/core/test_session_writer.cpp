@@ -2,6 +2,8 @@
 // while the program runs (a background thread and the caller sharing the work), and the readers.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -573,7 +575,9 @@ TEST_F(TempDir, AStreamedSessionAsksForLittleNewMemoryWhateverTheCallsHandedToIt
   {
     const OneCpu one;
     ASSERT_TRUE(one.pinned());
-    StreamedSession session(file, std::chrono::seconds(20));  // its thread shares this one's CPU
+    // Its thread shares this one's CPU; eight buffers behind at most (the default would let all
+    // 25 be made before the first wait).
+    StreamedSession session(file, std::chrono::seconds(20), 8);
     constexpr std::size_t kChunk = 16384;
     for (std::size_t i = 0; i < calls.size(); i += kChunk) {
       session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
@@ -599,7 +603,7 @@ TEST_F(TempDir, AStreamedSessionDoesNotWaitAgainForAThreadThatGetsNoCore) {
     while (busy.load(std::memory_order_relaxed)) {
     }
   });
-  StreamedSession session(file, std::chrono::milliseconds(300));
+  StreamedSession session(file, std::chrono::milliseconds(300), 8);
   const auto start = std::chrono::steady_clock::now();
   constexpr std::size_t kChunk = 16384;
   for (std::size_t i = 0; i < calls.size(); i += kChunk) {
@@ -611,6 +615,83 @@ TEST_F(TempDir, AStreamedSessionDoesNotWaitAgainForAThreadThatGetsNoCore) {
   // 17 appends past the limit, 0.3 s each were they all waited: 5 s.
   EXPECT_LT(seconds, 3.0);
   session.finish(r);
+  EXPECT_EQ(file_text(file), session_text(r));
+}
+
+TEST_F(TempDir, AStreamedSessionDoesNotWaitForTheWriterWhileItIsFewerThanItsLimitBehind) {
+  // The writer starved as above, and a wait that would last 5 s: 25 buffers behind is within the
+  // default limit, so the recording thread (and the program behind it, on a full ring) never
+  // waits for the formatting; the writer catches up afterwards.
+  const std::vector<CallRecord> calls = many_calls(400000);
+  const Recording r = recording_of(calls);
+  const std::string file = path("ahead.json");
+  const OneCpu one;
+  ASSERT_TRUE(one.pinned());
+  std::atomic<bool> busy{true};
+  std::thread spinner([&busy] {
+    while (busy.load(std::memory_order_relaxed)) {
+    }
+  });
+  StreamedSession session(file, std::chrono::seconds(5));
+  ASSERT_GT(StreamedSession::kMostPendingBuffers, 25u);
+  const auto start = std::chrono::steady_clock::now();
+  constexpr std::size_t kChunk = 16384;
+  for (std::size_t i = 0; i < calls.size(); i += kChunk) {
+    session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  busy.store(false);
+  spinner.join();
+  EXPECT_LT(seconds, 2.5);
+  session.finish(r);
+  EXPECT_EQ(file_text(file), session_text(r));
+}
+
+// The process's address space now, from /proc/self/statm (pages).
+std::size_t address_space_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+TEST_F(TempDir, AStreamedSessionOutOfMemoryForBuffersWaitsForTheWriterToGiveOneBack) {
+  // Under `ulimit -v` a recorder far behind cannot make the buffers its limit allows: it reuses
+  // those the writer gives back instead of losing calls. (In a child: the limit is the process's.)
+  if (const char* sanitized = std::getenv("BLASSCOPE_SANITIZED"); sanitized && std::string(sanitized) == "1") {
+    GTEST_SKIP() << "ASan reserves terabytes of address space: RLIMIT_AS cannot be tested under it";
+  }
+  const std::vector<CallRecord> calls = many_calls(400000);  // 25 buffers, 50 MiB
+  const Recording r = recording_of(calls);
+  const std::string file = path("limited.json");
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int code = 0;
+    {
+      StreamedSession session(file);
+      // Room for a few more buffers (each mapped with 2 MiB to spare for its alignment).
+      const rlimit limit{address_space_bytes() + (24u << 20), RLIM_INFINITY};
+      if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
+      constexpr std::size_t kChunk = 16384;
+      for (std::size_t i = 0; i < calls.size(); i += kChunk) {
+        session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
+      }
+      try {
+        session.finish(r);
+      } catch (const std::runtime_error&) {
+        code = 4;
+      }
+      if (session.buffers_made() >= 25) code = 5;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_NE(WEXITSTATUS(status), 4) << "the session ran out of memory";
+  EXPECT_NE(WEXITSTATUS(status), 5) << "a buffer for every batch: the limit was not reached";
+  ASSERT_EQ(WEXITSTATUS(status), 0);
   EXPECT_EQ(file_text(file), session_text(r));
 }
 
