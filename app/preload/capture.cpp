@@ -224,10 +224,12 @@ bool InputCapture::write_files(record::CallRecord& call, const char* op_json, co
   }
   if (written) {
     std::snprintf(text, sizeof text,
-                  "{\"name\": \"call %llu\",\n \"description\": \"Inputs of call %llu as they were before it "
+                  "{\"name\": \"call %llu\",\n \"recorded_call\": %llu,\n \"description\": \"Inputs of call %llu as "
+                  "they were before it "
                   "ran, captured by blasscope-cli record\",\n \"tensors\": {%s%s%s},\n \"ops\": [%s]}\n",
-                  static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id), tensors,
-                  *tensors_extra ? ", " : "", tensors_extra, op_json);
+                  static_cast<unsigned long long>(call.id), static_cast<unsigned long long>(call.id),
+                  static_cast<unsigned long long>(call.id), tensors, *tensors_extra ? ", " : "", tensors_extra,
+                  op_json);
     std::snprintf(path, sizeof path, "%s/workload.json", m_dir);
     written = write_text(path, text);
   }
@@ -354,17 +356,19 @@ void capture_gemm_arguments(record::CallRecord& c) {
   // from C, so without it a column-major call would replay row-major, its parameters swapped.
   std::snprintf(
       text, sizeof text,
-      "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
+      "{\"name\": \"call %llu\",\n \"recorded_call\": %llu,\n \"description\": \"The arguments of call %llu, which "
+      "xerbla rejected "
       "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
       " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1%s},\n"
       "             \"b\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 2%s},\n"
       "             \"c\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"fill\": \"zeros\"%s}},\n"
       " \"ops\": [{\"op\": \"gemm\", \"a\": \"a\", \"b\": \"b\", \"c\": \"c\", \"trans_a\": %s, "
       "\"trans_b\": %s, \"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld}]}\n",
-      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, ar, ac,
-      dtype_of(c.precision), order, pad_a, br, bc, dtype_of(c.precision), order, pad_b, static_cast<long long>(c.m),
-      static_cast<long long>(c.n), dtype_of(c.precision), order, pad_c, ta ? "true" : "false", tb ? "true" : "false",
-      static_cast<long long>(c.lda), static_cast<long long>(c.ldb), static_cast<long long>(c.ldc));
+      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id),
+      static_cast<unsigned long long>(c.id), c.xerbla_parameter, ar, ac, dtype_of(c.precision), order, pad_a, br, bc,
+      dtype_of(c.precision), order, pad_b, static_cast<long long>(c.m), static_cast<long long>(c.n),
+      dtype_of(c.precision), order, pad_c, ta ? "true" : "false", tb ? "true" : "false", static_cast<long long>(c.lda),
+      static_cast<long long>(c.ldb), static_cast<long long>(c.ldc));
   std::snprintf(path, sizeof path, "%s/workload.json", dir);
   if (write_text(path, text)) c.flags |= record::kCaptured;
 }
@@ -451,12 +455,13 @@ void capture_blas_arguments(record::CallRecord& c) {
   }
   std::snprintf(
       text, sizeof text,
-      "{\"name\": \"call %llu\",\n \"description\": \"The arguments of call %llu, which xerbla rejected "
+      "{\"name\": \"call %llu\",\n \"recorded_call\": %llu,\n \"description\": \"The arguments of call %llu, which "
+      "xerbla rejected "
       "(parameter %d): synthetic tensors of the same shapes and layout\",\n"
       " \"tensors\": {\"a\": {\"shape\": [%lld, %lld], \"dtype\": \"%s\", \"order\": \"%s\", \"seed\": 1}%s},\n"
       " \"ops\": [{%s}]}\n",
-      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id), c.xerbla_parameter, r.a_rows,
-      r.a_cols, dtype, order, second, r.keys);
+      static_cast<unsigned long long>(c.id), static_cast<unsigned long long>(c.id),
+      static_cast<unsigned long long>(c.id), c.xerbla_parameter, r.a_rows, r.a_cols, dtype, order, second, r.keys);
   std::snprintf(path, sizeof path, "%s/workload.json", dir);
   if (write_text(path, text)) c.flags |= record::kCaptured;
 }

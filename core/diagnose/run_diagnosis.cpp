@@ -214,7 +214,9 @@ void add_layout_diagnoses(const RunResult& result, const KernelRecord& r, std::v
     add_twin_timing(result, r, aligned, d);
     out.push_back(std::move(d));
   }
-  if (!layout.empty()) {
+  // A replayed capture's operands are laid out as the recorded call had them: its recording said
+  // nothing of that, and neither does the replay (the same diagnoses).
+  if (!layout.empty() && !result.recorded_call) {
     if (r.call) {
       layout.push_back(std::string("the call used ") + (r.call->row_major ? "CblasRowMajor" : "CblasColMajor") +
                        " with TransA=" + (r.call->trans_a ? "Trans" : "NoTrans") +

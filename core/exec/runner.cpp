@@ -239,9 +239,9 @@ void run_workload(const Workload& workload, const RunOptions& options, EventSink
   RunState state(sink, workload.memory_limit);
   const WorkloadPlan plan = plan_workload(workload);
   const GpuLoad gpu = load_gpu_backend();
-  state.publish(events::RunStarted{workload.name, workload.description, state.budget().limit(),
-                                   plan.predicted_peak_bytes, workload.ops.size(),
-                                   RunEnvironment{probe_cpu_environment(), gpu_environment(gpu)}});
+  state.publish(events::RunStarted{
+      workload.name, workload.description, state.budget().limit(), plan.predicted_peak_bytes, workload.ops.size(),
+      RunEnvironment{probe_cpu_environment(), gpu_environment(gpu)}, workload.recorded_call});
   InputLoader inputs(workload, state);
   for (const Detection& prediction : plan.predictions) emit_finding(state, prediction);
   for (const OpSpec& op : workload.ops) {

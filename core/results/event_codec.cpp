@@ -28,6 +28,7 @@ struct Encoder {
               {"predicted_peak_bytes", e.predicted_peak_bytes},
               {"ops", e.ops},
               {"environment", e.environment}};
+    if (e.recorded_call) fields["recorded_call"] = *e.recorded_call;
   }
   void operator()(const KernelStarted& e) {
     name = "kernel_started";
@@ -123,7 +124,10 @@ RunEventBody decode_body(const std::string& name, const json& j) {
                       bytes_of(j, "memory_limit"),
                       bytes_of(j, "predicted_peak_bytes"),
                       j.value("ops", std::size_t{0}),
-                      j.contains("environment") ? j["environment"].get<RunEnvironment>() : RunEnvironment{}};
+                      j.contains("environment") ? j["environment"].get<RunEnvironment>() : RunEnvironment{},
+                      j.contains("recorded_call") && j["recorded_call"].is_number_unsigned()
+                          ? std::optional(j["recorded_call"].get<std::uint64_t>())
+                          : std::nullopt};
   }
   if (name == "kernel_started") {
     KernelStarted started{j.value("op", std::size_t{0}),

@@ -21,6 +21,7 @@ struct RunStarted {
   std::uint64_t memory_limit = 0, predicted_peak_bytes = 0;
   std::size_t ops = 0;
   RunEnvironment environment;
+  std::optional<std::uint64_t> recorded_call;  // Workload::recorded_call
 };
 
 struct KernelStarted {

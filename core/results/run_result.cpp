@@ -27,6 +27,7 @@ void RunCollector::handle(const RunEvent& event) {
   timeline.last_t = std::max(timeline.last_t, t);
   if (const auto* e = event.as<RunStarted>()) {
     m_result.workload = e->workload;
+    m_result.recorded_call = e->recorded_call;
     m_result.environment = e->environment;
     timeline.memory_limit = e->memory_limit;
     timeline.predicted_peak_bytes = e->predicted_peak_bytes;

@@ -60,6 +60,7 @@ struct RunTimeline {
 // Everything a run produced, rebuilt from its events wherever it ran.
 struct RunResult {
   std::string workload;
+  std::optional<std::uint64_t> recorded_call;  // the recorded call the workload replays (a capture)
   RunEnvironment environment;
   std::vector<KernelRecord> ops;
   std::vector<Detection> findings;

@@ -96,6 +96,9 @@ struct Workload {
   std::vector<OpSpec> ops;
   std::string source_path;  // the workload file, or "scenario:ID" for a built-in scenario
   std::optional<ScenarioInfo> scenario;
+  // The call of a recording this workload replays (a capture by `blasscope-cli record`): its
+  // operands' layout is the call's own, not a finding.
+  std::optional<std::uint64_t> recorded_call;
 };
 
 }  // namespace blasscope::core

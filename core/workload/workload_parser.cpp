@@ -440,7 +440,8 @@ ScenarioInfo parse_scenario(const json& spec) {
 
 Workload parse_workload_text(std::string_view text, const std::string& base_dir) {
   const json doc = parse_strict_json(text, "workload", 16);
-  check_keys(doc, "workload", {"name", "description", "memory_limit", "timeout", "tensors", "ops", "scenario"});
+  check_keys(doc, "workload",
+             {"name", "description", "memory_limit", "timeout", "tensors", "ops", "scenario", "recorded_call"});
   Workload w;
   w.name = get_string(doc, "name", "workload");
   if (doc.contains("description")) w.description = get_string(doc, "description", "workload");
@@ -454,6 +455,10 @@ Workload parse_workload_text(std::string_view text, const std::string& base_dir)
   }
   if (doc.contains("timeout")) w.timeout = get_timeout(doc["timeout"], "timeout");
   if (doc.contains("scenario")) w.scenario = parse_scenario(doc["scenario"]);
+  if (doc.contains("recorded_call")) {
+    if (!doc["recorded_call"].is_number_unsigned()) fail_field("recorded_call", "must be a call's id, a whole number");
+    w.recorded_call = doc["recorded_call"].get<std::uint64_t>();
+  }
   if (!doc.contains("tensors") || !doc["tensors"].is_object()) fail_field("tensors", "must be an object of tensors");
   std::set<std::string> names;
   for (const auto& [name, spec] : doc["tensors"].items()) {

@@ -32,7 +32,7 @@ std::vector<RunEvent> one_of_each() {
   comparison.agree = false;
   comparison.speedup = 40;
   return {
-      {0.0, events::RunStarted{"w", "a workload", 1 << 20, 4096, 2, environment}},
+      {0.0, events::RunStarted{"w", "a workload", 1 << 20, 4096, 2, environment, 77}},
       {0.1, events::KernelStarted{3, OpKind::Gemm, "cblas_dgemm", Device::Cpu}},
       {0.15, events::KernelStarted{4, OpKind::Lstsq, "dgelsd", Device::Cpu, 10, 0, 1, DType::Float64, 30, 9, {}}},
       {0.2, events::KernelFinished{record}},

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
+#include "diagnose/run_diagnosis.h"
 #include "exec/runner.h"
 #include "io/input_error.h"
 #include "kernels/lapack_drivers.h"
@@ -64,6 +66,27 @@ TEST(Runner, GemmRecordHasShapeTimingAlignmentAndThroughput) {
   EXPECT_EQ(count_events<events::TensorAllocated>(r), count_events<events::TensorFreed>(r));
   ASSERT_TRUE(r.environment.cpu.has_value());
   EXPECT_FALSE(r.environment.cpu->openblas_corename.empty());
+}
+
+TEST(Runner, AReplayedCaptureKeepsItsCallsLayoutWithoutALayoutFinding) {
+  // The same Fortran-order GEMM as a workload of its own, and as a capture of a recorded call:
+  // only the first reports the layout (the recording never did, nor does its replay).
+  const std::string body = R"("tensors": {
+      "a": {"shape": [6, 5], "dtype": "float64", "order": "F"},
+      "b": {"shape": [5, 4], "dtype": "float64", "order": "F"}},
+    "ops": [{"op": "gemm", "a": "a", "b": "b"}]})";
+  const auto ids = [](const RunResult& r) {
+    std::set<std::string> out;
+    for (const Diagnosis& d : diagnose_run(r)) out.insert(d.id);
+    return out;
+  };
+  const RunResult own = run(R"({"name": "g", )" + body);
+  EXPECT_FALSE(own.recorded_call.has_value());
+  EXPECT_TRUE(ids(own).count("non-contiguous-layout"));
+  const RunResult replay = run(R"({"name": "call 7", "recorded_call": 7, )" + body);
+  EXPECT_EQ(replay.recorded_call, std::optional<std::uint64_t>(7));
+  EXPECT_FALSE(ids(replay).count("non-contiguous-layout"));
+  EXPECT_THROW(run(R"({"name": "call 7", "recorded_call": "seven", )" + body), InputError);
 }
 
 TEST(Runner, RejectedOpsBecomeFindings) {
