@@ -72,8 +72,12 @@ TensorFile read_npz(std::shared_ptr<const MappedFile> mapping) {
       tensor.data_offset = member.data_offset + header.data_offset;
     } else {
       tensor.data_offset = header.data_offset;
-      tensor.storage = {TensorStorage::Kind::Deflated, member.data_offset, member.compressed_size, member.crc32,
-                        member.uncompressed_size};
+      tensor.storage = TensorStorage{};
+      tensor.storage.kind = TensorStorage::Kind::Deflated;
+      tensor.storage.stream_offset = member.data_offset;
+      tensor.storage.stream_size = member.compressed_size;
+      tensor.storage.crc32 = member.crc32;
+      tensor.storage.member_size = member.uncompressed_size;
     }
     file.tensors.push_back(std::move(tensor));
   }

@@ -418,8 +418,12 @@ class CheckpointReader {
       tensor.data_offset = member->data_offset + start;
     } else {
       tensor.data_offset = start;
-      tensor.storage = {TensorStorage::Kind::Deflated, member->data_offset, member->compressed_size, member->crc32,
-                        member->uncompressed_size};
+      tensor.storage = TensorStorage{};
+      tensor.storage.kind = TensorStorage::Kind::Deflated;
+      tensor.storage.stream_offset = member->data_offset;
+      tensor.storage.stream_size = member->compressed_size;
+      tensor.storage.crc32 = member->crc32;
+      tensor.storage.member_size = member->uncompressed_size;
     }
     if (count <= 1 || contiguous(shape, strides, false)) {
       tensor.order = MemoryOrder::C;

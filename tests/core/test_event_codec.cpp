@@ -53,7 +53,7 @@ std::vector<RunEvent> one_of_each() {
       {1.7, events::DeviceActivity{2, {{"kernel", "sgemm_128x64", "gemm", 10, 20, {4, 1, 1}, {256, 1, 1}, 0}}, 1}},
       {1.8, events::Done{4096}},
       {1.9, events::Rejected{"a.npy: not a NumPy file"}},
-      {2.0, events::Crashed{"SIGSEGV"}},
+      {2.0, events::Crashed{"SIGSEGV", ""}},
   };
 }
 

@@ -98,7 +98,9 @@ TEST_F(Hdf5Files, EveryFileMatchesWhatH5pyReportsFieldByFieldAndCountByCount) {
       EXPECT_EQ(t.storage.filtered, w["compressed"].get<bool>());
       const bool mapped = w["storage"] == "mapped";
       EXPECT_EQ(t.storage.kind, mapped ? TensorStorage::Kind::Mapped : TensorStorage::Kind::Streamed);
-      if (mapped && want["format"] == "hdf5") EXPECT_EQ(t.data_offset, w["offset"].get<std::uint64_t>());
+      if (mapped && want["format"] == "hdf5") {
+        EXPECT_EQ(t.data_offset, w["offset"].get<std::uint64_t>());
+      }
       const auto stats = scan_tensor(file, t);
       ASSERT_TRUE(stats.has_value());
       EXPECT_EQ(to_json(*stats), w["stats"]);

@@ -81,7 +81,9 @@ TEST(LapackFactorisations, TheEigenpairsSyevrDidNotComputeAreNaN) {
     }
     EXPECT_TRUE(std::all_of(w.begin(), w.end(), [](double v) { return !std::isfinite(v); }))
         << "INFO = 0 from a NaN: every eigenvalue must be NaN or not finite, vectors " << vectors;
-    if (vectors) EXPECT_TRUE(std::isnan(a[0]) && std::isnan(a[n * n - 1]));
+    if (vectors) {
+      EXPECT_TRUE(std::isnan(a[0]) && std::isnan(a[n * n - 1]));
+    }
   }
   EXPECT_EQ(positive_info_meaning(FactorDriver::Syevr, 1), "an internal error in the eigenvalue algorithm");
   EXPECT_EQ(argument_names(FactorDriver::Syevr).size(), 21u);

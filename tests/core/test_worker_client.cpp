@@ -186,7 +186,9 @@ TEST(WorkerProcess, KeepsTheTailOfALongStderrWithoutBlockingTheWorker) {
   ::chmod(path.c_str(), 0755);
   WorkerProcess process;
   std::string error;
-  ASSERT_TRUE(process.start(path, {}, {.capture_stderr = true}, error)) << error;
+  WorkerProcess::Options options;
+  options.capture_stderr = true;
+  ASSERT_TRUE(process.start(path, {}, options, error)) << error;
   RunCollector collector;
   process.run(collector);
   const RunResult r = collector.finish();
