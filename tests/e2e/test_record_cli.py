@@ -470,6 +470,46 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.err)
         self.assertEqual(sorted(child_gemm_counts(report)), [2, 3, 4, 5, 7], report["children"])
 
+    def test_every_exec_and_spawn_wrapper_gives_the_environment_back(self):
+        # The wrappers the test above does not reach, each with an empty environment: execvpe
+        # (a PATH search), fexecve (a descriptor), posix_spawnp, and execv and execvp after
+        # clearenv().
+        child = gemm_counter()
+        spawner = build_c("exec_ways", f"""
+            #define _GNU_SOURCE
+            #include <fcntl.h>
+            #include <spawn.h>
+            #include <stdlib.h>
+            #include <string.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            extern char** environ;
+            int main(int argc, char** argv) {{
+              char* empty[] = {{0}};
+              char* args[] = {{"python3", "{child}", argv[2], 0}};
+              if (!strcmp(argv[1], "execvpe")) execvpe("python3", args, empty);
+              if (!strcmp(argv[1], "fexecve")) fexecve(open("{PYTHON}", O_RDONLY | O_CLOEXEC), args, empty);
+              if (!strcmp(argv[1], "execv")) {{ clearenv(); execv("{PYTHON}", args); }}
+              if (!strcmp(argv[1], "execvp")) {{ clearenv(); execvp("{PYTHON}", args); }}
+              if (!strcmp(argv[1], "posix_spawnp")) {{
+                pid_t pid;
+                int status = 0;
+                if (posix_spawnp(&pid, "python3", 0, 0, args, empty) != 0) return 126;
+                waitpid(pid, &status, 0);
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 125;
+              }}
+              return 127;
+            }}
+        """)
+        script = write("exec_ways.py", f"""
+            import subprocess
+            for way, count in (("execvpe", 2), ("fexecve", 3), ("execv", 4), ("execvp", 5), ("posix_spawnp", 6)):
+                subprocess.run(["{spawner}", way, str(count)], check=True, env={{"PATH": "/usr/bin:/bin"}})
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertEqual(sorted(child_gemm_counts(report)), [2, 3, 4, 5, 6], report["children"])
+
     def test_an_exec_from_a_constructor_that_runs_before_the_preloads_is_recorded(self):
         # A library the program preloads after ours initialises first: its constructor's execve
         # (with an empty environment) reaches the wrapper before the wrapper's own constructor.
