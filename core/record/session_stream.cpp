@@ -245,8 +245,10 @@ void StreamedSession::Shared::write_in_background(std::uint64_t offset) {
     // Committed before the buffer goes back: finish() rewrites every batch past `committed`
     // from its buffer, which must still hold that batch's calls.
     committed.fetch_add(1);
-    committed_calls.fetch_add(written);
     give_back(batch->buffer);
+    // After the buffer is back: a recording thread out of memory that counts no call pending
+    // finds no buffer coming.
+    committed_calls.fetch_add(written);
     commits.fetch_add(1);
     ::syscall(SYS_futex, &commits, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
     done = batch;
@@ -309,8 +311,10 @@ void StreamedSession::append(std::span<const CallRecord> calls, std::uint64_t st
 }
 
 // A buffer written and given back, else a new one; where there is no memory for a new one (a
-// recorder under `ulimit -v`, as far behind as it may be), one the writer gives back when it has
-// written it, within ten seconds of its last commit. Throws std::bad_alloc.
+// recorder under `ulimit -v`, as far behind as it may be), one the writer gives back once it has
+// written it: waited for while the writer commits a batch every ten seconds at least. A wait
+// that saw no commit is not waited again until one comes (as in wait_for_room). Throws
+// std::bad_alloc.
 CallBuffer* StreamedSession::take_buffer_or_wait() {
   Shared& s = *m_shared;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -318,13 +322,23 @@ CallBuffer* StreamedSession::take_buffer_or_wait() {
     try {
       return s.take_buffer();
     } catch (const std::bad_alloc&) {
-      // Every batch before this one is sealed: each buffer made comes back once written.
+      // Every batch before this one is sealed, so each huge buffer they hold comes back once
+      // written (the small first one is dropped, but a huge one is then pending behind it);
+      // without a writing thread (none could be started) nothing comes back.
       const bool pending = m_calls > s.committed_calls.load();
-      if (!pending || s.writer_gone.load() || std::chrono::steady_clock::now() >= deadline) throw;
+      const bool waited_in_vain = m_buffer_wait_failed && seen == m_buffer_wait_failed_at;
+      if (!pending || s.fd < 0 || s.writer_gone.load() || waited_in_vain) throw;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        m_buffer_wait_failed = true, m_buffer_wait_failed_at = seen;
+        throw;
+      }
     }
     const timespec wait{0, 100000000};
     ::syscall(SYS_futex, &s.commits, FUTEX_WAIT_PRIVATE, seen, &wait, nullptr, 0);
-    if (s.commits.load() != seen) deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    if (s.commits.load() != seen) {
+      m_buffer_wait_failed = false;
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    }
   }
 }
 

@@ -22,7 +22,8 @@ struct CallBuffer;
 class StreamedSession {
  public:
   // Buffers (2 MiB, 16,384 calls each) the writing thread may fall behind by before the
-  // recording thread waits for it: 128 MiB at most, a million calls, the default --max-calls.
+  // recording thread waits for it: 128 MiB, a million calls, the default --max-calls. (A writer
+  // that gets no core at all is not waited for: buffers then pile up past it.)
   // Eight made the recorder of a program making 1x1 GEMMs as fast as it could (AMD EPYC VM, two
   // cores) wait for the formatting, and with it the program on a full ring: 290 ns a call, 160
   // ns with this many, the writer finishing after the program what it had not yet written.
@@ -56,9 +57,11 @@ class StreamedSession {
   CallBatch* m_open = nullptr;  // the last batch, until it is full
   const std::chrono::milliseconds m_longest_wait;
   const std::uint64_t m_most_pending_calls;
-  bool m_writer_starved = false;   // a wait saw no commit: not waited again until one comes
-  std::uint32_t m_starved_at = 0;  // the commits then
-  std::uint64_t m_calls = 0;       // appended so far
+  bool m_writer_starved = false;              // a wait saw no commit: not waited again until one comes
+  std::uint32_t m_starved_at = 0;             // the commits then
+  bool m_buffer_wait_failed = false;          // take_buffer_or_wait saw no commit in its wait
+  std::uint32_t m_buffer_wait_failed_at = 0;  // the commits then
+  std::uint64_t m_calls = 0;                  // appended so far
   bool m_out_of_memory = false;
 };
 
