@@ -563,6 +563,14 @@ std::vector<CallRecord> many_calls(std::uint64_t count) {
   return calls;
 }
 
+// Hands `calls` on as the recorder drains a full ring: 16,384 at a time.
+void append_as_drained(StreamedSession& session, const std::vector<CallRecord>& calls) {
+  constexpr std::size_t kChunk = 16384;
+  for (std::size_t i = 0; i < calls.size(); i += kChunk) {
+    session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
+  }
+}
+
 TEST_F(TempDir, AStreamedSessionAsksForLittleNewMemoryWhateverTheCallsHandedToIt) {
   // Calls handed on faster than the thread writes them, with no core to spare for it: the
   // recording thread steps aside, so buffers come back and are reused instead of a new one
@@ -578,10 +586,7 @@ TEST_F(TempDir, AStreamedSessionAsksForLittleNewMemoryWhateverTheCallsHandedToIt
     // Its thread shares this one's CPU; eight buffers behind at most (the default would let all
     // 25 be made before the first wait).
     StreamedSession session(file, std::chrono::seconds(20), 8);
-    constexpr std::size_t kChunk = 16384;
-    for (std::size_t i = 0; i < calls.size(); i += kChunk) {
-      session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
-    }
+    append_as_drained(session, calls);
     made = session.buffers_made();
     session.finish(r);
   }
@@ -605,10 +610,7 @@ TEST_F(TempDir, AStreamedSessionDoesNotWaitAgainForAThreadThatGetsNoCore) {
   });
   StreamedSession session(file, std::chrono::milliseconds(300), 8);
   const auto start = std::chrono::steady_clock::now();
-  constexpr std::size_t kChunk = 16384;
-  for (std::size_t i = 0; i < calls.size(); i += kChunk) {
-    session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
-  }
+  append_as_drained(session, calls);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   busy.store(false);
   spinner.join();
@@ -635,10 +637,7 @@ TEST_F(TempDir, AStreamedSessionDoesNotWaitForTheWriterWhileItIsFewerThanItsLimi
   StreamedSession session(file, std::chrono::seconds(5));
   ASSERT_GT(StreamedSession::kMostPendingBuffers, 25u);
   const auto start = std::chrono::steady_clock::now();
-  constexpr std::size_t kChunk = 16384;
-  for (std::size_t i = 0; i < calls.size(); i += kChunk) {
-    session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
-  }
+  append_as_drained(session, calls);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   busy.store(false);
   spinner.join();
@@ -673,10 +672,7 @@ TEST_F(TempDir, AStreamedSessionOutOfMemoryForBuffersWaitsForTheWriterToGiveOneB
       // Room for a few more buffers (each mapped with 2 MiB to spare for its alignment).
       const rlimit limit{address_space_bytes() + (24u << 20), RLIM_INFINITY};
       if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
-      constexpr std::size_t kChunk = 16384;
-      for (std::size_t i = 0; i < calls.size(); i += kChunk) {
-        session.append(std::span(calls).subspan(i, std::min(kChunk, calls.size() - i)), kStart);
-      }
+      append_as_drained(session, calls);
       try {
         session.finish(r);
       } catch (const std::exception&) {  // runtime_error naming the file, or bad_alloc
