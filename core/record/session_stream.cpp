@@ -326,17 +326,17 @@ CallBuffer* StreamedSession::take_buffer_or_wait() {
       // written (the small first one is dropped, but a huge one is then pending behind it);
       // without a writing thread (none could be started) nothing comes back.
       const bool pending = m_calls > s.committed_calls.load();
-      const bool waited_in_vain = m_buffer_wait_failed && seen == m_buffer_wait_failed_at;
+      const bool waited_in_vain = m_writer_starved && seen == m_starved_at;
       if (!pending || s.fd < 0 || s.writer_gone.load() || waited_in_vain) throw;
       if (std::chrono::steady_clock::now() >= deadline) {
-        m_buffer_wait_failed = true, m_buffer_wait_failed_at = seen;
+        m_writer_starved = true, m_starved_at = seen;
         throw;
       }
     }
     const timespec wait{0, 100000000};
     ::syscall(SYS_futex, &s.commits, FUTEX_WAIT_PRIVATE, seen, &wait, nullptr, 0);
     if (s.commits.load() != seen) {
-      m_buffer_wait_failed = false;
+      m_writer_starved = false;
       deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     }
   }
@@ -351,11 +351,12 @@ void StreamedSession::seal_open() {
 // Every batch waiting for the thread is new memory, and new memory is dear (the kernel zeroes
 // it; on a virtual machine the host may have to back it too): a program making calls as fast as
 // it can made the recorder spend more time on that than on anything else, before the buffers
-// were huge pages. Past `most_pending` buffers the recording thread steps aside until the thread
-// has written some: its core, now idle, is where the thread runs. Bounded: a wait in which the thread committed nothing
-// (every core busy with the program, which an idle-class thread cannot take from it) is not waited again until it has,
-// so buffers pile up as before rather than the recorder draining the ring once per wait; nor is a thread that has
-// returned waited for.
+// were huge pages. Past `most_pending` buffers the recording thread steps aside until the
+// thread has written some: its core, now idle, is where the thread runs. Bounded: a wait in
+// which the thread committed nothing (every core busy with the program, which an idle-class
+// thread cannot take from it) is not waited again until it has, so buffers pile up as before
+// rather than the recorder draining the ring once per wait; nor is a thread that has returned
+// waited for.
 void StreamedSession::wait_for_room() {
   Shared& s = *m_shared;
   const auto over = [&] { return m_calls - s.committed_calls.load() > m_most_pending_calls; };

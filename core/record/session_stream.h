@@ -57,11 +57,9 @@ class StreamedSession {
   CallBatch* m_open = nullptr;  // the last batch, until it is full
   const std::chrono::milliseconds m_longest_wait;
   const std::uint64_t m_most_pending_calls;
-  bool m_writer_starved = false;              // a wait saw no commit: not waited again until one comes
-  std::uint32_t m_starved_at = 0;             // the commits then
-  bool m_buffer_wait_failed = false;          // take_buffer_or_wait saw no commit in its wait
-  std::uint32_t m_buffer_wait_failed_at = 0;  // the commits then
-  std::uint64_t m_calls = 0;                  // appended so far
+  bool m_writer_starved = false;   // a wait (for room, or a buffer) saw no commit: not waited again until one comes
+  std::uint32_t m_starved_at = 0;  // the commits then
+  std::uint64_t m_calls = 0;       // appended so far
   bool m_out_of_memory = false;
 };
 

@@ -594,6 +594,22 @@ TEST_F(TempDir, AStreamedSessionAsksForLittleNewMemoryWhateverTheCallsHandedToIt
   EXPECT_EQ(file_text(file), session_text(r));
 }
 
+// Seconds `session` takes to be handed `calls` while a thread of normal priority spins on the
+// same CPU (the caller pinned it there with OneCpu): the idle-class writer gets next to nothing.
+double seconds_to_append_beside_a_busy_thread(StreamedSession& session, const std::vector<CallRecord>& calls) {
+  std::atomic<bool> busy{true};
+  std::thread spinner([&busy] {
+    while (busy.load(std::memory_order_relaxed)) {
+    }
+  });
+  const auto start = std::chrono::steady_clock::now();
+  append_as_drained(session, calls);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  busy.store(false);
+  spinner.join();
+  return seconds;
+}
+
 TEST_F(TempDir, AStreamedSessionDoesNotWaitAgainForAThreadThatGetsNoCore) {
   // A busy thread of normal priority beside the idle-class writer, on one CPU: the writer gets
   // next to nothing, and the recording thread, after one wait in vain, goes on (buffers pile up
@@ -603,17 +619,8 @@ TEST_F(TempDir, AStreamedSessionDoesNotWaitAgainForAThreadThatGetsNoCore) {
   const std::string file = path("starved.json");
   const OneCpu one;
   ASSERT_TRUE(one.pinned());
-  std::atomic<bool> busy{true};
-  std::thread spinner([&busy] {
-    while (busy.load(std::memory_order_relaxed)) {
-    }
-  });
   StreamedSession session(file, std::chrono::milliseconds(300), 8);
-  const auto start = std::chrono::steady_clock::now();
-  append_as_drained(session, calls);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  busy.store(false);
-  spinner.join();
+  const double seconds = seconds_to_append_beside_a_busy_thread(session, calls);
   // 17 appends past the limit, 0.3 s each were they all waited: 5 s.
   EXPECT_LT(seconds, 3.0);
   session.finish(r);
@@ -629,18 +636,9 @@ TEST_F(TempDir, AStreamedSessionDoesNotWaitForTheWriterWhileItIsFewerThanItsLimi
   const std::string file = path("ahead.json");
   const OneCpu one;
   ASSERT_TRUE(one.pinned());
-  std::atomic<bool> busy{true};
-  std::thread spinner([&busy] {
-    while (busy.load(std::memory_order_relaxed)) {
-    }
-  });
   StreamedSession session(file, std::chrono::seconds(5));
   ASSERT_GT(StreamedSession::kMostPendingBuffers, 25u);
-  const auto start = std::chrono::steady_clock::now();
-  append_as_drained(session, calls);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  busy.store(false);
-  spinner.join();
+  const double seconds = seconds_to_append_beside_a_busy_thread(session, calls);
   EXPECT_LT(seconds, 2.5);
   session.finish(r);
   EXPECT_EQ(file_text(file), session_text(r));
