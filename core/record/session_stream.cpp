@@ -32,7 +32,8 @@ constexpr std::size_t kBufferCalls = kHugePage / sizeof(CallRecord);  // calls a
 // The first buffer is small, on ordinary pages: a program of a few calls does not pay for
 // zeroing a huge page (2 MiB) it hardly uses.
 constexpr std::size_t kFirstBufferCalls = 512;
-constexpr std::size_t kPiece = 2048;  // calls formatted before they are written: about 400 KB of text
+constexpr std::size_t kPiece = 2048;     // calls formatted before they are written: about 400 KB of text
+constexpr std::size_t kSmallPiece = 32;  // the same where there is no memory for that: a few KB
 
 // Leaves the calling thread only the time no other thread wants: SCHED_IDLE, or where that is
 // refused, the lowest priority a nice value gives.
@@ -44,16 +45,27 @@ void run_when_idle() {
 }
 
 // Formats calls (numbered from first_seq) in pieces and writes each with `write(text, offset)`,
-// moving `offset` past it; false when a write failed.
+// moving `offset` past it; false when a write failed. Where there is no memory for a piece's
+// text (a recorder under `ulimit -v` that has made every buffer it could), the rest goes in
+// pieces of a few calls; std::bad_alloc only when even those cannot be had.
 template <typename Write>
 bool write_calls(std::string& text, std::span<const CallRecord> calls, std::uint64_t first_seq, std::uint64_t start_ns,
                  std::uint64_t& offset, Write&& write) {
-  for (std::size_t done = 0; done < calls.size(); done += kPiece) {
+  std::size_t piece_calls = kPiece;
+  for (std::size_t done = 0; done < calls.size();) {
     text.clear();
-    const auto piece = calls.subspan(done, std::min(kPiece, calls.size() - done));
-    append_calls_text(text, piece, first_seq + done, start_ns);
+    const auto piece = calls.subspan(done, std::min(piece_calls, calls.size() - done));
+    try {
+      append_calls_text(text, piece, first_seq + done, start_ns);
+    } catch (const std::bad_alloc&) {
+      if (piece_calls == kSmallPiece) throw;
+      std::string().swap(text);
+      piece_calls = kSmallPiece;
+      continue;
+    }
     if (!write(text, offset)) return false;
     offset += text.size();
+    done += piece.size();
   }
   return true;
 }
@@ -64,36 +76,54 @@ struct Piece {
   std::uint64_t first_seq = 0, start_ns = 0;
 };
 
-// Formats the pieces on up to eight threads and writes them one after another from `offset`;
-// returns where the last one ends, and sets `out_of_memory` when a piece could not be
-// formatted. Pieces are taken in order; a piece's place in the file is known once all text
-// before it is, so each waits for the one before it to be placed, then is written while the
-// next is. A piece that failed still takes its turn (with no text), so no thread waits forever;
-// after a failure (memory, or the file's) the rest are no longer formatted.
-std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, PartFile& file, bool& out_of_memory) {
+// Where write_pieces stopped: the pieces before `next` are in the file, up to `offset`.
+struct WrittenPieces {
+  std::uint64_t offset = 0;
+  std::size_t next = 0;
+};
+
+// The cores this process may run on (fewer than the machine's under taskset or a cpuset).
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(CPU_COUNT(&set), 1));
+  return std::max(std::thread::hardware_concurrency(), 1u);
+}
+
+// Formats the pieces on up to `most_threads` threads (this one included) and writes them one
+// after another from `offset`. Pieces are taken in order; a piece's place in the file is known
+// once all text before it is, so each waits for the one before it to be placed, then is written
+// while the next is. A piece there was no memory to format stops the writing at its place: it
+// and every piece after it take their turn without text (so no thread waits forever), and what
+// is returned says where to go on. A failed write stops the formatting; the file reports it.
+WrittenPieces write_pieces(std::span<const Piece> pieces, std::uint64_t offset, PartFile& file, unsigned most_threads) {
   std::atomic<std::size_t> taken{0}, placed{0};  // pieces taken by a thread; pieces placed
-  std::atomic<bool> failed{false};
-  std::uint64_t end = offset;  // where the next piece goes; moved in its turn
+  std::atomic<bool> write_failed{false}, stopped{false};
+  WrittenPieces result{offset, pieces.size()};  // moved in each piece's turn
   const auto format_and_write = [&]() noexcept {
     std::string text;
     for (std::size_t i = taken.fetch_add(1); i < pieces.size(); i = taken.fetch_add(1)) {
       text.clear();
+      bool formatted = false;
       try {
-        if (!failed.load()) append_calls_text(text, pieces[i].calls, pieces[i].first_seq, pieces[i].start_ns);
+        if (!stopped.load() && !write_failed.load()) {
+          append_calls_text(text, pieces[i].calls, pieces[i].first_seq, pieces[i].start_ns);
+          formatted = true;
+        }
       } catch (const std::bad_alloc&) {
-        failed.store(true);
-        text.clear();
+        std::string().swap(text);  // its memory to the threads still formatting
       }
       for (std::size_t now = placed.load(); now != i; now = placed.load()) placed.wait(now);
-      const std::uint64_t at = end;
-      end += text.size();
+      // `stopped` changes only here, in turn: every piece after the first unformatted one sees it.
+      const bool place = formatted && !stopped.load();
+      if (!place && !stopped.load()) stopped.store(true), result.next = i;
+      const std::uint64_t at = result.offset;
+      if (place) result.offset += text.size();
       placed.store(i + 1);
       placed.notify_all();
-      if (!text.empty() && !file.write_at(text.data(), text.size(), at)) failed.store(true);
+      if (place && !file.write_at(text.data(), text.size(), at)) write_failed.store(true);
     }
   };
-  const std::size_t threads =
-      std::min<std::size_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u), pieces.size());
+  const std::size_t threads = std::min<std::size_t>(std::clamp(most_threads, 1u, 8u), pieces.size());
   std::vector<std::thread> helpers;
   try {
     helpers.reserve(threads);
@@ -103,9 +133,7 @@ std::uint64_t write_pieces(std::span<const Piece> pieces, std::uint64_t offset, 
   }
   format_and_write();
   for (std::thread& t : helpers) t.join();
-  // A write that failed is the file's to report (commit); a failed piece is out of memory.
-  if (failed.load() && file.writable()) out_of_memory = true;
-  return end;
+  return result;
 }
 
 }  // namespace
@@ -401,7 +429,23 @@ void StreamedSession::finish(const Recording& recording) {
           {calls.subspan(done, std::min(kPiece, calls.size() - done)), batch->first_seq + done, batch->start_ns});
     }
   }
-  offset = write_pieces(pieces, offset, m_file, m_out_of_memory);
+  const WrittenPieces written = write_pieces(pieces, offset, m_file, usable_cores());
+  offset = written.offset;
+  if (written.next < pieces.size() && m_file.writable()) {
+    // No memory for a text on every thread (a recorder under `ulimit -v`): the rest on this
+    // thread alone, the helpers' texts given back, in smaller pieces if need be.
+    std::string text;
+    const auto write = [this](const std::string& piece, std::uint64_t at) {
+      return m_file.write_at(piece.data(), piece.size(), at);
+    };
+    try {
+      for (const Piece& piece : std::span(pieces).subspan(written.next)) {
+        if (!write_calls(text, piece.calls, piece.first_seq, piece.start_ns, offset, write)) break;
+      }
+    } catch (const std::bad_alloc&) {
+      m_out_of_memory = true;
+    }
+  }
   const std::string tail = session_tail(recording);
   m_file.write_at(tail.data(), tail.size(), offset);
   if (m_out_of_memory) throw std::runtime_error("out of memory while the calls were written to " + path());

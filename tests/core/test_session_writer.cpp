@@ -652,40 +652,88 @@ std::size_t address_space_bytes() {
   return pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
+bool sanitized() {
+  const char* value = std::getenv("BLASSCOPE_SANITIZED");
+  return value && std::string(value) == "1";
+}
+constexpr const char* kNoAddressLimitUnderAsan =
+    "ASan reserves terabytes of address space: RLIMIT_AS cannot be tested under it";
+
+// Sets this process's address-space limit `room` bytes above what it has mapped now.
+bool limit_address_space_to(std::size_t room) {
+  const rlimit limit{address_space_bytes() + room, RLIM_INFINITY};
+  return ::setrlimit(RLIMIT_AS, &limit) == 0;
+}
+
+// The exit code of `child()` run in a forked process (where a limit it sets is its own); -1
+// for a child that did not exit.
+template <typename Child>
+int exit_code_in_a_child(Child&& child) {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(child());
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
 TEST_F(TempDir, AStreamedSessionOutOfMemoryForBuffersWaitsForTheWriterToGiveOneBack) {
   // Under `ulimit -v` a recorder far behind cannot make the buffers its limit allows: it reuses
-  // those the writer gives back instead of losing calls. (In a child: the limit is the process's.)
-  if (const char* sanitized = std::getenv("BLASSCOPE_SANITIZED"); sanitized && std::string(sanitized) == "1") {
-    GTEST_SKIP() << "ASan reserves terabytes of address space: RLIMIT_AS cannot be tested under it";
-  }
+  // those the writer gives back instead of losing calls.
+  if (sanitized()) GTEST_SKIP() << kNoAddressLimitUnderAsan;
   const std::vector<CallRecord> calls = many_calls(400000);  // 25 buffers, 50 MiB
   const Recording r = recording_of(calls);
   const std::string file = path("limited.json");
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int code = 0;
+  const int code = exit_code_in_a_child([&] {
+    StreamedSession session(file);
+    // Room for a few more buffers (each mapped with 2 MiB to spare for its alignment).
+    if (!limit_address_space_to(24u << 20)) return 3;
+    append_as_drained(session, calls);
+    try {
+      session.finish(r);
+    } catch (const std::exception&) {  // runtime_error naming the file, or bad_alloc
+      return 4;
+    }
+    return session.buffers_made() >= 25 ? 5 : 0;
+  });
+  EXPECT_NE(code, 4) << "the session ran out of memory";
+  EXPECT_NE(code, 5) << "a buffer for every batch: the limit was not reached";
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(file_text(file), session_text(r));
+}
+
+TEST_F(TempDir, AStreamedSessionFinishedWithRoomForAFewCallsTextIsWhole) {
+  // The recorder took every buffer it could have (as above) and the writer got no CPU: finish()
+  // has all 25 batches to write and room for no piece of 2,048 calls' text (400 KB). It writes
+  // them in pieces of a few calls instead of giving up the session.
+  if (sanitized()) GTEST_SKIP() << kNoAddressLimitUnderAsan;
+  const std::vector<CallRecord> calls = many_calls(400000);
+  const Recording r = recording_of(calls);
+  const std::string file = path("little_room.json");
+  const int code = exit_code_in_a_child([&] {
+    const OneCpu one;  // the writer's and the spinner's, so the idle-class writer gets nothing
+    if (!one.pinned()) return 3;
+    std::atomic<bool> busy{true};
+    std::thread spinner([&busy] {
+      while (busy.load(std::memory_order_relaxed)) {
+      }
+    });
+    int result = 0;
     {
       StreamedSession session(file);
-      // Room for a few more buffers (each mapped with 2 MiB to spare for its alignment).
-      const rlimit limit{address_space_bytes() + (24u << 20), RLIM_INFINITY};
-      if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
       append_as_drained(session, calls);
+      if (!limit_address_space_to(128u << 10)) result = 3;
       try {
-        session.finish(r);
-      } catch (const std::exception&) {  // runtime_error naming the file, or bad_alloc
-        code = 4;
+        if (!result) session.finish(r);
+      } catch (const std::exception&) {
+        result = 4;
       }
-      if (session.buffers_made() >= 25) code = 5;
     }
-    ::_exit(code);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
-  EXPECT_NE(WEXITSTATUS(status), 4) << "the session ran out of memory";
-  EXPECT_NE(WEXITSTATUS(status), 5) << "a buffer for every batch: the limit was not reached";
-  ASSERT_EQ(WEXITSTATUS(status), 0);
+    busy.store(false);
+    spinner.join();
+    return result;
+  });
+  EXPECT_NE(code, 4) << "the session ran out of memory";
+  ASSERT_EQ(code, 0);
   EXPECT_EQ(file_text(file), session_text(r));
 }
 
