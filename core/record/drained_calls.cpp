@@ -1,6 +1,7 @@
 #include "record/drained_calls.h"
 
 #include <algorithm>
+#include <new>
 #include <span>
 
 namespace blasscope::record {
@@ -16,7 +17,20 @@ DrainedCalls::DrainedCalls(SharedBuffer& buffer, const RecordOptions& options, R
 DrainedCalls::Need DrainedCalls::need_of(const CallRecord& c) {
   const bool wanted = m_wanted.erase(c.id) > 0;
   if (wanted || needed_one_by_one(c)) return Need::Failure;
-  return c.pid != m_out.pid ? Need::Child : Need::None;
+  // (Where on_calls sets a child's calls aside itself, they are not kept here as well.)
+  return c.pid != m_out.pid && (m_options.keep_child_calls || !m_options.on_calls) ? Need::Child : Need::None;
+}
+
+void DrainedCalls::keep(const CallRecord& c, Need need) {
+  try {
+    // A call finishes after the calls it makes: a kept call's caller is still to come.
+    if (need != Need::None && c.parent) m_wanted.insert(c.parent);
+    m_out.calls.push_back(c);
+  } catch (const std::bad_alloc&) {
+    // A recorder under `ulimit -v`: the call is still handed on (its session lists it) and
+    // counted in the totals; the recording says how many it could not keep.
+    ++m_not_kept_for_memory;
+  }
 }
 
 std::size_t DrainedCalls::drain(bool final) {
@@ -42,10 +56,8 @@ std::size_t DrainedCalls::drain(bool final) {
       }
       ++m_taken_past_cap;
     }
-    // A call finishes after the calls it makes: a kept call's caller is still to come.
-    if (need != Need::None && c.parent) m_wanted.insert(c.parent);
     ++m_taken;
-    if (need != Need::None || !m_options.on_calls) m_out.calls.push_back(c);
+    if (need != Need::None || !m_options.on_calls) keep(c, need);
     m_drained[passed++] = c;
   }
   m_drained.resize(passed);

@@ -28,12 +28,16 @@ class DrainedCalls {
   std::uint64_t not_kept() const { return m_not_kept; }
   // Calls counted but not listed, made inside the calls drained so far (their `unlisted`).
   std::uint64_t unlisted() const { return m_unlisted; }
+  // Calls that were to be kept one by one (failures, or every call without a sink) for which
+  // there was no memory: handed on all the same.
+  std::uint64_t not_kept_for_memory() const { return m_not_kept_for_memory; }
 
  private:
   // What keeps a call one by one: a failure (or a call failures were made from, or a capture),
   // a child process's call (its own session), or nothing.
   enum class Need { None, Child, Failure };
   Need need_of(const CallRecord& call);
+  void keep(const CallRecord& call, Need need);
 
   SharedBuffer& m_buffer;
   const RecordOptions& m_options;
@@ -44,6 +48,7 @@ class DrainedCalls {
   std::uint64_t m_taken_past_cap = 0;          // of them, failures past max_calls (at most max_calls)
   std::uint64_t m_not_kept = 0;
   std::uint64_t m_unlisted = 0;
+  std::uint64_t m_not_kept_for_memory = 0;
 };
 
 }  // namespace blasscope::record

@@ -475,7 +475,14 @@ Recording record_program(const RecordOptions& options) {
   bool blas_found = false, blas_loaded = false;
   for (const auto& p : out.processes)
     blas_found = blas_found || p.blas_found, blas_loaded = blas_loaded || p.blas_loaded;
-  if (out.processes.empty()) {
+  if (out.processes.empty() && out.exit_status != 0 && !out.timed_out && !out.stopped) {
+    // The dynamic loader's own failure (a library it could not map under `ulimit -v`, one not
+    // found) ends a program before any preloaded library runs: its message is above.
+    out.problem = "the program never loaded the recording library: it ended (" +
+                  (out.signal.empty() ? "exit status " + std::to_string(out.exit_status) : out.signal) +
+                  ") before its libraries were loaded, or it is statically linked, or it cleared LD_PRELOAD; "
+                  "nothing could be recorded";
+  } else if (out.processes.empty()) {
     out.problem =
         "the program never loaded the recording library: it is statically linked, or it cleared LD_PRELOAD; "
         "nothing could be recorded";
@@ -485,14 +492,22 @@ Recording record_program(const RecordOptions& options) {
                   "), in any of their precisions; other routines are not seen, nor calls made through a pointer the "
                   "program looked up itself (ctypes, dlsym on a dlopen handle)";
   } else if (!blas_found && out.calls_total == 0) {
-    out.problem =
-        "the program made no BLAS or LAPACK call through a shared library (none was called, or it "
-        "links a BLAS statically)";
+    out.problem = std::string(
+                      "the program made no BLAS or LAPACK call through a shared library (none was called, or it "
+                      "links a BLAS statically)") +
+                  (out.exit_status != 0 && !out.timed_out && !out.stopped
+                       ? "; it ended with exit status " + std::to_string(out.exit_status) +
+                             " first (a library it could not load is one way: its own error says)"
+                       : "");
   } else if (const std::string error = buffer.growth_error(); !error.empty() && buffer.header().dropped.load() > 0) {
     out.problem = "the recording buffer could not grow past " + std::to_string(buffer.ring_allocated()) + " calls (" +
                   error + "; is " + buffer.path().substr(0, buffer.path().rfind('/')) +
                   " full?): the program waited ten seconds for room, then " +
                   std::to_string(buffer.header().dropped.load()) + " calls were counted but not recorded";
+  } else if (const std::uint64_t lost = calls.not_kept_for_memory()) {
+    out.problem = "the recorder ran out of memory (a `ulimit -v`?) and could not keep " + std::to_string(lost) +
+                  " calls one by one for its summary and diagnoses; they are counted in the totals" +
+                  (options.on_calls ? " and listed in the session" : "");
   }
   return out;
 }
@@ -671,106 +686,116 @@ bool started_as(const std::vector<std::string>& argv, const std::string& registe
 }
 }  // namespace
 
+std::vector<CallRecord> calls_of_process(const Recording& r, std::uint32_t pid) {
+  std::vector<CallRecord> calls;
+  for (const CallRecord& c : r.calls) {
+    if (c.pid == pid) calls.push_back(c);
+  }
+  return calls;
+}
+
 std::vector<Recording> child_recordings(const Recording& r) {
   std::vector<Recording> children;
   for (const ProcessInfo& p : r.processes) {
-    if (p.pid == r.pid) continue;
-    Recording child;
-    // Its arguments, as read while it ran or as its preload registered them (SharedHeader's
-    // ProcessEntry::argument_ends); the registered line where it was cut to fit.
-    child.command = p.argv.empty() ? std::vector<std::string>{p.command} : p.argv;
-    // Gone before the recorder read its arguments, but forked without an exec: the command line it
-    // registered is its parent's, whose arguments are known (not one argument with spaces).
-    // (At most one step per process: reused pids must not make the walk go round.)
-    const ProcessInfo* up = &p;
-    for (std::size_t steps = 0; p.argv.empty() && up && steps < r.processes.size(); ++steps) {
-      const auto parent = std::find_if(r.processes.begin(), r.processes.end(), [up](const ProcessInfo& q) {
-        return q.pid == up->parent_pid && q.pid != up->pid;
-      });
-      up = parent != r.processes.end() && parent->registered == p.registered ? &*parent : nullptr;
-      // The program's own are what the recorder started it with, unless it has exec'd since.
-      const std::vector<std::string>& argv = up && up->pid == r.pid && started_as(r.command, p.registered) ? r.command
-                                             : up && up->pid != r.pid                                      ? up->argv
-                                                                                                           : p.argv;
-      if (!argv.empty()) {
-        child.command = argv;
-        break;
-      }
-    }
-    child.host = r.host;
-    child.capture_mode = r.capture_mode;
-    child.pid = p.pid;
-    child.parent_pid = p.parent_pid;
-    // Stopped with the program: what it was running then is a hang or work in progress, as the
-    // program's is, not a crash.
-    if (p.stopped && !p.alive) {
-      child.timed_out = r.timed_out, child.stopped = r.stopped, child.timeout_seconds = r.timeout_seconds;
-    }
-    // Not waited for by the recorder: known where the preload saw it call exit() or _exit().
-    child.exit_status = p.end == ProcessEnd::Exited ? p.exit_status : -1;
-    // How long it ran: from when it attached to when it said its end (exit, _exit, main's
-    // return), else as far as the recorder saw it alive and its calls show (to the time between
-    // two looks); not the whole recording's time.
-    std::uint64_t first = p.first_seen_ns ? p.first_seen_ns : UINT64_MAX, last = p.last_seen_ns;
-    child.max_calls = r.max_calls;
-    child.check_values = r.check_values;
-    // The same machine, and the program's BLAS until the child's own replaces it (the front end).
-    child.blas_library = r.blas_library;
-    child.openblas_corename = r.openblas_corename;
-    child.kernel_mismatch = r.kernel_mismatch;
-    child.peak_gflops_fp32 = r.peak_gflops_fp32;
-    child.peak_gflops_fp64 = r.peak_gflops_fp64;
-    child.processes = {p};
-    for (const CallRecord& c : r.calls) {
-      if (c.pid != p.pid) continue;
-      child.calls.push_back(c);
-      first = std::min(first, c.start_ns);
-      last = std::max(last, c.start_ns + c.duration_ns);
-    }
-    // Exact where the preload kept them apart (every process it attached to), else summed from
-    // the calls listed.
-    const auto exact = r.process_routines.find(p.pid);
-    child.routines = exact != r.process_routines.end() ? exact->second : totals_of(child.calls);
-    child.nested_limit = r.nested_limit;
-    for (const CallRecord& c : r.running) {
-      if (c.pid != p.pid) continue;
-      child.running.push_back(c);
-      first = std::min(first, c.start_ns), last = std::max(last, c.start_ns + c.duration_ns);  // as long as it ran
-    }
-    for (const auto* calls : {&child.calls, &child.running}) {
-      for (const CallRecord& c : *calls) child.calls_unlisted += c.unlisted;
-    }
-    child.start_ns = first == UINT64_MAX ? r.start_ns : std::max(first, r.start_ns);
-    child.wall_seconds = static_cast<double>(last > child.start_ns ? last - child.start_ns : 0) * 1e-9;
-    for (const Capture& c : r.captures) {
-      for (const CallRecord& call : child.calls) {
-        if (call.id == c.call) child.captures.push_back(c);
-      }
-    }
-    child.calls_total = 0;
-    for (const RoutineTotal& t : child.routines) child.calls_total += t.calls;
-    // Its calls past the per-call cap (the whole recording's) are in its exact totals, not listed.
-    const std::uint64_t accounted = child.calls.size() + child.calls_unlisted;
-    if (exact != r.process_routines.end() && child.calls_total > accounted) {
-      child.calls_not_kept = child.calls_total - accounted;
-    }
-    const auto no_slot = r.process_routines.find(0);
-    if (exact != r.process_routines.end() && no_slot != r.process_routines.end() && !no_slot->second.empty()) {
-      child.problem =
-          "calls of threads that found no free slot in the recording's table (over 256 threads at once) are in "
-          "the program's session's totals, not in this process's";
-    } else if (exact == r.process_routines.end() && child.calls_unlisted) {
-      child.problem = "its totals are summed from the calls listed one by one: the " +
-                      std::to_string(child.calls_unlisted) + " calls made inside them that were not are left out";
-    }
-    if (r.calls_not_kept && exact == r.process_routines.end()) {
-      child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +
-                      " calls of the whole recording were not kept";
-    }
-    name_single_dtypes(child);
-    children.push_back(std::move(child));
+    if (p.pid != r.pid) children.push_back(child_recording(r, p, calls_of_process(r, p.pid)));
   }
   return children;
+}
+
+Recording child_recording(const Recording& r, const ProcessInfo& p, std::vector<CallRecord> calls) {
+  Recording child;
+  // Its arguments, as read while it ran or as its preload registered them (SharedHeader's
+  // ProcessEntry::argument_ends); the registered line where it was cut to fit.
+  child.command = p.argv.empty() ? std::vector<std::string>{p.command} : p.argv;
+  // Gone before the recorder read its arguments, but forked without an exec: the command line it
+  // registered is its parent's, whose arguments are known (not one argument with spaces).
+  // (At most one step per process: reused pids must not make the walk go round.)
+  const ProcessInfo* up = &p;
+  for (std::size_t steps = 0; p.argv.empty() && up && steps < r.processes.size(); ++steps) {
+    const auto parent = std::find_if(r.processes.begin(), r.processes.end(), [up](const ProcessInfo& q) {
+      return q.pid == up->parent_pid && q.pid != up->pid;
+    });
+    up = parent != r.processes.end() && parent->registered == p.registered ? &*parent : nullptr;
+    // The program's own are what the recorder started it with, unless it has exec'd since.
+    const std::vector<std::string>& argv = up && up->pid == r.pid && started_as(r.command, p.registered) ? r.command
+                                           : up && up->pid != r.pid                                      ? up->argv
+                                                                                                         : p.argv;
+    if (!argv.empty()) {
+      child.command = argv;
+      break;
+    }
+  }
+  child.host = r.host;
+  child.capture_mode = r.capture_mode;
+  child.pid = p.pid;
+  child.parent_pid = p.parent_pid;
+  // Stopped with the program: what it was running then is a hang or work in progress, as the
+  // program's is, not a crash.
+  if (p.stopped && !p.alive) {
+    child.timed_out = r.timed_out, child.stopped = r.stopped, child.timeout_seconds = r.timeout_seconds;
+  }
+  // Not waited for by the recorder: known where the preload saw it call exit() or _exit().
+  child.exit_status = p.end == ProcessEnd::Exited ? p.exit_status : -1;
+  // How long it ran: from when it attached to when it said its end (exit, _exit, main's
+  // return), else as far as the recorder saw it alive and its calls show (to the time between
+  // two looks); not the whole recording's time.
+  std::uint64_t first = p.first_seen_ns ? p.first_seen_ns : UINT64_MAX, last = p.last_seen_ns;
+  child.max_calls = r.max_calls;
+  child.check_values = r.check_values;
+  // The same machine, and the program's BLAS until the child's own replaces it (the front end).
+  child.blas_library = r.blas_library;
+  child.openblas_corename = r.openblas_corename;
+  child.kernel_mismatch = r.kernel_mismatch;
+  child.peak_gflops_fp32 = r.peak_gflops_fp32;
+  child.peak_gflops_fp64 = r.peak_gflops_fp64;
+  child.processes = {p};
+  child.calls = std::move(calls);
+  for (const CallRecord& c : child.calls) {
+    first = std::min(first, c.start_ns);
+    last = std::max(last, c.start_ns + c.duration_ns);
+  }
+  // Exact where the preload kept them apart (every process it attached to), else summed from
+  // the calls listed.
+  const auto exact = r.process_routines.find(p.pid);
+  child.routines = exact != r.process_routines.end() ? exact->second : totals_of(child.calls);
+  child.nested_limit = r.nested_limit;
+  for (const CallRecord& c : r.running) {
+    if (c.pid != p.pid) continue;
+    child.running.push_back(c);
+    first = std::min(first, c.start_ns), last = std::max(last, c.start_ns + c.duration_ns);  // as long as it ran
+  }
+  for (const auto* calls : {&child.calls, &child.running}) {
+    for (const CallRecord& c : *calls) child.calls_unlisted += c.unlisted;
+  }
+  child.start_ns = first == UINT64_MAX ? r.start_ns : std::max(first, r.start_ns);
+  child.wall_seconds = static_cast<double>(last > child.start_ns ? last - child.start_ns : 0) * 1e-9;
+  for (const Capture& c : r.captures) {
+    for (const CallRecord& call : child.calls) {
+      if (call.id == c.call) child.captures.push_back(c);
+    }
+  }
+  child.calls_total = 0;
+  for (const RoutineTotal& t : child.routines) child.calls_total += t.calls;
+  // Its calls past the per-call cap (the whole recording's) are in its exact totals, not listed.
+  const std::uint64_t accounted = child.calls.size() + child.calls_unlisted;
+  if (exact != r.process_routines.end() && child.calls_total > accounted) {
+    child.calls_not_kept = child.calls_total - accounted;
+  }
+  const auto no_slot = r.process_routines.find(0);
+  if (exact != r.process_routines.end() && no_slot != r.process_routines.end() && !no_slot->second.empty()) {
+    child.problem =
+        "calls of threads that found no free slot in the recording's table (over 256 threads at once) are in "
+        "the program's session's totals, not in this process's";
+  } else if (exact == r.process_routines.end() && child.calls_unlisted) {
+    child.problem = "its totals are summed from the calls listed one by one: the " +
+                    std::to_string(child.calls_unlisted) + " calls made inside them that were not are left out";
+  }
+  if (r.calls_not_kept && exact == r.process_routines.end()) {
+    child.problem = "its totals are summed from the calls kept one by one; " + std::to_string(r.calls_not_kept) +
+                    " calls of the whole recording were not kept";
+  }
+  name_single_dtypes(child);
+  return child;
 }
 
 std::string default_preload_library() {

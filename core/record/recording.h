@@ -158,8 +158,14 @@ double running_seconds(const Recording& recording, const CallRecord& call);
 // nested_limit), in a sentence, or "" when it lists them all.
 std::string unlisted_note(const Recording& recording);
 
+// The recording of child process `process` of `recording`, holding `calls` (the process's
+// finished calls, in order) and its running calls, with totals summed from them where the
+// preload's exact ones are not at hand.
+Recording child_recording(const Recording& recording, const ProcessInfo& process, std::vector<CallRecord> calls);
+// The calls of process `pid` that `recording` lists.
+std::vector<CallRecord> calls_of_process(const Recording& recording, std::uint32_t pid);
 // One recording per child process (every process but the program's own), holding its calls
-// and running calls, with totals summed from them. The program's recording keeps every call.
+// as `recording` lists them (all of them where it keeps every call: no on_calls).
 std::vector<Recording> child_recordings(const Recording& recording);
 
 struct RecordOptions {
@@ -188,8 +194,11 @@ struct RecordOptions {
   // thread, their times already in CLOCK_MONOTONIC nanoseconds: what a session writer streams to
   // disk while the program runs. With it, Recording::calls keeps only what is needed one by one
   // afterwards: failing calls and the calls they were made from, captured calls, and child
-  // processes' calls. Must not throw.
+  // processes' calls (unless keep_child_calls is false). Must not throw.
   std::function<void(std::span<const CallRecord> calls, const Recording& so_far)> on_calls;
+  // With on_calls: whether child processes' ordinary calls are kept in Recording::calls too
+  // (false where on_calls sets them aside itself, as record_to_session does).
+  bool keep_child_calls = true;
 };
 
 // Runs the program with the preload library, its stdin/stdout/stderr untouched, and records

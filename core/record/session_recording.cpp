@@ -9,6 +9,7 @@
 
 #include "io/text_file.h"
 #include "kernels/cpu_environment.h"
+#include "record/child_call_spool.h"
 #include "record/session_stream.h"
 #include "record/session_writer.h"
 #include "text/format.h"
@@ -52,6 +53,15 @@ bool written_in_place(const std::string& path) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+// The folder the sessions go into: the named session's, else the one for default names.
+std::string folder_of_sessions(const SessionOptions& options) {
+  if (!options.output.empty() && !session_written_into(options.output)) {
+    const std::filesystem::path parent = std::filesystem::path(options.output).parent_path();
+    return parent.empty() ? "." : parent.string();
+  }
+  return options.folder.empty() ? "." : options.folder;
+}
+
 // The BLAS `process` called, and how its kernels suit this CPU, as the recording's.
 void take_blas_of(const ProcessInfo& process, const core::CpuEnvironment& cpu, Recording& into) {
   std::error_code error;  // the library's own path, not the alternatives' link to it
@@ -69,10 +79,14 @@ void take_blas_of(const ProcessInfo& process, const core::CpuEnvironment& cpu, R
 SavedRecording record_to_session(RecordOptions options, const SessionOptions& session) {
   SessionFiles files(session);
   const bool in_place = written_in_place(session.output);
+  // Child processes' calls wait on disk for their own sessions, not in the recorder's memory.
+  ChildCallSpool children_calls(folder_of_sessions(session));
   if (!in_place) {
-    options.on_calls = [&files, chained = std::move(options.on_calls)](std::span<const CallRecord> calls,
-                                                                       const Recording& r) {
+    options.keep_child_calls = false;
+    options.on_calls = [&files, &children_calls, chained = std::move(options.on_calls)](
+                           std::span<const CallRecord> calls, const Recording& r) {
       files.session(r).append(calls, r.start_ns);
+      children_calls.add(calls, r.pid);
       if (chained) chained(calls, r);
     };
   }
@@ -98,31 +112,37 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
   } else if (any_process != r.processes.end()) {
     take_blas_of(*any_process, cpu, r);
   }
-  for (Recording& child : child_recordings(r)) {
-    if (!child.processes.empty() && !child.processes.front().blas_library.empty()) {
-      take_blas_of(child.processes.front(), cpu, child);
-    }
-    // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
-    // it stays listed among the processes, without a session file of its own. One whose calls
-    // all came past the per-call cap has its totals to show.
-    if (child.calls_total == 0 && child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
-    SessionWriter writer(files.child_path(r, child.pid));
-    writer.append(child.calls, child.start_ns);
+  // One child at a time: only its calls are in memory while its session is written.
+  for (const ProcessInfo& process : r.processes) {
+    if (process.pid == r.pid) continue;
+    const std::string not_saved = "the session of child " + std::to_string(process.pid) + " was not saved: ";
     try {
+      Recording child = child_recording(
+          r, process, in_place ? calls_of_process(r, process.pid) : children_calls.calls_of(process.pid));
+      if (const std::uint64_t lost = in_place ? 0 : children_calls.lost(process.pid)) {
+        child.problem += (child.problem.empty() ? "" : "; ") + std::to_string(lost) +
+                         " of its calls could be kept neither on disk nor in memory for this session (its totals "
+                         "count them)";
+      }
+      if (!process.blas_library.empty()) take_blas_of(process, cpu, child);
+      // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
+      // it stays listed among the processes, without a session file of its own. One whose calls
+      // all came past the per-call cap has its totals to show.
+      if (child.calls_total == 0 && child.calls.empty() && child.running.empty() && child.captures.empty()) continue;
+      SessionWriter writer(files.child_path(r, child.pid));
+      writer.append(child.calls, child.start_ns);
       writer.finish(child);
-      // The whole command line, as the processes list has it (its arguments quoted where they
-      // were read, else the line the process registered, or what it was before an exec).
-      const auto process = std::find_if(r.processes.begin(), r.processes.end(),
-                                        [&child](const ProcessInfo& p) { return p.pid == child.pid; });
-      const std::string command = process != r.processes.end() ? process->command : core::shell_command(child.command);
       // Absolute: `report` and the GUI open it from wherever they run (--output ../out/x.json
-      // made "../out/x-HOST-PID.json", a path only from the recorder's folder).
+      // made "../out/x-HOST-PID.json", a path only from the recorder's folder). Named by the
+      // whole command line, as the processes list has it (its arguments quoted where they were
+      // read, else the line the process registered, or what it was before an exec).
       std::error_code error;
       const std::filesystem::path absolute = std::filesystem::absolute(writer.path(), error);
-      r.children.push_back({child.pid, command, error ? writer.path() : absolute.lexically_normal().string()});
+      r.children.push_back({child.pid, process.command, error ? writer.path() : absolute.lexically_normal().string()});
     } catch (const std::runtime_error& error) {
-      saved.child_errors.push_back("the session of child " + std::to_string(child.pid) +
-                                   " was not saved: " + error.what());
+      saved.child_errors.push_back(not_saved + error.what());
+    } catch (const std::bad_alloc&) {
+      saved.child_errors.push_back(not_saved + "out of memory");
     }
   }
   try {
@@ -149,6 +169,8 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
     }
   } catch (const std::runtime_error& error) {  // InputError is one too
     saved.error = error.what();
+  } catch (const std::bad_alloc&) {
+    saved.error = "out of memory while it was written";
   }
   return saved;
 }

@@ -585,6 +585,50 @@ class RecordNumPy(unittest.TestCase):
         self.assertIn("a recording, not a workload: `blasscope-cli report", run.stderr)
 
 
+    @unittest.skipIf(os.environ.get("BLASSCOPE_SANITIZED") == "1",
+                     "ASan reserves terabytes of address space: a ulimit -v cannot be tested under it")
+    def test_forked_workers_recorded_under_an_address_space_limit_keep_every_session(self):
+        # A recorder under `ulimit -v` (a batch system's memory cap) with workers making 600,000
+        # calls between them: their calls wait on disk for their sessions, not in its memory
+        # (which ran out here: `error: record: std::bad_alloc`, no session at all).
+        forker = build_c("forker", """
+            #include <cblas.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            int main(void) {
+              double a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
+              for (int k = 0; k < 4; ++k) {
+                if (fork() == 0) {
+                  for (int i = 0; i < 150000; ++i)
+                    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 2, 2, 2, 1, a, 2, b, 2, 0, c, 2);
+                  _exit(c[0] == 1 ? 0 : 1);
+                }
+              }
+              int status, failed = 0;
+              for (int k = 0; k < 4; ++k) failed |= wait(&status) < 0 || status != 0;
+              return failed;
+            }
+        """, "-lopenblas")
+        import resource
+        limit = 300 << 20
+        session = os.path.join(WORK, "limited.json")
+        proc = subprocess.run([CLI, "record", "--output", session, "--", forker], capture_output=True, text=True,
+                              timeout=300, cwd=WORK,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("not saved", proc.stderr)
+        with open(session) as f:
+            program = json.load(f)
+        self.assertEqual(len(program["calls"]), 600000)
+        self.assertEqual(len(program["children"]), 4)
+        for child in program["children"]:
+            with open(child["session"]) as f:
+                calls = json.load(f)["calls"]
+            self.assertEqual(len(calls), 150000, child["session"])
+            self.assertEqual({c["pid"] for c in calls}, {child["pid"]})
+            ids = [c["id"] for c in calls]
+            self.assertEqual(ids, sorted(ids), "in the order they were made")
+
     def test_a_childs_failure_names_the_child(self):
         # Which process failed matters where several run the same code (a pool's workers): the
         # diagnosis says, and its pid is the child's, whose own session says it too, plainly.
