@@ -98,6 +98,24 @@ std::string values(const CallRecord& c) {
   return std::to_string(c.input_nan) + " NaN and " + std::to_string(c.input_inf) + " Inf in its inputs";
 }
 
+// What was seen of a call that read NaN/Inf, beyond the counts its title gives: what was
+// scanned, what its output held (`returned`: it did return) and what it said.
+std::vector<std::string> input_evidence(const CallRecord& c, bool returned) {
+  std::vector<std::string> evidence = {
+      "its input operands were scanned before the call ran: " + std::to_string(c.input_nan) + " NaN and " +
+      std::to_string(c.input_inf) + " Inf"};
+  // (A LAPACK call's output is scanned only where it returned INFO = 0: it is not its result otherwise.)
+  if (returned && (c.flags & record::kValuesChecked) && (!(c.flags & record::kHasInfo) || c.info == 0)) {
+    evidence.push_back(c.output_nan + c.output_inf
+                           ? "its output, scanned after it returned: " + std::to_string(c.output_nan) + " NaN and " +
+                                 std::to_string(c.output_inf) + " Inf"
+                           : "its output, scanned after it returned, holds no NaN/Inf");
+  }
+  if (!returned) evidence.push_back("it had not returned when the program ended");
+  if (returned && (c.flags & record::kHasInfo)) evidence.push_back("it returned INFO = " + std::to_string(c.info));
+  return evidence;
+}
+
 // What GEMM's parameter `p` (as xerbla numbers it) is in the caller's own terms, with the
 // bound it broke. CBLAS row-major calls reach the library as the transposed column-major
 // call, with A and B (and M and N) swapped: its parameter 10 is the caller's LDA.
@@ -826,7 +844,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
                             "where the Inf scaled the matrix away)"},
                 Specific{"finite result", "", ""});
       } else {
-        out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
+        out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), input_evidence(c, true));
       }
     }
     // The silent failure: a result with NaN/Inf and nothing said (INFO = 0, no xerbla), an
@@ -940,7 +958,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
                                          how};
     if (inner != &c) evidence.push_back("inside it, " + label(*inner) + " was running");
     if (c.input_nan + c.input_inf > 0 && !c.parent) {
-      out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), {label(c) + ": " + values(c)});
+      out.add("non-finite-input", Severity::Warning, c, label(c) + ": " + values(c), input_evidence(c, false));
     }
     if (c.flags & record::kValuesChecked) evidence.push_back(label(c) + ": " + values(c));
     // Hung: running for over a second, and ten times as long as any call of its routine that

@@ -644,7 +644,9 @@ std::string unlisted_note(const Recording& r) {
                              : r.nested_limit == 0        ? "none of those made inside it"
                                                    : "the first " + std::to_string(r.nested_limit) + " made inside it";
   return std::to_string(r.calls_unlisted) +
-         " calls made inside other calls (LAPACK's own) are counted in the totals but not listed one by one: each "
+         (r.calls_unlisted == 1 ? " call made inside other calls (LAPACK's own) is"
+                                : " calls made inside other calls (LAPACK's own) are") +
+         " counted in the totals but not listed one by one: each "
          "top-level call lists " +
          listed +
          ", and every one that failed, read or made NaN/Inf, or ran 100 us or more, with its callers (record with "

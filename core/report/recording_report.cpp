@@ -74,15 +74,53 @@ std::vector<std::vector<std::string>> routine_rows(const record::Recording& r) {
   return rows;
 }
 
+// Why calls were counted but not kept, as far as the recording tells.
+std::string not_kept_reason(const record::Recording& r) {
+  const std::string cap = "the cap of " + std::to_string(r.max_calls) + " calls";
+  if (r.max_calls && r.calls_total > r.max_calls) return "past " + cap + "; record with --max-calls to keep more";
+  if (r.parent_pid || r.processes.size() > 1) {
+    return cap + " is the whole recording's, all its processes together; or the recording buffer was full";
+  }
+  return "the recording buffer was full, or threads still waited for room in it when the program ended";
+}
+
+// The listed calls counted as failures only for a NaN/Inf result (INFO = 0, nothing refused),
+// by routine: "2 dgelsy, 1 dgemm"; "" for none.
+std::string silent_failures(const record::Recording& r) {
+  std::map<std::string, std::uint64_t> by_routine;
+  for (const record::CallRecord& c : r.calls) {
+    if (record::call_failed(c) && c.info == 0 && !record::has_xerbla(c) && c.output_nan + c.output_inf > 0) {
+      ++by_routine[record::routine_name(c.routine, c.precision)];
+    }
+  }
+  std::string text;
+  for (const auto& [routine, count] : by_routine) {
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + routine;
+  }
+  return text;
+}
+
 std::string header(const record::Recording& r) {
   std::ostringstream out;
-  out << "recorded " << r.calls_total << " BLAS/LAPACK calls"
+  out << "recorded " << r.calls_total << (r.calls_total == 1 ? " BLAS/LAPACK call" : " BLAS/LAPACK calls")
       << (r.running.empty() ? "" : " (and " + std::to_string(r.running.size()) + " that had not returned)") << " in "
       << r.processes.size() << (r.processes.size() == 1 ? " process" : " processes") << " of `" << command_line(r)
       << "`, " << recording_status_text(r) << ", " << format_number(r.wall_seconds) << " s\n";
   if (r.calls_not_kept) {
-    out << "note: " << r.calls_not_kept << " calls are counted in the totals but not kept one by one (cap "
-        << r.max_calls << " calls, or the buffer was full)\n";
+    out << "note: " << r.calls_not_kept << (r.calls_not_kept == 1 ? " call is" : " calls are")
+        << " counted in the totals but not kept one by one (" << not_kept_reason(r) << ")\n";
+  }
+  double self_seconds = 0;
+  for (const auto& t : r.routines) self_seconds += t.self_seconds;
+  if (r.wall_seconds > 0 && self_seconds > r.wall_seconds * 1.05) {
+    out << "note: TOTAL and SELF add up calls made at the same time on several threads (or in several processes): "
+        << format_duration(self_seconds) << " of calls in " << format_duration(r.wall_seconds)
+        << " of wall time; SHARE is of their sum\n";
+  }
+  if (const std::string silent = silent_failures(r); !silent.empty()) {
+    out << "note: FAILURES counts calls that returned INFO != 0, had an argument refused, or gave NaN/Inf; these "
+           "returned INFO = 0 with a NaN/Inf result, which nothing reported: "
+        << silent << '\n';
   }
   if (const std::string unlisted = record::unlisted_note(r); !unlisted.empty()) out << "note: " << unlisted << '\n';
   if (!r.problem.empty()) out << "note: " << r.problem << '\n';

@@ -114,6 +114,29 @@ TEST(RecordingDiagnosis, ALapackCallThatTurnedNanIntoAFiniteResultIsAnError) {
   EXPECT_FALSE(blasscope::record::call_failed(unchecked));
 }
 
+TEST(RecordingDiagnosis, NonFiniteInputEvidenceSaysWhatWasScannedAndWhatTheCallReturned) {
+  Recording r;
+  CallRecord silent = call(1, Routine::Gelsy, 30, 10), refused = call(2, Routine::Gelss, 30, 10);
+  for (CallRecord* c : {&silent, &refused}) {
+    c->flags = blasscope::record::kHasInfo | blasscope::record::kValuesChecked, c->input_nan = 1;
+  }
+  silent.output_nan = 20;
+  refused.info = 9;
+  r.calls = {silent};
+  auto found = of(diagnose_recording(r), "non-finite-input");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_FALSE(contains(found[0].evidence, found[0].title)) << "evidence beyond the title";
+  EXPECT_TRUE(contains(found[0].evidence, "scanned before the call ran: 1 NaN and 0 Inf"));
+  EXPECT_TRUE(contains(found[0].evidence, "its output, scanned after it returned: 20 NaN and 0 Inf"));
+  EXPECT_TRUE(contains(found[0].evidence, "it returned INFO = 0"));
+  // INFO = 9: LAPACK's output is not its result, and was not scanned; nothing is said of it.
+  r.calls = {refused};
+  found = of(diagnose_recording(r), "non-finite-input");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_FALSE(contains(found[0].evidence, "its output"));
+  EXPECT_TRUE(contains(found[0].evidence, "it returned INFO = 9"));
+}
+
 TEST(RecordingDiagnosis, AnOverflowIsNotFoldedIntoANanInputsResult) {
   Recording r;
   CallRecord from_nan = call(1, Routine::Gemm, 8, 8), overflow = call(2, Routine::Gemm, 8, 8);
@@ -717,6 +740,50 @@ TEST(RecordingReport, AChildsEndIsReadFromItsSessionOrLeftUnknown) {
     const Recording r = blasscope::record::parse_recording_text(child_session(unknown));
     EXPECT_FALSE(blasscope::record::to_json(r, false)["processes"][0].contains("ended")) << unknown;
   }
+}
+
+TEST(RecordingReport, NotesSayWhyCallsWereNotKeptAndWhatFailuresCount) {
+  Recording r;
+  r.command = {"prog"};
+  r.processes.resize(1);
+  r.max_calls = 100, r.calls_total = 1;
+  EXPECT_NE(recording_summary(r, {}).find("recorded 1 BLAS/LAPACK call in 1 process"), std::string::npos);
+  r.calls_total = 150, r.calls_not_kept = 50;
+  EXPECT_NE(recording_summary(r, {}).find("50 calls are counted in the totals but not kept one by one (past the cap "
+                                          "of 100 calls; record with --max-calls to keep more)"),
+            std::string::npos)
+      << recording_summary(r, {});
+  r.calls_total = 90, r.calls_not_kept = 1;
+  EXPECT_NE(recording_summary(r, {}).find("1 call is counted in the totals but not kept one by one (the recording "
+                                          "buffer was full"),
+            std::string::npos)
+      << recording_summary(r, {});
+  r.parent_pid = 3;  // a child's session: the cap was all the processes'
+  EXPECT_NE(recording_summary(r, {}).find("is the whole recording's"), std::string::npos);
+  // A silent NaN result counts as a failure: the note says so and which calls were such.
+  CallRecord silent = call(1, Routine::Gelsy, 30, 10);
+  silent.flags |= blasscope::record::kHasInfo;
+  silent.output_nan = 20;
+  CallRecord refused = call(2, Routine::Gelss, 30, 10);
+  refused.flags |= blasscope::record::kHasInfo;
+  refused.info = 9, refused.output_nan = 4;
+  r.calls = {silent, refused};
+  const std::string summary = recording_summary(r, {});
+  EXPECT_NE(summary.find("returned INFO = 0 with a NaN/Inf result, which nothing reported: 1 dgelsy\n"),
+            std::string::npos)
+      << summary;
+  r.calls = {refused};
+  EXPECT_EQ(recording_summary(r, {}).find("FAILURES counts"), std::string::npos);
+  // Four threads' calls at once: three seconds of calls in one of wall time.
+  blasscope::record::RoutineTotal gemm;
+  gemm.calls = 4, gemm.seconds = gemm.self_seconds = 3;
+  r.routines = {gemm};
+  r.wall_seconds = 1;
+  EXPECT_NE(recording_summary(r, {}).find("note: TOTAL and SELF add up calls made at the same time on several threads"),
+            std::string::npos)
+      << recording_summary(r, {});
+  r.wall_seconds = 4;
+  EXPECT_EQ(recording_summary(r, {}).find("add up calls made at the same time"), std::string::npos);
 }
 
 TEST(RecordingReport, TheCommandLineIsShellQuotedInEveryFormat) {
