@@ -106,7 +106,7 @@ namespace {
 
 void write_report(const std::string& text, const std::string& output) {
   if (output.empty()) {
-    std::cout << core::printable_utf8(text);
+    core::write_printable_utf8(std::cout, text);
   } else {
     // A folder named in --output is made, as `record --output` makes one.
     std::error_code ignored;

@@ -371,14 +371,19 @@ std::string recording_report_json_text(const record::Recording& r, const std::ve
   static constexpr std::string_view kEmpty = "\n  \"calls\": []";
   const std::size_t at = text.find(kEmpty);
   if (at == std::string::npos) return text + "\n";
-  std::string calls = "\n  \"calls\": [";
+  // Built once, in place: a million calls' text is 240 MB, and every copy of it is as much.
+  std::string report;
+  report.reserve(text.size() + r.calls.size() * 240 + 16);
+  report.append(text, 0, at);
+  report += "\n  \"calls\": [";
   char call[record::kMaxCallText];
   for (std::size_t i = 0; i < r.calls.size(); ++i) {
-    calls += i ? ",\n    " : "\n    ";
-    calls.append(call, record::write_call_text(call, r.calls[i], i, r.start_ns));
+    report += i ? ",\n    " : "\n    ";
+    report.append(call, record::write_call_text(call, r.calls[i], i, r.start_ns));
   }
-  calls += r.calls.empty() ? "]" : "\n  ]";
-  return text.replace(at, kEmpty.size(), calls) + "\n";
+  report += r.calls.empty() ? "]" : "\n  ]";
+  report.append(text, at + kEmpty.size());
+  return report += "\n";
 }
 
 std::string recording_summary(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {

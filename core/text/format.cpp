@@ -1,7 +1,9 @@
 #include "text/format.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -32,6 +34,19 @@ std::string format_shape(const std::vector<std::uint64_t>& shape) {
   if (shape.size() == 1) out << ',';
   out << ')';
   return out.str();
+}
+
+void write_printable_utf8(std::ostream& out, std::string_view text, std::size_t piece) {
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = at + std::min(std::max<std::size_t>(piece, 4), text.size() - at);
+    // Back to a sequence's first byte (a valid one has at most three after it).
+    for (int back = 0; back < 3 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80;
+         ++back) {
+      --end;
+    }
+    out << printable_utf8(text.substr(at, end - at));
+    at = end;
+  }
 }
 
 std::string printable_utf8(std::string_view text) {

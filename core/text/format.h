@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +24,9 @@ std::string format_shape(const std::vector<std::uint64_t>& shape);
 // Replaces bytes that are not valid UTF-8 (names and messages from a malformed file) by
 // \xNN escapes, so what reaches a terminal or log is always valid text.
 std::string printable_utf8(std::string_view text);
+// The same, written to `out` a piece of at most `piece` bytes at a time (never inside a UTF-8
+// sequence): a report of a million calls is 240 MB, and a copy of it as much again.
+void write_printable_utf8(std::ostream& out, std::string_view text, std::size_t piece = std::size_t{1} << 20);
 // One line of text: control characters from a file (a tensor named "a\nfindings: none") are
 // written as \n, \r, \t or \xNN, so a name or value cannot fake lines of a report.
 std::string one_line(std::string_view text);

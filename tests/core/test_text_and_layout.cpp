@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "analysis/tensor_findings.h"
 #include "analysis/tensor_layout.h"
@@ -44,6 +45,20 @@ TEST(Text, PrintableUtf8KeepsValidTextAndEscapesTheRest) {
             "a\\xFFb");
   EXPECT_EQ(printable_utf8("\xC3"), "\\xC3");           // truncated sequence
   EXPECT_EQ(printable_utf8("\xC0\xAF"), "\\xC0\\xAF");  // overlong
+}
+
+TEST(Text, PrintableUtf8WrittenInPiecesIsTheWholeTextsNeverSplittingASequence) {
+  // Sequences of 1 to 4 bytes, invalid bytes, and a run of stray continuation bytes, at every
+  // offset of every piece size: the pieces together are printable_utf8 of the whole.
+  const std::string text = "a\xC3\xA9b\xE2\x82\xAC\xF0\x9F\x98\x80\xFF\x80\x80\x80\x80z\xC3";
+  for (std::size_t piece = 1; piece <= text.size() + 1; ++piece) {
+    for (std::size_t from = 0; from < text.size(); ++from) {
+      std::ostringstream out;
+      write_printable_utf8(out, std::string_view(text).substr(from), piece);
+      EXPECT_EQ(out.str(), printable_utf8(std::string_view(text).substr(from)))
+          << "piece " << piece << " from " << from;
+    }
+  }
 }
 
 TEST(Findings, NonFiniteFindingGivesCountsAndTheIndexInNumPyTerms) {
