@@ -10,6 +10,7 @@
 #include <new>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "record/session_writer.h"
 
@@ -51,16 +52,20 @@ bool ChildCallSpool::open_file() {
 }
 
 void ChildCallSpool::add(std::span<const CallRecord> calls, std::uint32_t program_pid) noexcept {
-  if (!open_file()) return keep_in_memory(calls, program_pid);
+  if (m_file_failed) return keep_in_memory(calls, program_pid);
   try {
     m_batch.clear();
     for (const CallRecord& c : calls) {
       if (c.pid != program_pid) m_batch.push_back(c);
     }
+    if (m_batch.empty()) return;
+    if (!open_file()) return keep_in_memory(m_batch, program_pid);
   } catch (const std::bad_alloc&) {
+    // From here on in memory: calls kept there are read back after the file's, so none may go
+    // to the file after them.
+    m_file_failed = true;
     return keep_in_memory(calls, program_pid);  // which counts them lost where that fails too
   }
-  if (m_batch.empty()) return;
   const auto* bytes = reinterpret_cast<const char*>(m_batch.data());
   if (write_all_at(m_fd, bytes, m_batch.size() * sizeof(CallRecord), m_records * sizeof(CallRecord)) != 0) {
     // Out of disk: what the file holds stays readable; from here calls are kept in memory.
@@ -132,6 +137,19 @@ std::vector<CallRecord> ChildCallSpool::calls_of(std::uint32_t pid) const {
   }
   if (kept != m_in_memory.end()) std::copy(kept->second.begin(), kept->second.end(), calls.begin() + at);
   return calls;
+}
+
+std::uint64_t ChildCallSpool::calls_in_memory() const {
+  std::uint64_t count = 0;
+  for (const auto& [pid, calls] : m_in_memory) count += calls.size();
+  return count;
+}
+
+void ChildCallSpool::close() {
+  if (m_fd >= 0) ::close(std::exchange(m_fd, -1));
+  m_file_failed = true;
+  m_runs.clear();
+  m_in_memory.clear();
 }
 
 std::uint64_t ChildCallSpool::lost(std::uint32_t pid) const {

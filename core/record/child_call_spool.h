@@ -18,7 +18,7 @@ namespace blasscope::record {
 class ChildCallSpool {
  public:
   // The file goes into `folder` (where the sessions go: "" is the working folder), else into
-  // $TMPDIR or /tmp; it is made at the first child's call.
+  // $TMPDIR or /tmp; it is made at the first child's call, not for a program without children.
   explicit ChildCallSpool(std::string folder);
   ~ChildCallSpool();
   ChildCallSpool(const ChildCallSpool&) = delete;
@@ -31,6 +31,11 @@ class ChildCallSpool {
   std::vector<CallRecord> calls_of(std::uint32_t pid) const;
   // Calls of `pid` that could be set aside neither in the file nor in memory.
   std::uint64_t lost(std::uint32_t pid) const;
+  // Whether a file holds calls (else they are all in memory), and how many are in memory.
+  bool on_disk() const { return m_fd >= 0; }
+  std::uint64_t calls_in_memory() const;
+  // Gives the file (its disk space) and the memory back once every child's session is written.
+  void close();
 
  private:
   struct Run {

@@ -496,7 +496,8 @@ Recording record_program(const RecordOptions& options) {
                       "the program made no BLAS or LAPACK call through a shared library (none was called, or it "
                       "links a BLAS statically)") +
                   (out.exit_status != 0 && !out.timed_out && !out.stopped
-                       ? "; it ended with exit status " + std::to_string(out.exit_status) +
+                       ? "; it ended with " +
+                             (out.signal.empty() ? "exit status " + std::to_string(out.exit_status) : out.signal) +
                              " first (a library it could not load is one way: its own error says)"
                        : "");
   } else if (const std::string error = buffer.growth_error(); !error.empty() && buffer.header().dropped.load() > 0) {
@@ -504,10 +505,13 @@ Recording record_program(const RecordOptions& options) {
                   error + "; is " + buffer.path().substr(0, buffer.path().rfind('/')) +
                   " full?): the program waited ten seconds for room, then " +
                   std::to_string(buffer.header().dropped.load()) + " calls were counted but not recorded";
-  } else if (const std::uint64_t lost = calls.not_kept_for_memory()) {
-    out.problem = "the recorder ran out of memory (a `ulimit -v`?) and could not keep " + std::to_string(lost) +
-                  " calls one by one for its summary and diagnoses; they are counted in the totals" +
-                  (options.on_calls ? " and listed in the session" : "");
+  }
+  if (const std::uint64_t lost = calls.not_kept_for_memory()) {
+    out.problem +=
+        (out.problem.empty() ? "" : "; ") +
+        std::string("the recorder ran out of memory (a `ulimit -v`?) and could not keep " + std::to_string(lost) +
+                    " calls one by one for its summary and diagnoses; they are counted in the totals" +
+                    (options.on_calls ? " and listed in the session" : ""));
   }
   return out;
 }

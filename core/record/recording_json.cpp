@@ -12,11 +12,15 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "record/routine_names.h"
 #include "record/session_writer.h"
+#include "record/usable_cores.h"
 
 namespace blasscope::record {
 
@@ -631,6 +635,22 @@ class FastCallReader {
   }
   const char* position() const { return m_p; }
 
+  // The calls from here to `stop`, where another reader starts (read_calls): true where they
+  // end with the comma before it, so that `stop` is where a call begins.
+  bool read_until(const char* stop, std::vector<CallRecord>& out) {
+    skip();
+    while (m_p < stop) {
+      m_builder.begin();
+      if (!object(false)) return false;
+      out.push_back(m_builder.finish(0));
+      skip();
+      if (peek() != ',') return false;
+      ++m_p;
+      skip();
+    }
+    return m_p == stop;
+  }
+
   // The calls of a text that ends inside them (a session whose writer was killed): every complete
   // call, and true when what follows the last one is only the start of another cut by the end
   // of the text; false for text that is damaged instead.
@@ -777,24 +797,89 @@ std::size_t top_level_calls(std::string_view text) {
   return std::string::npos;
 }
 
+// Reads the calls array from `begin` (after its '[') into `calls`, and sets `after` past its
+// ']'. A big one is read on every core, in parts starting where a line starts a call (BLAScope
+// writes a call a line); a part must end right where the next begins, else (a session written
+// otherwise, or a part that is not what BLAScope writes) the whole is read again in one go, as
+// reading in one go is what decides. False where the calls are not as BLAScope writes them.
+bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& calls, const char*& after) {
+  constexpr std::size_t kLeastPart = std::size_t{8} << 20;  // 40,000 calls: below, one thread is as quick
+  const std::size_t size = static_cast<std::size_t>(end - begin);
+  const std::size_t parts = std::min<std::size_t>({usable_cores(), 8, size / kLeastPart});
+  if (parts > 1) {
+    const std::string_view text(begin, size);
+    std::vector<const char*> starts = {begin};
+    for (std::size_t k = 1; k < parts; ++k) {
+      const std::size_t at = text.find("\n{", std::max<std::size_t>(k * size / parts, starts.back() - begin + 1));
+      if (at == std::string_view::npos) break;
+      starts.push_back(begin + at + 1);
+    }
+    std::vector<std::vector<CallRecord>> read(starts.size());
+    std::vector<char> whole(starts.size(), 0), threw(starts.size(), 0);
+    const char* last_end = nullptr;
+    const auto read_part = [&](std::size_t k) noexcept {
+      try {
+        read[k].reserve(static_cast<std::size_t>((k + 1 < starts.size() ? starts[k + 1] : end) - starts[k]) / 128);
+        FastCallReader reader(starts[k], end);
+        if (k + 1 < starts.size()) {
+          whole[k] = reader.read_until(starts[k + 1], read[k]);
+        } else if ((whole[k] = reader.read(read[k]))) {
+          last_end = reader.position();
+        }
+      } catch (const std::exception&) {  // read again in one go, which says what was wrong
+        threw[k] = 1;
+      }
+    };
+    std::vector<std::thread> threads;
+    try {
+      for (std::size_t k = 1; k < starts.size(); ++k) threads.emplace_back(read_part, k);
+    } catch (const std::system_error&) {
+    }
+    read_part(0);
+    for (std::thread& t : threads) t.join();
+    // Every part whole, each thread's own (a part no thread was started for is not).
+    const bool all_read = threads.size() + 1 == starts.size();
+    const bool before_last = std::all_of(whole.begin(), whole.end() - 1, [](char w) { return w; });
+    // All but the last whole, and the last not as BLAScope writes calls (a session cut inside
+    // them, whose recorder was killed): read in one go, it would fail just there too.
+    if (all_read && before_last && !whole.back() && !threw.back()) return false;
+    if (all_read && before_last && whole.back()) {
+      std::size_t count = 0;
+      for (const auto& part : read) count += part.size();
+      calls = std::move(read[0]);
+      calls.reserve(count);
+      for (std::size_t k = 1; k < read.size(); ++k) calls.insert(calls.end(), read[k].begin(), read[k].end());
+      after = last_end;
+      return true;
+    }
+  }
+  // Room for as many calls as the text can hold at the size BLAScope writes them (about 190
+  // bytes; reserved, not touched): a vector doubling its way to a million calls copied 0.2 GB.
+  calls.clear();
+  try {
+    calls.reserve(size / 128);
+  } catch (const std::bad_alloc&) {  // then it grows as it goes
+  }
+  FastCallReader reader(begin, end);
+  if (!reader.read(calls)) return false;
+  after = reader.position();
+  return true;
+}
+
 }  // namespace
 
 std::optional<Recording> read_written_session(std::string_view text) {
   const std::size_t at = top_level_calls(text);
   if (at == std::string::npos) return std::nullopt;
   std::vector<CallRecord> calls;
-  // Room for as many calls as the text can hold at the size BLAScope writes them (about 190
-  // bytes; reserved, not touched): a vector doubling its way to a million calls copied 0.2 GB.
-  try {
-    calls.reserve((text.size() - at) / 128);
-  } catch (const std::bad_alloc&) {  // then it grows as it goes
+  const char* calls_end = nullptr;
+  if (!read_calls(text.data() + at + kCallsKey.size(), text.data() + text.size(), calls, calls_end)) {
+    return std::nullopt;
   }
-  FastCallReader reader(text.data() + at + kCallsKey.size(), text.data() + text.size());
-  if (!reader.read(calls)) return std::nullopt;
   // The header is what comes before and after the calls: `{...,` and `,...}` (calls in the
   // middle), `{` and `,...}` (first) or `{...,` and `}` (last, as older sessions have them).
   std::string before(text.substr(0, at));
-  std::string after(reader.position(), text.data() + text.size());
+  std::string after(calls_end, text.data() + text.size());
   while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
   const std::size_t next = after.find_first_not_of(" \t\r\n");
   if (next == std::string::npos || before.empty()) return std::nullopt;

@@ -115,14 +115,18 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
   // One child at a time: only its calls are in memory while its session is written.
   for (const ProcessInfo& process : r.processes) {
     if (process.pid == r.pid) continue;
-    const std::string not_saved = "the session of child " + std::to_string(process.pid) + " was not saved: ";
+    const auto not_saved = [&process](const char* why) {
+      return "the session of child " + std::to_string(process.pid) + " was not saved: " + why;
+    };
     try {
       Recording child = child_recording(
           r, process, in_place ? calls_of_process(r, process.pid) : children_calls.calls_of(process.pid));
       if (const std::uint64_t lost = in_place ? 0 : children_calls.lost(process.pid)) {
+        const bool exact = r.process_routines.count(process.pid) > 0;
         child.problem += (child.problem.empty() ? "" : "; ") + std::to_string(lost) +
-                         " of its calls could be kept neither on disk nor in memory for this session (its totals "
-                         "count them)";
+                         " of its calls could be kept neither on disk nor in memory for this session (" +
+                         (exact ? "its totals count them" : "left out of its totals, which are summed from its calls") +
+                         ")";
       }
       if (!process.blas_library.empty()) take_blas_of(process, cpu, child);
       // A child that made no recorded call (a shell, a launcher's helpers) has nothing to show:
@@ -140,11 +144,15 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
       const std::filesystem::path absolute = std::filesystem::absolute(writer.path(), error);
       r.children.push_back({child.pid, process.command, error ? writer.path() : absolute.lexically_normal().string()});
     } catch (const std::runtime_error& error) {
-      saved.child_errors.push_back(not_saved + error.what());
+      saved.child_errors.push_back(not_saved(error.what()));
     } catch (const std::bad_alloc&) {
-      saved.child_errors.push_back(not_saved + "out of memory");
+      try {
+        saved.child_errors.push_back(not_saved("out of memory"));
+      } catch (const std::bad_alloc&) {  // the program's own session comes first
+      }
     }
   }
+  children_calls.close();  // its disk space, before the program's session is finished
   try {
     if (in_place) {
       const std::string text = session_text(r);

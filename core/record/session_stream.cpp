@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "record/huge_pages.h"
+#include "record/usable_cores.h"
 
 namespace blasscope::record {
 namespace {
@@ -81,13 +82,6 @@ struct WrittenPieces {
   std::uint64_t offset = 0;
   std::size_t next = 0;
 };
-
-// The cores this process may run on (fewer than the machine's under taskset or a cpuset).
-unsigned usable_cores() {
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(std::max(CPU_COUNT(&set), 1));
-  return std::max(std::thread::hardware_concurrency(), 1u);
-}
 
 // Formats the pieces on up to `most_threads` threads (this one included) and writes them one
 // after another from `offset`. Pieces are taken in order; a piece's place in the file is known

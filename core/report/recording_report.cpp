@@ -118,8 +118,8 @@ std::string header(const record::Recording& r) {
         << " of wall time; SHARE is of their sum\n";
   }
   if (const std::string silent = silent_failures(r); !silent.empty()) {
-    out << "note: FAILURES counts calls that returned INFO != 0, had an argument refused, or gave NaN/Inf; these "
-           "returned INFO = 0 with a NaN/Inf result, which nothing reported: "
+    out << "note: FAILURES counts calls that returned INFO != 0, had an argument refused, gave NaN/Inf, or (LAPACK) "
+           "read NaN/Inf; these returned INFO = 0 with a NaN/Inf result, which nothing reported: "
         << silent << '\n';
   }
   if (const std::string unlisted = record::unlisted_note(r); !unlisted.empty()) out << "note: " << unlisted << '\n';

@@ -39,10 +39,14 @@ std::string format_shape(const std::vector<std::uint64_t>& shape) {
 void write_printable_utf8(std::ostream& out, std::string_view text, std::size_t piece) {
   for (std::size_t at = 0; at < text.size();) {
     std::size_t end = at + std::min(std::max<std::size_t>(piece, 4), text.size() - at);
-    // Back to a sequence's first byte (a valid one has at most three after it).
-    for (int back = 0; back < 3 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80;
-         ++back) {
-      --end;
+    // Not inside a sequence: where one of the three bytes before the cut leads a sequence that
+    // goes past it, the piece ends before that byte (stray continuation bytes are cut anywhere).
+    for (std::size_t back = 1; back <= 3 && end < text.size() && end - back > at; ++back) {
+      const auto lead = static_cast<unsigned char>(text[end - back]);
+      if ((lead & 0xC0) == 0x80) continue;
+      const std::size_t length = (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 1;
+      if (length > back) end -= back;
+      break;
     }
     out << printable_utf8(text.substr(at, end - at));
     at = end;

@@ -69,7 +69,12 @@ TEST(ChildCallSpool, EachChildsCallsComeBackInOrderFromAFileThatLeavesNothingBeh
     ChildCallSpool spool(dir.path().string());
     for (const auto& batch : batches) spool.add(batch, kProgram);
     expect_each_childs_calls_back(spool, batches);
+    EXPECT_TRUE(spool.on_disk());
+    EXPECT_EQ(spool.calls_in_memory(), 0u);
     EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the file has no name";
+    spool.close();
+    EXPECT_FALSE(spool.on_disk());
+    EXPECT_TRUE(spool.calls_of(201).empty());
   }
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
@@ -80,6 +85,17 @@ TEST(ChildCallSpool, AFolderThatCannotBeWrittenFallsBackToTheTemporaryFolder) {
   ChildCallSpool spool((dir.path() / "no such folder").string());
   for (const auto& batch : batches) spool.add(batch, kProgram);
   expect_each_childs_calls_back(spool, batches);
+  EXPECT_TRUE(spool.on_disk()) << "in $TMPDIR or /tmp";
+  EXPECT_EQ(spool.calls_in_memory(), 0u);
+}
+
+TEST(ChildCallSpool, AProgramWithoutChildrenMakesNoFile) {
+  ChildCallSpool spool("/nonexistent");
+  std::vector<CallRecord> own = {call_of(kProgram, 1), call_of(kProgram, 2)};
+  spool.add(own, kProgram);
+  EXPECT_FALSE(spool.on_disk());
+  EXPECT_EQ(spool.calls_in_memory(), 0u);
+  EXPECT_TRUE(spool.calls_of(kProgram).empty());
 }
 
 TEST(ChildCallSpool, CallsTheFileHasNoRoomForAreKeptInMemory) {
@@ -97,6 +113,10 @@ TEST(ChildCallSpool, CallsTheFileHasNoRoomForAreKeptInMemory) {
     ChildCallSpool spool(dir.path().string());
     for (const auto& batch : batches) spool.add(batch, kProgram);
     expect_each_childs_calls_back(spool, batches);
+    EXPECT_TRUE(spool.on_disk());
+    // The file holds the first batches' calls, memory the rest (40 batches hold 11,440).
+    EXPECT_GT(spool.calls_in_memory(), 0u);
+    EXPECT_LT(spool.calls_in_memory(), 11440u - 500u);
     ::_exit(::testing::Test::HasFailure() ? 1 : 0);
   }
   int status = 0;

@@ -449,6 +449,39 @@ TEST(SessionReader, ASessionCutInsideItsCallsIsReadAsFastAsAFinishedOne) {
   EXPECT_LT(unfinished, 3 * finished + 0.05) << "finished " << finished << " s, unfinished " << unfinished << " s";
 }
 
+TEST(SessionReader, CallsReadInPartsAreTheCallsReadInOneGo) {
+  // A big session is read in parts, each from a line that starts with "{" (BLAScope writes a call
+  // a line). Here every call's nested "xerbla" object starts a line too: a part that starts at
+  // one does not end where its neighbour does, and the whole is read in one go instead. Blanks
+  // before the calls move the cut across every place in a line; the calls are the same each time.
+  std::vector<CallRecord> calls;
+  for (std::uint64_t i = 1; i <= 100000; ++i) {
+    CallRecord c = call(i);
+    c.flags |= blasscope::record::kXerbla;
+    std::memcpy(c.xerbla_routine, "DGEMV", 5);
+    c.xerbla_parameter = static_cast<std::int32_t>(i % 13 + 1);
+    calls.push_back(c);
+  }
+  const Recording r = recording_of(calls);
+  const std::string written = session_text(r);
+  expect_same_calls(parse_recording_text(written).calls, r.calls);
+  std::string nested;
+  for (std::size_t at = 0;;) {
+    const std::size_t found = written.find("\"xerbla\":{", at);
+    nested.append(written, at, found == std::string::npos ? std::string::npos : found + 9 - at);
+    if (found == std::string::npos) break;
+    nested += '\n';
+    at = found + 9;
+  }
+  ASSERT_GT(nested.size(), written.size() + 99999);
+  const std::size_t calls_at = nested.find("\"calls\":[") + 9;
+  for (const std::size_t blanks : {0, 60, 120, 180, 240, 300}) {
+    std::string shifted = nested;
+    shifted.insert(calls_at, blanks, ' ');
+    expect_same_calls(parse_recording_text(shifted).calls, r.calls);
+  }
+}
+
 TEST(SessionReader, ASessionCutShortGivesTheCallsWrittenBeforeTheCut) {
   // A recorder killed (SIGKILL, the OOM killer) leaves the head and the calls streamed so far.
   const Recording r = recording_of({call(1), call(2, 1), full_call()});

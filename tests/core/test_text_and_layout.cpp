@@ -50,7 +50,9 @@ TEST(Text, PrintableUtf8KeepsValidTextAndEscapesTheRest) {
 TEST(Text, PrintableUtf8WrittenInPiecesIsTheWholeTextsNeverSplittingASequence) {
   // Sequences of 1 to 4 bytes, invalid bytes, and a run of stray continuation bytes, at every
   // offset of every piece size: the pieces together are printable_utf8 of the whole.
-  const std::string text = "a\xC3\xA9b\xE2\x82\xAC\xF0\x9F\x98\x80\xFF\x80\x80\x80\x80z\xC3";
+  const std::string text =
+      "a\xC3\xA9"
+      "b\xE2\x82\xAC\xF0\x9F\x98\x80\xFF\x80\x80\x80\x80z\xF0\x9F\x98\x80\x80\x80\xE2\x82\xAC\x80\xC3";
   for (std::size_t piece = 1; piece <= text.size() + 1; ++piece) {
     for (std::size_t from = 0; from < text.size(); ++from) {
       std::ostringstream out;
