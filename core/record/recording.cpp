@@ -700,14 +700,6 @@ std::vector<CallRecord> calls_of_process(const Recording& r, std::uint32_t pid) 
   return calls;
 }
 
-std::vector<Recording> child_recordings(const Recording& r) {
-  std::vector<Recording> children;
-  for (const ProcessInfo& p : r.processes) {
-    if (p.pid != r.pid) children.push_back(child_recording(r, p, calls_of_process(r, p.pid)));
-  }
-  return children;
-}
-
 Recording child_recording(const Recording& r, const ProcessInfo& p, std::vector<CallRecord> calls) {
   Recording child;
   // Its arguments, as read while it ran or as its preload registered them (SharedHeader's

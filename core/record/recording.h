@@ -164,9 +164,6 @@ std::string unlisted_note(const Recording& recording);
 Recording child_recording(const Recording& recording, const ProcessInfo& process, std::vector<CallRecord> calls);
 // The calls of process `pid` that `recording` lists.
 std::vector<CallRecord> calls_of_process(const Recording& recording, std::uint32_t pid);
-// One recording per child process (every process but the program's own), holding its calls
-// as `recording` lists them (all of them where it keeps every call: no on_calls).
-std::vector<Recording> child_recordings(const Recording& recording);
 
 struct RecordOptions {
   std::vector<std::string> command;

@@ -832,8 +832,9 @@ bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& cal
     };
     std::vector<std::thread> threads;
     try {
+      threads.reserve(starts.size());
       for (std::size_t k = 1; k < starts.size(); ++k) threads.emplace_back(read_part, k);
-    } catch (const std::system_error&) {
+    } catch (const std::exception&) {  // no thread (or no memory) for the rest: read in one go below
     }
     read_part(0);
     for (std::thread& t : threads) t.join();
