@@ -608,29 +608,32 @@ class SessionSax {
 
 namespace {
 
+// How a calls array read by FastCallReader ended: with its ']', with the text (cut inside the
+// calls), or with something BLAScope does not write there.
+enum class CallsEnd { kClosed, kCut, kOther };
+
 // The calls as session_text writes them: flat objects of numbers, plain strings and `true`,
-// with one nested "xerbla" object. Anything else (escapes, nulls, other shapes) returns
-// false, and the caller reads the whole file with the JSON parser instead.
+// with one nested "xerbla" object. Anything else (escapes, nulls, other shapes) ends the read
+// (kOther), and the caller reads the whole file with the JSON parser instead.
 class FastCallReader {
  public:
   FastCallReader(const char* p, const char* end) : m_p(p), m_end(end) {}
 
-  bool read(std::vector<CallRecord>& out) {
+  // The calls up to the end of the array, or of the text where that ends inside them (a session
+  // whose writer was killed): every complete call is read either way.
+  CallsEnd read(std::vector<CallRecord>& out) {
     skip();
-    if (peek() == ']') return ++m_p, true;
+    if (peek() == ']') return ++m_p, CallsEnd::kClosed;
     while (true) {
+      skip();
+      if (m_p >= m_end) return CallsEnd::kCut;
       m_builder.begin();
-      if (!object(false)) return false;
+      if (!object(false)) return m_p >= m_end ? CallsEnd::kCut : CallsEnd::kOther;
       out.push_back(m_builder.finish(0));
       skip();
-      if (peek() == ',') {
-        ++m_p;
-        skip();
-        continue;
-      }
-      if (peek() != ']') return false;
-      ++m_p;
-      return true;
+      if (m_p >= m_end) return CallsEnd::kCut;
+      if (*m_p == ']') return ++m_p, CallsEnd::kClosed;
+      if (*m_p++ != ',') return CallsEnd::kOther;
     }
   }
   const char* position() const { return m_p; }
@@ -649,25 +652,6 @@ class FastCallReader {
       skip();
     }
     return m_p == stop;
-  }
-
-  // The calls of a text that ends inside them (a session whose writer was killed): every complete
-  // call, and true when what follows the last one is only the start of another cut by the end
-  // of the text; false for text that is damaged instead.
-  bool read_unfinished(std::vector<CallRecord>& out, bool cut_after_calls) {
-    while (true) {
-      skip();
-      if (m_p >= m_end) return true;
-      m_builder.begin();
-      if (!object(false)) return m_p >= m_end;  // cut in the middle of a call: fine; else damage
-      out.push_back(m_builder.finish(0));
-      skip();
-      if (m_p >= m_end) return true;
-      // The calls' end: what follows (the command, the totals) was cut; the calls before it
-      // are whole.
-      if (*m_p == ']') return cut_after_calls;
-      if (*m_p++ != ',') return false;
-    }
   }
 
  private:
@@ -798,11 +782,12 @@ std::size_t top_level_calls(std::string_view text) {
 }
 
 // Reads the calls array from `begin` (after its '[') into `calls`, and sets `after` past its
-// ']'. A big one is read on every core, in parts starting where a line starts a call (BLAScope
-// writes a call a line); a part must end right where the next begins, else (a session written
-// otherwise, or a part that is not what BLAScope writes) the whole is read again in one go, as
-// reading in one go is what decides. False where the calls are not as BLAScope writes them.
-bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& calls, const char*& after) {
+// ']' where it has one. A big one is read on every core, in parts starting where a line starts a
+// call (BLAScope writes a call a line); a part must end right where the next begins, else (a
+// session written otherwise, or a part that is not what BLAScope writes) the whole is read again
+// in one go, as reading in one go is what decides. A session cut inside its calls (its recorder
+// was killed) is read in parts too: it opens as fast as a finished one.
+CallsEnd read_calls(const char* begin, const char* end, std::vector<CallRecord>& calls, const char*& after) {
   constexpr std::size_t kLeastPart = std::size_t{8} << 20;  // 40,000 calls: below, one thread is as quick
   const std::size_t size = static_cast<std::size_t>(end - begin);
   const std::size_t parts = std::min<std::size_t>({usable_cores(), 8, size / kLeastPart});
@@ -816,6 +801,7 @@ bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& cal
     }
     std::vector<std::vector<CallRecord>> read(starts.size());
     std::vector<char> whole(starts.size(), 0), threw(starts.size(), 0);
+    CallsEnd last = CallsEnd::kOther;
     const char* last_end = nullptr;
     const auto read_part = [&](std::size_t k) noexcept {
       try {
@@ -823,7 +809,8 @@ bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& cal
         FastCallReader reader(starts[k], end);
         if (k + 1 < starts.size()) {
           whole[k] = reader.read_until(starts[k + 1], read[k]);
-        } else if ((whole[k] = reader.read(read[k]))) {
+        } else {
+          last = reader.read(read[k]);
           last_end = reader.position();
         }
       } catch (const std::exception&) {  // read again in one go, which says what was wrong
@@ -841,17 +828,16 @@ bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& cal
     // Every part whole, each thread's own (a part no thread was started for is not).
     const bool all_read = threads.size() + 1 == starts.size();
     const bool before_last = std::all_of(whole.begin(), whole.end() - 1, [](char w) { return w; });
-    // All but the last whole, and the last not as BLAScope writes calls (a session cut inside
-    // them, whose recorder was killed): read in one go, it would fail just there too.
-    if (all_read && before_last && !whole.back() && !threw.back()) return false;
-    if (all_read && before_last && whole.back()) {
+    if (all_read && before_last && !threw.back()) {
+      // The last not as BLAScope writes calls: read in one go, it would end just there too.
+      if (last == CallsEnd::kOther) return last;
       std::size_t count = 0;
       for (const auto& part : read) count += part.size();
       calls = std::move(read[0]);
       calls.reserve(count);
       for (std::size_t k = 1; k < read.size(); ++k) calls.insert(calls.end(), read[k].begin(), read[k].end());
       after = last_end;
-      return true;
+      return last;
     }
   }
   // Room for as many calls as the text can hold at the size BLAScope writes them (about 190
@@ -862,52 +848,13 @@ bool read_calls(const char* begin, const char* end, std::vector<CallRecord>& cal
   } catch (const std::bad_alloc&) {  // then it grows as it goes
   }
   FastCallReader reader(begin, end);
-  if (!reader.read(calls)) return false;
+  const CallsEnd how = reader.read(calls);
   after = reader.position();
-  return true;
+  return how;
 }
 
-}  // namespace
-
-std::optional<Recording> read_written_session(std::string_view text) {
-  const std::size_t at = top_level_calls(text);
-  if (at == std::string::npos) return std::nullopt;
-  std::vector<CallRecord> calls;
-  const char* calls_end = nullptr;
-  if (!read_calls(text.data() + at + kCallsKey.size(), text.data() + text.size(), calls, calls_end)) {
-    return std::nullopt;
-  }
-  // The header is what comes before and after the calls: `{...,` and `,...}` (calls in the
-  // middle), `{` and `,...}` (first) or `{...,` and `}` (last, as older sessions have them).
-  std::string before(text.substr(0, at));
-  std::string after(calls_end, text.data() + text.size());
-  while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
-  const std::size_t next = after.find_first_not_of(" \t\r\n");
-  if (next == std::string::npos || before.empty()) return std::nullopt;
-  after.erase(0, next);
-  // Exactly the separators JSON has there: `{` or `,` before the key, `,` or `}` after the calls.
-  if ((before.back() != '{' && before.back() != ',') || (after.front() != ',' && after.front() != '}')) {
-    return std::nullopt;
-  }
-  if (before.back() == ',') before.pop_back();
-  if (after.front() == ',') after.erase(0, 1);
-  if (before.empty() || after.empty()) return std::nullopt;
-  if (before.back() != '{' && after.front() != '}') before += ',';
-  json header = json::parse(before + after, nullptr, false);
-  if (header.is_discarded() || !header.is_object() || header.contains("calls")) return std::nullopt;
-  header["calls"] = json::array();
-  Recording r = recording_from_json(header);
-  r.calls = std::move(calls);
-  for (CallRecord& c : r.calls) c.start_ns += r.start_ns;
-  return r;
-}
-
-std::optional<Recording> read_unfinished_session(std::string_view text, bool cut_after_calls) {
-  const std::string_view head = session_head();
-  if (!text.starts_with(head)) return std::nullopt;
-  std::vector<CallRecord> calls;
-  FastCallReader reader(text.data() + head.size(), text.data() + text.size());
-  if (!reader.read_unfinished(calls, cut_after_calls)) return std::nullopt;
+// A session whose writer stopped inside its calls, from the calls it wrote.
+Recording unfinished_recording(std::vector<CallRecord> calls) {
   Recording r;
   r.calls = std::move(calls);
   r.calls_total = r.calls.size();
@@ -936,12 +883,67 @@ std::optional<Recording> read_unfinished_session(std::string_view text, bool cut
   return r;
 }
 
+// A session as BLAScope writes it, read the fast way: whole or, with `take_unfinished`, one that
+// ends inside its calls; nullopt for a text of another shape.
+std::optional<Recording> read_fast(std::string_view text, bool take_unfinished) {
+  const std::size_t at = top_level_calls(text);
+  if (at == std::string::npos) return std::nullopt;
+  std::vector<CallRecord> calls;
+  const char* calls_end = nullptr;
+  const CallsEnd how = read_calls(text.data() + at + kCallsKey.size(), text.data() + text.size(), calls, calls_end);
+  if (how == CallsEnd::kOther) return std::nullopt;
+  if (how == CallsEnd::kCut) {
+    // Only the head BLAScope writes, with every other field after the calls, is surely unfinished.
+    const bool head = text.starts_with(session_head()) && at + kCallsKey.size() == session_head().size();
+    if (!take_unfinished || !head) return std::nullopt;
+    return unfinished_recording(std::move(calls));
+  }
+  // The header is what comes before and after the calls: `{...,` and `,...}` (calls in the
+  // middle), `{` and `,...}` (first) or `{...,` and `}` (last, as older sessions have them).
+  std::string before(text.substr(0, at));
+  std::string after(calls_end, text.data() + text.size());
+  while (!before.empty() && std::isspace(static_cast<unsigned char>(before.back()))) before.pop_back();
+  const std::size_t next = after.find_first_not_of(" \t\r\n");
+  if (next == std::string::npos || before.empty()) return std::nullopt;
+  after.erase(0, next);
+  // Exactly the separators JSON has there: `{` or `,` before the key, `,` or `}` after the calls.
+  if ((before.back() != '{' && before.back() != ',') || (after.front() != ',' && after.front() != '}')) {
+    return std::nullopt;
+  }
+  if (before.back() == ',') before.pop_back();
+  if (after.front() == ',') after.erase(0, 1);
+  if (before.empty() || after.empty()) return std::nullopt;
+  if (before.back() != '{' && after.front() != '}') before += ',';
+  json header = json::parse(before + after, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.contains("calls")) return std::nullopt;
+  header["calls"] = json::array();
+  Recording r = recording_from_json(header);
+  r.calls = std::move(calls);
+  for (CallRecord& c : r.calls) c.start_ns += r.start_ns;
+  return r;
+}
+
+}  // namespace
+
+std::optional<Recording> read_written_session(std::string_view text) {
+  return read_fast(text, false);
+}
+
+std::optional<Recording> read_unfinished_session(std::string_view text, bool cut_after_calls) {
+  if (!text.starts_with(session_head())) return std::nullopt;
+  std::vector<CallRecord> calls;
+  const char* after = nullptr;
+  const CallsEnd how = read_calls(text.data() + session_head().size(), text.data() + text.size(), calls, after);
+  if (how == CallsEnd::kCut || (how == CallsEnd::kClosed && cut_after_calls))
+    return unfinished_recording(std::move(calls));
+  return std::nullopt;
+}
+
 Recording parse_recording_text(std::string_view text) {
-  if (auto fast = read_written_session(text)) return std::move(*fast);
   // A session whose recorder was killed ends inside its calls: read so at once. The JSON parser
   // went through every call first only to fail at the end (16 s for 250 MB). One whose calls
   // ended (cut in its tail, or damaged) still goes through the parser, which tells the two apart.
-  if (auto unfinished = read_unfinished_session(text, false)) return std::move(*unfinished);
+  if (auto fast = read_fast(text, true)) return std::move(*fast);
   json root;
   SessionSax sax(root);
   try {

@@ -431,22 +431,28 @@ TEST(SessionReader, IntegersOutsideTheirFieldAreRefusedNamingIt) {
 
 TEST(SessionReader, ASessionCutInsideItsCallsIsReadAsFastAsAFinishedOne) {
   // A killed recorder's 250 MB session took 16 s to open: a JSON parser read all of it before
-  // failing at its end, and only then were the calls read as they are in a finished one.
+  // failing at its end, and only then were the calls read as they are in a finished one. Later
+  // the calls were read twice (in parts, failing at the cut, then again in one go): 3-4 times as
+  // long as a finished session on two cores. Each is timed at its best of three (a noisy machine).
   std::vector<CallRecord> calls;
   for (std::uint64_t i = 1; i <= 100000; ++i) calls.push_back(call(i));
   const std::string text = session_text(recording_of(calls));
   const std::string_view cut = std::string_view(text).substr(0, text.find("\n]") - 10);
-  const auto seconds = [](const auto& work) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto best_seconds = [](const auto& work) {
+    double best = 1e9;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      work();
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
   };
   std::size_t finished_calls = 0, unfinished_calls = 0;
-  const double finished = seconds([&] { finished_calls = parse_recording_text(text).calls.size(); });
-  const double unfinished = seconds([&] { unfinished_calls = parse_recording_text(cut).calls.size(); });
+  const double finished = best_seconds([&] { finished_calls = parse_recording_text(text).calls.size(); });
+  const double unfinished = best_seconds([&] { unfinished_calls = parse_recording_text(cut).calls.size(); });
   EXPECT_EQ(finished_calls, 100000u);
   EXPECT_EQ(unfinished_calls, 99999u);
-  EXPECT_LT(unfinished, 3 * finished + 0.05) << "finished " << finished << " s, unfinished " << unfinished << " s";
+  EXPECT_LT(unfinished, 1.6 * finished + 0.005) << "finished " << finished << " s, unfinished " << unfinished << " s";
 }
 
 TEST(SessionReader, CallsReadInPartsAreTheCallsReadInOneGo) {
