@@ -24,6 +24,24 @@ bool cblas_trans(int t) {
   return t == kTrans || t == kConjTrans;
 }
 
+bool is_complex(Precision p) {
+  return p == Precision::C || p == Precision::Z;
+}
+
+// A transpose argument as call flags (A's, or with `b` B's): a conjugate transpose is told apart
+// where the data is complex, and is a plain transpose on real data.
+std::uint16_t letter_flags(char t, Precision p, bool b = false) {
+  if (!is_trans(t)) return 0;
+  const bool conj = (t == 'C' || t == 'c') && is_complex(p);
+  return b ? record::kTransB | (conj ? record::kConjB : 0) : record::kTransA | (conj ? record::kConjA : 0);
+}
+
+std::uint16_t cblas_flags(int t, Precision p, bool b = false) {
+  if (!cblas_trans(t)) return 0;
+  const bool conj = t == kConjTrans && is_complex(p);
+  return b ? record::kTransB | (conj ? record::kConjB : 0) : record::kTransA | (conj ? record::kConjA : 0);
+}
+
 int reals_of(Precision p) {
   return p == Precision::C || p == Precision::Z ? 2 : 1;
 }
@@ -124,8 +142,7 @@ template <typename Real>
 void describe_gemm(CallRecord& c, const Word (&w)[15]) {
   const char ta = *reinterpret_cast<const char*>(w[0]), tb = *reinterpret_cast<const char*>(w[1]);
   c.side_uplo = static_cast<std::uint8_t>(ta);
-  if (is_trans(ta)) c.flags |= record::kTransA;
-  if (is_trans(tb)) c.flags |= record::kTransB;
+  c.flags |= letter_flags(ta, c.precision) | letter_flags(tb, c.precision, true);
   c.m = deref(reinterpret_cast<const void*>(w[2]));
   c.n = deref(reinterpret_cast<const void*>(w[3]));
   c.k = deref(reinterpret_cast<const void*>(w[4]));
@@ -216,8 +233,7 @@ void describe_blas(CallRecord& c, const Word (&w)[N]) {
   const auto pointer = [&w](int i) { return reinterpret_cast<const void*>(w[i]); };
   if constexpr (D.ch >= 0) c.side_uplo = static_cast<std::uint8_t>(*static_cast<const char*>(pointer(D.ch)));
   if constexpr (D.trans >= 0) {
-    const char t = *static_cast<const char*>(pointer(D.trans));
-    if (is_trans(t)) c.flags |= record::kTransA;
+    c.flags |= letter_flags(*static_cast<const char*>(pointer(D.trans)), c.precision);
   }
   if constexpr (D.m >= 0) c.m = deref(pointer(D.m));
   if constexpr (D.n >= 0) c.n = deref(pointer(D.n));
@@ -267,8 +283,7 @@ void cblas_gemm(void (*real)(int, int, int, int, int, int, Scalar, const void*, 
     CallRecord& c = scope.call;
     c.flags |= record::kCblas;
     if (order == kRowMajor) c.flags |= record::kRowMajor;
-    if (cblas_trans(ta)) c.flags |= record::kTransA;
-    if (cblas_trans(tb)) c.flags |= record::kTransB;
+    c.flags |= cblas_flags(ta, p) | cblas_flags(tb, p, true);
     c.m = m, c.n = n, c.k = k, c.lda = lda, c.ldb = ldb, c.ldc = ldc;
     if constexpr (std::is_pointer_v<Scalar>) {
       c.alpha = real_part<Real>(alpha), c.beta = real_part<Real>(beta);
@@ -402,7 +417,7 @@ void cblas_call(Routine routine, Precision p, int order, Shape&& shape, Forward&
     const auto shape = [&](blasscope::record::CallRecord& c) {                                                        \
       c.m = m, c.n = n, c.lda = lda;                                                                                  \
       c.alpha = blasscope::preload::scalar_value<Real>(alpha), c.beta = blasscope::preload::scalar_value<Real>(beta); \
-      if (blasscope::preload::cblas_trans(trans)) c.flags |= blasscope::record::kTransA;                              \
+      c.flags |= blasscope::preload::cblas_flags(trans, Precision::precision);                                        \
       c.align_a = blasscope::preload::alignment_code(a);                                                              \
     };                                                                                                                \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */                \
@@ -421,7 +436,7 @@ BLASSCOPE_CBLAS_GEMV(cblas_zgemv, double, const void*, Z)
     const auto shape = [&](blasscope::record::CallRecord& r) {                                                        \
       r.n = n, r.k = k, r.lda = lda, r.ldc = ldc;                                                                     \
       r.alpha = blasscope::preload::scalar_value<Real>(alpha), r.beta = blasscope::preload::scalar_value<Real>(beta); \
-      if (blasscope::preload::cblas_trans(trans)) r.flags |= blasscope::record::kTransA;                              \
+      r.flags |= blasscope::preload::cblas_flags(trans, Precision::precision);                                        \
       r.align_a = blasscope::preload::alignment_code(a);                                                              \
     };                                                                                                                \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */                \
@@ -441,7 +456,7 @@ BLASSCOPE_CBLAS_SYRK(cblas_zsyrk, double, const void*, Z)
       c.m = m, c.n = n, c.lda = lda, c.ldb = ldb;                                                               \
       c.side_uplo = side == 141 ? 'L' : 'R';                                                                    \
       c.alpha = blasscope::preload::scalar_value<Real>(alpha);                                                  \
-      if (blasscope::preload::cblas_trans(trans)) c.flags |= blasscope::record::kTransA;                        \
+      c.flags |= blasscope::preload::cblas_flags(trans, Precision::precision);                                  \
       c.align_a = blasscope::preload::alignment_code(a);                                                        \
     };                                                                                                          \
     const Fn real = BLASSCOPE_REAL(Fn, #fname); /* here: the return address must be this function's */          \

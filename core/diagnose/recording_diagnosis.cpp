@@ -238,9 +238,13 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
   if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");
   // A transpose flag GEMM refused is neither N nor T: the call transposed nothing.
   const bool bad_transpose = c.routine == Routine::Gemm && (c.xerbla_parameter == 1 || c.xerbla_parameter == 2);
+  const auto transposed = [&c](std::uint16_t trans, std::uint16_t conj, const char* name) {
+    if (!(c.flags & trans)) return std::string();
+    return std::string(", ") + name + ((c.flags & conj) ? " conjugate-transposed" : " transposed");
+  };
   const std::string transposes = bad_transpose ? ""
-                                               : std::string((c.flags & record::kTransA) ? ", A transposed" : "") +
-                                                     ((c.flags & record::kTransB) ? ", B transposed" : "");
+                                               : transposed(record::kTransA, record::kConjA, "A") +
+                                                     transposed(record::kTransB, record::kConjB, "B");
   evidence.push_back(call_name(c) + " was called " +
                      ((c.flags & record::kCblas) ? "through CBLAS" : "through its Fortran name") +
                      ((c.flags & record::kRowMajor) ? ", row-major" : "") + " with " + sizes(c) + transposes);

@@ -106,6 +106,8 @@ enum CallFlags : std::uint16_t {
                               // OpenBLAS's CBLAS refusing an ORDER that is neither row- nor column-major)
   kLapacke = 1 << 12,         // LAPACKE_<routine> refused it before LAPACK ran (its NaN check, or an
                               // argument): `info` is what it returned, minus the argument's position
+  kConjA = 1 << 13,           // complex A (GEMM's, GEMV's, TRSM's) conjugate-transposed: TRANS 'C' or
+  kConjB = 1 << 14,           // CblasConjTrans, beside kTransA/kTransB (on real data 'C' is 'T')
 };
 
 // One finished call (or, in the active table, one running call). 128 bytes, a ring entry of

@@ -256,6 +256,8 @@ enum class Field {
   SomeEigenvalues,
   Incomplete,
   Lapacke,
+  ConjA,
+  ConjB,
   AlignA,
   AlignB,
   AlignC,
@@ -279,7 +281,12 @@ Field field_of(std::string_view key) {
        {"cblas", Field::Cblas},
        {"bytes", Field::Bytes},
        {"dtype", Field::DType}},
-      {{"parent", Field::Parent}, {"thread", Field::Thread}, {"status", Field::Status}, {"xerbla", Field::Xerbla}},
+      {{"parent", Field::Parent},
+       {"thread", Field::Thread},
+       {"status", Field::Status},
+       {"xerbla", Field::Xerbla},
+       {"conj_a", Field::ConjA},
+       {"conj_b", Field::ConjB}},
       {{"seconds", Field::Seconds},
        {"routine", Field::Routine},
        {"trans_a", Field::TransA},
@@ -440,6 +447,8 @@ class CallBuilder {
       case Field::RowMajor: m_call.flags |= kRowMajor; break;
       case Field::TransA: m_call.flags |= kTransA; break;
       case Field::TransB: m_call.flags |= kTransB; break;
+      case Field::ConjA: m_call.flags |= kConjA; break;
+      case Field::ConjB: m_call.flags |= kConjB; break;
       case Field::ValuesChecked: m_call.flags |= kValuesChecked; break;
       case Field::Captured: m_call.flags |= kCaptured; break;
       case Field::WorkspaceQuery: m_call.flags |= kWorkspaceQuery; break;

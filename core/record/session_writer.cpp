@@ -163,6 +163,8 @@ char* write_call_text(char* out, const CallRecord& c, std::uint64_t seq, std::ui
   if (c.flags & kRowMajor) w.flag("row_major");
   if (c.flags & kTransA) w.flag("trans_a");
   if (c.flags & kTransB) w.flag("trans_b");
+  if (c.flags & kConjA) w.flag("conj_a");
+  if (c.flags & kConjB) w.flag("conj_b");
   if (c.flags & kValuesChecked) w.flag("values_checked");
   if (c.flags & kCaptured) w.flag("captured");
   if (c.flags & kWorkspaceQuery) w.flag("workspace_query");

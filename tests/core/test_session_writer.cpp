@@ -66,7 +66,7 @@ CallRecord full_call() {
   c.output_nan = 3;
   c.output_inf = 4294967295u;
   c.flags = kCblas | kRowMajor | kTransA | kTransB | kHasInfo | kValuesChecked | kCaptured | kWorkspaceQuery |
-            kSomeEigenvalues | kXerbla | kLapacke;
+            kSomeEigenvalues | kXerbla | kLapacke | kConjA | kConjB;
   c.side_uplo = 'G';
   c.align_a = 1, c.align_b = 4, c.align_c = 13;  // 1, 8 and 4096 bytes
   return c;

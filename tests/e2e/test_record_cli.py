@@ -2518,6 +2518,43 @@ class RecordC(unittest.TestCase):
                          [(False, False), (False, False), (False, False), (True, True)], calls)
         self.assertEqual(report["captures"], [], "an illegal transpose is not captured as a legal call")
 
+    def test_a_conjugate_transpose_is_told_from_a_plain_one(self):
+        # PyTorch multiplies by a.mH with TRANS 'C' (its conjugate bit): the record says the
+        # operand was conjugated, not only transposed. On real data 'C' is 'T', nothing more.
+        script = write("conj.py", """
+            import torch
+            a = torch.randn(40, 30, dtype=torch.complex128); b = torch.randn(40, 20, dtype=torch.complex128)
+            x = torch.randn(40, 30, dtype=torch.float64); y = torch.randn(40, 20, dtype=torch.float64)
+            print((a.mH @ b).shape, (a.mT @ b).shape, (x.mH @ y).shape)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        gemms = [c for c in sorted(report["calls"], key=lambda c: c["seq"]) if c["routine"] in ("zgemm", "dgemm")]
+        flags = [(c["routine"], c.get("trans_b", False), c.get("conj_b", False), c.get("conj_a", False))
+                 for c in gemms]
+        self.assertEqual(flags, [("zgemm", True, True, False), ("zgemm", True, False, False),
+                                 ("dgemm", True, False, False)], gemms)
+        # A refused call's evidence says how each operand was passed; CBLAS's ConjTrans too.
+        exe = build_c("conj_refused", """
+            #include <cblas.h>
+            #include <complex.h>
+            #include <stdlib.h>
+            int main(void) {
+              double complex *a = calloc(64, 16), *b = calloc(64, 16), *c = calloc(64, 16), one = 1, zero = 0;
+              cblas_zgemm(CblasColMajor, CblasConjTrans, CblasTrans, 4, 4, 4, &one, a, 2, b, 4, &zero, c, 4);
+              cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, 4, 4, 4, &one, a, 4, b, 4, &zero, c, 4);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        calls = sorted(report["calls"], key=lambda c: c["seq"])
+        self.assertEqual([(c.get("trans_a", False), c.get("conj_a", False), c.get("trans_b", False),
+                           c.get("conj_b", False)) for c in calls], [(True, True, True, False),
+                                                                     (False, False, True, True)], calls)
+        evidence = " ".join(e for d in report["diagnoses"] if d.get("call") == calls[0]["id"] for e in d["evidence"])
+        self.assertIn("A conjugate-transposed, B transposed", evidence)
+
     def test_a_program_whose_output_reader_went_away_is_not_a_crash(self):
         # `program | head`: once head exits, the program's next write raises SIGPIPE.
         exe = build_c("pipe_writer", """
