@@ -586,6 +586,18 @@ constexpr const char* kUnseenCrashPlaces =
     "it crashed in the program, in another library, or in a BLAS/LAPACK call made through a pointer the "
     "program looked up itself (ctypes, dlsym on a dlopen handle), which the recording does not see";
 
+// SIGKILL's cause and fix, for the program and for a child.
+constexpr const char* kKilledCause =
+    "The process ended on SIGKILL, which a process can neither catch nor ignore. It is sent from outside: by "
+    "kill -9, by a parent or job scheduler ending it, or by the kernel's out-of-memory killer when the machine "
+    "(or the program's container or cgroup) ran out of memory. It is not a fault of a BLAS/LAPACK call; a call "
+    "named as running was the one in progress.";
+constexpr const char* kKilledFix =
+    "Find who sent it. The kernel log says when the out-of-memory killer did (`dmesg` or `journalctl -k`: "
+    "\"Out of memory: Killed process PID\"); then the program needs less memory (smaller batches or matrices, "
+    "float32 instead of float64) or a larger limit. Otherwise look at the scheduler's limits (time, memory) or "
+    "the parent process.";
+
 // A child process (a multiprocessing worker, an MPI rank) that died by a fault outside every
 // recorded call: its own line says so, and so does the session it belongs to. One that died
 // inside a call is named by that call; SIGTERM, SIGINT and SIGHUP are how pools and launchers end
@@ -611,9 +623,11 @@ void add_child_crashes(const record::Recording& r, std::vector<Diagnosis>& diagn
     d.title = who + " died with " + (abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig)) +
               " outside any recorded BLAS/LAPACK call";
     d.evidence = {who + ": " + record::end_text(p),
-                  "no recorded call was running in process " + std::to_string(p.pid) + " when it ended",
-                  kUnseenCrashPlaces};
-    diagnoses.push_back(explained(std::move(d)));
+                  "no recorded call was running in process " + std::to_string(p.pid) + " when it ended"};
+    if (sig != SIGKILL) d.evidence.push_back(kUnseenCrashPlaces);  // a kill comes from outside: no place in it
+    d = explained(std::move(d));
+    if (sig == SIGKILL) d.cause = kKilledCause, d.fix = kKilledFix;
+    diagnoses.push_back(std::move(d));
   }
 }
 
@@ -873,8 +887,10 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
                                  (fewer_by_index ? ", fewer than asked for" : ""),
                              "", ""};
       std::vector<std::string> evidence = {
-          label(c) + " returned " + ((c.flags & record::kHasInfo) ? "INFO = 0" : "normally") +
-              " with a non-finite result: nothing reported it",
+          label(c) + " returned " +
+              ((c.flags & record::kHasInfo) ? "INFO = 0 with a non-finite result: LAPACK reported no error"
+                                            : "normally with a non-finite result: BLAS checks its arguments, never "
+                                              "its results, and reported no error"),
           from_inputs ? label(c) + ": " + values(c)
           : scale     ? label(c) + " was given CFROM = " + scale_text(c.alpha) + " and CTO = " + scale_text(c.beta) +
                         ": A is multiplied by CTO/CFROM, which is not finite, and a zero "
@@ -924,9 +940,14 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
   // SIGPIPE one whose output's reader has gone (`program | head`): not a crash, though what was
   // running when it came is still worth naming.
   const bool broken_pipe = r.signal == "SIGPIPE";
-  const bool terminated = r.signal == "SIGTERM" || r.signal == "SIGINT" || r.signal == "SIGHUP" || broken_pipe;
+  // SIGKILL cannot be caught: a kill -9, a parent or scheduler ending it, or the kernel's
+  // out-of-memory killer. No fault of the program's either.
+  const bool killed = r.signal == "SIGKILL";
+  const bool terminated =
+      r.signal == "SIGTERM" || r.signal == "SIGINT" || r.signal == "SIGHUP" || broken_pipe || killed;
   const Specific termination =
-      broken_pipe
+      killed ? Specific{"", kKilledCause, kKilledFix}
+      : broken_pipe
           ? Specific{"",
                      "The program ended on SIGPIPE: it wrote to a pipe (or socket) whose reader had gone, as when "
                      "`program | head` has read the lines it wanted and exited. That is how such a pipeline "
@@ -1008,7 +1029,8 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
         // The signal, where the kernel told the recorder (Linux 6.15 and later).
         const int sig = process != r.processes.end() ? process->end_signal : 0;
         // SIGPIPE too: the child's own write to a pipe whose reader went, no fault of the call.
-        const bool asked_to_stop = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGPIPE;
+        // SIGKILL: a parent's or the OOM killer's, never the call's fault either.
+        const bool asked_to_stop = sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGPIPE || sig == SIGKILL;
         out.add(
             "program-crashed", asked_to_stop ? Severity::Warning : Severity::Error, c,
             "process " + std::to_string(c.pid) + " ended inside " + label(c),
@@ -1016,10 +1038,12 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
              (sig ? record::ended_by_text(sig) : "a crash or a kill; this kernel does not tell which signal") + ")"});
       }
     } else if (!r.signal.empty() && !r.stopped) {
-      out.add(
-          "program-crashed", terminated ? Severity::Warning : Severity::Error, c,
-          (terminated ? "the program was terminated by " : "the program died with ") + r.signal + " inside " + label(c),
-          evidence, terminated ? termination : Specific{});
+      out.add("program-crashed", terminated ? Severity::Warning : Severity::Error, c,
+              (killed       ? "the program was killed by "
+               : terminated ? "the program was terminated by "
+                            : "the program died with ") +
+                  r.signal + " inside " + label(c),
+              evidence, terminated ? termination : Specific{});
     }
   }
   auto diagnoses = out.finish();
@@ -1039,8 +1063,10 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
     Diagnosis d;
     d.id = "program-crashed";
     d.severity = terminated ? Severity::Warning : Severity::Error;
-    d.title = (terminated ? "the program was terminated by " : "the program died with ") + r.signal +
-              " outside any recorded BLAS/LAPACK call";
+    d.title = (killed       ? "the program was killed by "
+               : terminated ? "the program was terminated by "
+                            : "the program died with ") +
+              r.signal + " outside any recorded BLAS/LAPACK call";
     d.evidence = {"no recorded call was running in process " + std::to_string(r.pid) + " when it ended"};
     if (!terminated) d.evidence.push_back(kUnseenCrashPlaces);
     d = explained(std::move(d));

@@ -21,6 +21,7 @@
 
 #include "record/call_clock.h"
 #include "record/call_flops.h"
+#include "record/capture_folder.h"
 #include "record/drained_calls.h"
 #include "record/process_list.h"
 #include "record/routine_names.h"
@@ -196,6 +197,17 @@ Recording record_program(const RecordOptions& options) {
   out.nested_limit = options.nested_limit;
   std::string capture_dir;
   out.capture_mode = "none";
+  if (!options.capture_dir.empty()) {
+    // This session replaces any earlier one of its name: so do its captures (none, if none).
+    const std::size_t removed =
+        remove_earlier_captures(options.capture_dir, std::filesystem::file_time_type::clock::now());
+    if (removed && options.notice) {
+      options.notice("removed " + std::to_string(removed) + (removed == 1 ? " capture" : " captures") +
+                     " of an earlier recording under this name from " + options.capture_dir);
+    }
+    std::error_code ignored;
+    if (options.capture == CaptureMode::None) std::filesystem::remove(options.capture_dir, ignored);  // if empty
+  }
   if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
     out.capture_mode = options.capture == CaptureMode::All ? "all" : "failing";
     std::error_code error;

@@ -19,6 +19,14 @@ using nlohmann::json;
 
 namespace {
 
+// `text` cut to at most `most` bytes (never inside a UTF-8 sequence), "…" marking a cut.
+std::string shortened(const std::string& text, std::size_t most) {
+  if (text.size() <= most) return text;
+  std::size_t cut = most > 0 ? most - 1 : 0;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "…";
+}
+
 std::string command_line(const record::Recording& r) {
   std::string text;
   for (const auto& a : r.command) {
@@ -206,11 +214,16 @@ std::string captures_text(const record::Recording& r) {
         << shell_quoted(folder + "/call-ID/workload.json") << '\n';
   }
   for (const auto& c : r.children) {
-    // The whole command is in the JSON report; a line of the summary shows its start.
+    // The whole command is in the JSON report; a line of the summary shows its start, and of a
+    // child that exec'd, the start of what it exec'd too (children forked by one shell differ
+    // only there).
     constexpr std::size_t kShown = 100;
-    std::size_t cut = std::min(c.command.size(), kShown - 1);
-    while (cut > 0 && cut < c.command.size() && (static_cast<unsigned char>(c.command[cut]) & 0xC0) == 0x80) --cut;
-    const std::string command = c.command.size() > kShown ? c.command.substr(0, cut) + "…" : c.command;
+    constexpr std::string_view kExec = ", then exec'd ";
+    const std::size_t exec = c.command.find(kExec);
+    const std::string command = exec == std::string::npos || c.command.size() <= kShown
+                                    ? shortened(c.command, kShown)
+                                    : shortened(c.command.substr(0, exec), 36) + std::string(kExec) +
+                                          shortened(c.command.substr(exec + kExec.size()), kShown - 36 - kExec.size());
     const auto process = std::find_if(r.processes.begin(), r.processes.end(),
                                       [&c](const record::ProcessInfo& p) { return p.pid == c.pid; });
     const std::string ended = process != r.processes.end() ? ", " + record::end_text(*process) : "";

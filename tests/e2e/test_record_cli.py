@@ -862,6 +862,10 @@ class RecordNumPy(unittest.TestCase):
         crashed = sorted((d["severity"], d["title"].split(" died with ")[1].split()[0])
                          for d in report["diagnoses"] if d["id"] == "program-crashed")
         self.assertEqual(crashed, [("error", "SIGABRT"), ("warning", "SIGKILL")] if told else [], report["diagnoses"])
+        if told:  # a kill comes from outside: no guess at where a crash was, and the kill's causes
+            kill = next(d for d in report["diagnoses"] if d["id"] == "program-crashed" and "SIGKILL" in d["title"])
+            self.assertNotIn("crashed in the program", " ".join(kill["evidence"]), kill)
+            self.assertIn("out-of-memory killer", kill["cause"])
 
     def test_a_child_interpreter_that_raised_has_its_exit_status(self):
         # Python returns 1 from main after an uncaught exception: the status a failed step of a
@@ -1002,6 +1006,11 @@ class RecordNumPy(unittest.TestCase):
         child = next(p for p in report["processes"] if p["pid"] != report["pid"])
         self.assertRegex(child["command"], r"fork_exec\.py, then exec'd true after-exec$")
         self.assertIn("then exec'd true after-exec", proc.err)
+        # Commands too long for a line of the summary: each is cut, the exec'd one still shown
+        # (the children a shell starts differ only there).
+        proc, report = record(PYTHON, script, "x" * 120)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertRegex(proc.err, r"child: pid \d+ \([^)]{10,40}…, then exec'd true after-exec\)")
 
     def test_a_child_sessions_command_flops_and_time_are_its_own(self):
         # A child started with a long command line (a spawn-style worker), whose arguments hold
@@ -2554,6 +2563,74 @@ class RecordC(unittest.TestCase):
                                                                      (False, False, True, True)], calls)
         evidence = " ".join(e for d in report["diagnoses"] if d.get("call") == calls[0]["id"] for e in d["evidence"])
         self.assertIn("A conjugate-transposed, B transposed", evidence)
+
+    def test_a_program_killed_by_sigkill_was_killed_not_crashed(self):
+        # kill -9, a scheduler or the OOM killer: SIGKILL comes from outside, outside a call or in one.
+        for where in ("outside", "inside"):
+            script = write(f"sigkill_{where}.py", f"""
+                import os, signal, threading, time
+                import numpy as np
+                a = np.random.rand(64, 64)
+                for _ in range(3):
+                    a @ a
+                if "{where}" == "inside":  # killed by another thread while a long SVD runs
+                    threading.Thread(target=lambda: (time.sleep(0.5), os.kill(os.getpid(), signal.SIGKILL))).start()
+                    while True:
+                        np.linalg.svd(np.random.rand(1500, 1500))
+                os.kill(os.getpid(), signal.SIGKILL)
+            """)
+            proc, report = record(PYTHON, script)
+            self.assertEqual(proc.returncode, 128 + signal.SIGKILL, proc.err)
+            self.assertNotIn("error [program-crashed]", proc.err)
+            crashed = [d for d in report["diagnoses"] if d["id"] in ("program-crashed", "kernel-hang")]
+            self.assertEqual(len(crashed), 1, report["diagnoses"])
+            self.assertEqual(crashed[0]["severity"], "warning", crashed[0])
+            if where == "outside":
+                self.assertIn("the program was killed by SIGKILL outside any recorded", crashed[0]["title"])
+                self.assertNotIn("crashed in the program", " ".join(crashed[0]["evidence"]))
+                self.assertIn("out-of-memory killer", crashed[0]["cause"])
+                self.assertIn("dmesg", crashed[0]["fix"])
+
+    def test_a_new_recording_replaces_the_captures_of_an_older_one_of_its_name(self):
+        # Captures are named after the session (SESSION.captures/call-ID): an older recording's
+        # call-IDs left there would be taken for the new session's.
+        exe = build_c("bad_lda_twice", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            int main(int argc, char** argv) {
+              double *a = calloc(64, 8), *c = calloc(64, 8);
+              int calls = argc > 1 ? atoi(argv[1]) : 1;
+              for (int i = 0; i < 2 * calls; ++i)  /* every other call refused: LDA 2 for 4 rows */
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 4, 4, 4, 1.0, a, i % 2 ? 2 : 4, a, 4, 0.0, c, 4);
+              return 0;
+            }
+        """, "-lopenblas")
+        session = os.path.join(WORK, "replaced.json")
+        folder = os.path.join(WORK, "replaced.captures")
+        mine = os.path.join(folder, "call-999")  # not BLAScope's: a file of the user's in it
+        os.makedirs(mine, exist_ok=True)
+        with open(os.path.join(mine, "notes.txt"), "w") as f:
+            f.write("mine")
+
+        def run(*options, calls="3"):
+            proc = subprocess.run([CLI, "record", "--output", session, *options, "--", exe, calls],
+                                  capture_output=True, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            report = json.loads(subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True,
+                                               text=True, timeout=60).stdout)
+            listed = sorted(os.path.basename(os.path.dirname(c["workload"])) for c in report["captures"])
+            on_disk = sorted(d for d in os.listdir(folder) if d != "call-999") if os.path.isdir(folder) else []
+            return proc, listed, on_disk
+
+        proc, listed, on_disk = run()
+        self.assertEqual(len(listed), 3, proc.stderr)
+        self.assertEqual(on_disk, listed)
+        proc, listed, on_disk = run(calls="1")
+        self.assertEqual((len(listed), on_disk), (1, listed), proc.stderr)
+        self.assertIn("removed 3 captures of an earlier recording", proc.stderr)
+        proc, listed, on_disk = run("--capture", "none")
+        self.assertEqual((listed, on_disk), ([], []), proc.stderr)
+        self.assertEqual(os.listdir(mine), ["notes.txt"], "what is not BLAScope's stays")
 
     def test_a_program_whose_output_reader_went_away_is_not_a_crash(self):
         # `program | head`: once head exits, the program's next write raises SIGPIPE.

@@ -1,0 +1,47 @@
+#include "record/capture_folder.h"
+
+#include <algorithm>
+#include <string>
+#include <system_error>
+
+namespace blasscope::record {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_capture_name(const std::string& name) {
+  return name.size() > 5 && name.starts_with("call-") &&
+         std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Nothing in it but plain files the preload library writes there.
+bool holds_only_capture_files(const fs::path& dir) {
+  std::error_code error;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const fs::path& file = it->path();
+    if (!it->is_regular_file(error) || error) return false;
+    if (file.filename() != "workload.json" && file.extension() != ".npy") return false;
+  }
+  return !error;
+}
+
+}  // namespace
+
+std::size_t remove_earlier_captures(const fs::path& folder, fs::file_time_type since) {
+  std::error_code error;
+  if (!fs::is_directory(fs::symlink_status(folder, error))) return 0;
+  std::size_t removed = 0;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const fs::path dir = it->path();
+    std::error_code own;
+    // Not a link to elsewhere, and not one a recording running now under this name writes.
+    if (!is_capture_name(dir.filename().string()) || !fs::is_directory(fs::symlink_status(dir, own)) ||
+        fs::last_write_time(dir, own) >= since || own || !holds_only_capture_files(dir)) {
+      continue;
+    }
+    if (fs::remove_all(dir, own) != static_cast<std::uintmax_t>(-1) && !own) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace blasscope::record

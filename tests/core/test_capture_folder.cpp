@@ -1,0 +1,63 @@
+// An older recording's captures under the same session name: BLAScope's own call-ID folders go,
+// anything else in the folder stays.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "record/capture_folder.h"
+#include "test_files.h"
+
+namespace blasscope::record {
+namespace {
+
+namespace fs = std::filesystem;
+using test::read_file;
+using test::TempDir;
+using test::write_file;
+
+void capture_in(const fs::path& dir, bool with_c) {
+  fs::create_directories(dir);
+  write_file((dir / "a.npy").string(), "npy");
+  if (with_c) write_file((dir / "c.npy").string(), "npy");
+  write_file((dir / "workload.json").string(), "{}");
+}
+
+TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
+  TempDir tmp;
+  const fs::path folder = tmp.path() / "run.captures";
+  capture_in(folder / "call-1", true);
+  capture_in(folder / "call-22", false);
+  capture_in(folder / "call-3", false);
+  write_file((folder / "call-3" / "notes.txt").string(), "the user's");  // not only ours: stays
+  capture_in(folder / "call-x", false);                                  // not a call's name: stays
+  capture_in(folder / "calls", false);
+  write_file((folder / "call-4").string(), "a file, not a folder");
+  capture_in(tmp.path() / "elsewhere" / "call-5", false);
+  fs::create_directory_symlink(tmp.path() / "elsewhere" / "call-5", folder / "call-5");  // a link: stays
+  // Written by a recording running now (after `since`): stays.
+  const auto since = fs::file_time_type::clock::now();
+  capture_in(folder / "call-6", false);
+  fs::last_write_time(folder / "call-6", since + std::chrono::seconds(1));
+
+  EXPECT_EQ(remove_earlier_captures(folder, since), 2u);
+  EXPECT_FALSE(fs::exists(folder / "call-1"));
+  EXPECT_FALSE(fs::exists(folder / "call-22"));
+  for (const char* kept : {"call-3", "call-x", "calls", "call-4", "call-5", "call-6"}) {
+    EXPECT_TRUE(fs::exists(fs::symlink_status(folder / kept))) << kept;
+  }
+  EXPECT_TRUE(fs::exists(tmp.path() / "elsewhere" / "call-5" / "a.npy"));
+  EXPECT_TRUE(fs::exists(folder / "call-3" / "a.npy"));
+}
+
+TEST(CaptureFolder, NoFolderOrAFileOfItsNameIsLeftAlone) {
+  TempDir tmp;
+  const auto now = fs::file_time_type::clock::now();
+  EXPECT_EQ(remove_earlier_captures(tmp.path() / "none.captures", now), 0u);
+  write_file(tmp.file("file.captures"), "x");
+  EXPECT_EQ(remove_earlier_captures(tmp.path() / "file.captures", now), 0u);
+  EXPECT_EQ(read_file(tmp.file("file.captures")), "x");
+}
+
+}  // namespace
+}  // namespace blasscope::record
