@@ -1035,7 +1035,8 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
             "program-crashed", asked_to_stop ? Severity::Warning : Severity::Error, c,
             "process " + std::to_string(c.pid) + " ended inside " + label(c),
             {label(c) + " never returned: process " + std::to_string(c.pid) + " ended while it ran (" +
-             (sig ? record::ended_by_text(sig) : "a crash or a kill; this kernel does not tell which signal") + ")"});
+             (sig ? record::ended_by_text(sig) : "a crash or a kill; this kernel does not tell which signal") + ")"},
+            sig == SIGKILL ? Specific{"", kKilledCause, kKilledFix} : Specific{});
       }
     } else if (!r.signal.empty() && !r.stopped) {
       out.add("program-crashed", terminated ? Severity::Warning : Severity::Error, c,

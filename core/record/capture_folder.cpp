@@ -19,8 +19,9 @@ bool holds_only_capture_files(const fs::path& dir) {
   std::error_code error;
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
     const fs::path& file = it->path();
-    if (!it->is_regular_file(error) || error) return false;
-    if (file.filename() != "workload.json" && file.extension() != ".npy") return false;
+    if (!it->is_regular_file(error) || it->is_symlink(error) || error) return false;
+    const std::string name = file.filename().string();
+    if (name != "workload.json" && !name.ends_with(".npy") && !name.ends_with(".npy.part")) return false;
   }
   return !error;
 }
@@ -42,6 +43,13 @@ std::size_t remove_earlier_captures(const fs::path& folder, fs::file_time_type s
     if (fs::remove_all(dir, own) != static_cast<std::uintmax_t>(-1) && !own) ++removed;
   }
   return removed;
+}
+
+void remove_if_empty_folder(const fs::path& folder) {
+  std::error_code error;
+  if (fs::is_directory(fs::symlink_status(folder, error)) && fs::is_empty(folder, error) && !error) {
+    fs::remove(folder, error);
+  }
 }
 
 }  // namespace blasscope::record

@@ -8,9 +8,12 @@ namespace blasscope::record {
 
 // Removes the captures an earlier recording under the same name left in `folder`: a new
 // session replaces the old one, and call-ID folders it does not list would be taken for its
-// own. Only what BLAScope writes goes (call-<digits> folders holding nothing but .npy files and
-// workload.json, older than `since`); anything else, and the folder itself, stays. Returns how
-// many were removed; errors leave the rest as it was.
+// own. Only what BLAScope writes goes (call-<digits> folders, dated before `since`, holding
+// nothing but plain .npy files, unfinished .npy.part ones and workload.json); anything else,
+// and the folder itself, stays. Returns how many were removed; errors leave the rest as it was.
 std::size_t remove_earlier_captures(const std::filesystem::path& folder, std::filesystem::file_time_type since);
+
+// Removes `folder` where it is an empty folder (not a link to one, not a file).
+void remove_if_empty_folder(const std::filesystem::path& folder);
 
 }  // namespace blasscope::record

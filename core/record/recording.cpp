@@ -197,17 +197,10 @@ Recording record_program(const RecordOptions& options) {
   out.nested_limit = options.nested_limit;
   std::string capture_dir;
   out.capture_mode = "none";
-  if (!options.capture_dir.empty()) {
-    // This session replaces any earlier one of its name: so do its captures (none, if none).
-    const std::size_t removed =
-        remove_earlier_captures(options.capture_dir, std::filesystem::file_time_type::clock::now());
-    if (removed && options.notice) {
-      options.notice("removed " + std::to_string(removed) + (removed == 1 ? " capture" : " captures") +
-                     " of an earlier recording under this name from " + options.capture_dir);
-    }
-    std::error_code ignored;
-    if (options.capture == CaptureMode::None) std::filesystem::remove(options.capture_dir, ignored);  // if empty
-  }
+  // Captures older than this are an earlier recording's, removed once the program has started
+  // (a command that cannot start leaves the earlier session, and its captures, as they were).
+  // 20 ms before now: the kernel dates a new folder with a clock that lags by a tick.
+  const auto capture_epoch = std::filesystem::file_time_type::clock::now() - std::chrono::milliseconds(20);
   if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
     out.capture_mode = options.capture == CaptureMode::All ? "all" : "failing";
     std::error_code error;
@@ -272,13 +265,22 @@ Recording record_program(const RecordOptions& options) {
     ::sigaction(SIGINT, &old_int, nullptr);
     ::sigaction(SIGQUIT, &old_quit, nullptr);
     std::error_code ignored;
-    if (!capture_dir.empty()) std::filesystem::remove(capture_dir, ignored);  // made for the program: empty
+    if (!capture_dir.empty()) remove_if_empty_folder(capture_dir);  // made for the program: empty
     out.exit_status = spawn_error == ENOENT ? 127 : 126;
     out.problem = options.command[0] + ": " +
                   (spawn_error == ENOENT ? std::string("command not found") : std::strerror(spawn_error));
     return out;
   }
   out.pid = static_cast<std::uint32_t>(pid);
+  if (!options.capture_dir.empty()) {
+    // This session replaces any earlier one of its name: so do its captures (none, if none).
+    const std::size_t removed = remove_earlier_captures(options.capture_dir, capture_epoch);
+    if (removed && options.notice) {
+      options.notice("removed " + std::to_string(removed) + (removed == 1 ? " capture" : " captures") +
+                     " of an earlier recording under this name from " + options.capture_dir);
+    }
+    if (options.capture == CaptureMode::None) remove_if_empty_folder(options.capture_dir);
+  }
   // Woken the moment the program exits (a pidfd is readable then), else when the next drain is due.
   const int exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   out.start_ns = static_cast<std::uint64_t>(
@@ -457,7 +459,7 @@ Recording record_program(const RecordOptions& options) {
             [](const Capture& a, const Capture& b) { return a.call < b.call; });
   if (!capture_dir.empty() && out.captures.empty()) {
     std::error_code error;
-    std::filesystem::remove(capture_dir, error);  // only when empty
+    remove_if_empty_folder(capture_dir);
   }
   if (WIFSIGNALED(status)) {
     out.signal = signal_text(WTERMSIG(status));

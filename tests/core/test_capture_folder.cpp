@@ -30,7 +30,11 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   capture_in(folder / "call-22", false);
   capture_in(folder / "call-3", false);
   write_file((folder / "call-3" / "notes.txt").string(), "the user's");  // not only ours: stays
-  capture_in(folder / "call-x", false);                                  // not a call's name: stays
+  capture_in(folder / "call-7", false);
+  write_file((folder / "call-7" / "b.npy.part").string(), "np");  // its program was killed writing it: goes
+  capture_in(folder / "call-8", false);
+  fs::create_symlink(folder / "call-3" / "notes.txt", folder / "call-8" / "b.npy");  // a link: stays
+  capture_in(folder / "call-x", false);                                              // not a call's name: stays
   capture_in(folder / "calls", false);
   write_file((folder / "call-4").string(), "a file, not a folder");
   capture_in(tmp.path() / "elsewhere" / "call-5", false);
@@ -40,10 +44,11 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   capture_in(folder / "call-6", false);
   fs::last_write_time(folder / "call-6", since + std::chrono::seconds(1));
 
-  EXPECT_EQ(remove_earlier_captures(folder, since), 2u);
+  EXPECT_EQ(remove_earlier_captures(folder, since), 3u);
   EXPECT_FALSE(fs::exists(folder / "call-1"));
+  EXPECT_FALSE(fs::exists(folder / "call-7"));
   EXPECT_FALSE(fs::exists(folder / "call-22"));
-  for (const char* kept : {"call-3", "call-x", "calls", "call-4", "call-5", "call-6"}) {
+  for (const char* kept : {"call-3", "call-8", "call-x", "calls", "call-4", "call-5", "call-6"}) {
     EXPECT_TRUE(fs::exists(fs::symlink_status(folder / kept))) << kept;
   }
   EXPECT_TRUE(fs::exists(tmp.path() / "elsewhere" / "call-5" / "a.npy"));
@@ -56,6 +61,22 @@ TEST(CaptureFolder, NoFolderOrAFileOfItsNameIsLeftAlone) {
   EXPECT_EQ(remove_earlier_captures(tmp.path() / "none.captures", now), 0u);
   write_file(tmp.file("file.captures"), "x");
   EXPECT_EQ(remove_earlier_captures(tmp.path() / "file.captures", now), 0u);
+  EXPECT_EQ(read_file(tmp.file("file.captures")), "x");
+}
+
+TEST(CaptureFolder, OnlyAnEmptyFolderIsRemovedAsEmpty) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "empty.captures");
+  fs::create_directories(tmp.path() / "full.captures" / "x");
+  fs::create_directories(tmp.path() / "target");
+  fs::create_directory_symlink(tmp.path() / "target", tmp.path() / "link.captures");  // empty, but a user's link
+  write_file(tmp.file("file.captures"), "x");
+  for (const char* name : {"empty.captures", "full.captures", "link.captures", "file.captures", "none.captures"}) {
+    remove_if_empty_folder(tmp.path() / name);
+  }
+  EXPECT_FALSE(fs::exists(tmp.path() / "empty.captures"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "full.captures" / "x"));
+  EXPECT_TRUE(fs::is_symlink(tmp.path() / "link.captures"));
   EXPECT_EQ(read_file(tmp.file("file.captures")), "x");
 }
 

@@ -2628,6 +2628,11 @@ class RecordC(unittest.TestCase):
         proc, listed, on_disk = run(calls="1")
         self.assertEqual((len(listed), on_disk), (1, listed), proc.stderr)
         self.assertIn("removed 3 captures of an earlier recording", proc.stderr)
+        # A command that cannot start leaves the earlier session and its captures as they were.
+        failed = subprocess.run([CLI, "record", "--output", session, "--", exe + "-missing"], capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual(failed.returncode, 127, failed.stderr)
+        self.assertEqual(sorted(d for d in os.listdir(folder) if d != "call-999"), listed)
         proc, listed, on_disk = run("--capture", "none")
         self.assertEqual((listed, on_disk), ([], []), proc.stderr)
         self.assertEqual(os.listdir(mine), ["notes.txt"], "what is not BLAScope's stays")
