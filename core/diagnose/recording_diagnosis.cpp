@@ -946,15 +946,15 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
   const bool terminated =
       r.signal == "SIGTERM" || r.signal == "SIGINT" || r.signal == "SIGHUP" || broken_pipe || killed;
   const Specific termination =
-      killed ? Specific{"", kKilledCause, kKilledFix}
+      killed ? Specific{r.signal, kKilledCause, kKilledFix}
       : broken_pipe
-          ? Specific{"",
+          ? Specific{r.signal,
                      "The program ended on SIGPIPE: it wrote to a pipe (or socket) whose reader had gone, as when "
                      "`program | head` has read the lines it wanted and exited. That is how such a pipeline "
                      "normally ends, not a fault.",
                      "Nothing to fix in BLAS/LAPACK. If the program should have run to its end, keep its output "
                      "(redirect it to a file) or let the reader read it all."}
-          : Specific{"",
+          : Specific{r.signal,
                      "The program ended on " + r.signal +
                          ", a request to stop that a process sends (the program itself, "
                          "a user's Ctrl-C or kill, a job scheduler or a closed terminal), not a fault.",
@@ -1036,7 +1036,9 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
             "process " + std::to_string(c.pid) + " ended inside " + label(c),
             {label(c) + " never returned: process " + std::to_string(c.pid) + " ended while it ran (" +
              (sig ? record::ended_by_text(sig) : "a crash or a kill; this kernel does not tell which signal") + ")"},
-            sig == SIGKILL ? Specific{"", kKilledCause, kKilledFix} : Specific{});
+            // Kept apart by how each ended: one child's crash is not counted as another's kill.
+            sig == SIGKILL ? Specific{"SIGKILL", kKilledCause, kKilledFix}
+                           : Specific{sig ? record::ended_by_text(sig) : "unknown", "", ""});
       }
     } else if (!r.signal.empty() && !r.stopped) {
       out.add("program-crashed", terminated ? Severity::Warning : Severity::Error, c,
@@ -1044,7 +1046,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
                : terminated ? "the program was terminated by "
                             : "the program died with ") +
                   r.signal + " inside " + label(c),
-              evidence, terminated ? termination : Specific{});
+              evidence, terminated ? termination : Specific{r.signal, "", ""});
     }
   }
   auto diagnoses = out.finish();

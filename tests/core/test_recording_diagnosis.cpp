@@ -667,6 +667,32 @@ TEST(RecordingDiagnosis, AChildThatCrashedOutsideEveryCallIsNamedButAPoolsStopIs
   EXPECT_NE(crashed[0].title.find("ended inside"), std::string::npos) << crashed[0].title;
 }
 
+// Two children ended inside the same routine, one by a crash and one by a kill: counted apart,
+// so that the kill's warning does not absorb the crash's error (or the other way round).
+TEST(RecordingDiagnosis, ChildrenEndedInOneRoutineByACrashAndByAKillAreToldApart) {
+  Recording r;
+  r.pid = 1;
+  r.exit_status = 0;
+  r.processes.resize(3);
+  r.processes[0].pid = 1, r.processes[0].end = blasscope::record::ProcessEnd::Exited;
+  r.processes[1].pid = 7, r.processes[1].alive = false, r.processes[1].end_signal = SIGKILL;
+  r.processes[2].pid = 9, r.processes[2].alive = false, r.processes[2].end_signal = SIGSEGV;
+  for (std::uint32_t pid : {7u, 9u}) {
+    CallRecord gemm = call(pid, Routine::Gemm, 64, 64);
+    gemm.pid = pid;
+    r.running.push_back(gemm);
+  }
+  const auto ended = of(diagnose_recording(r), "program-crashed");
+  ASSERT_EQ(ended.size(), 2u);
+  const auto killed = ended[0].facts.value("pid", 0u) == 7 ? ended[0] : ended[1];
+  const auto crashed = ended[0].facts.value("pid", 0u) == 9 ? ended[0] : ended[1];
+  EXPECT_EQ(killed.severity, Severity::Warning);
+  EXPECT_EQ(crashed.severity, Severity::Error);
+  EXPECT_EQ(crashed.facts.value("repeats", 1u), 0u);
+  EXPECT_NE(killed.cause, crashed.cause);  // the kill's own cause, the crash page's for the crash
+  EXPECT_EQ(crashed.cause.rfind("The program ended on a signal", 0), 0u) << crashed.cause;
+}
+
 TEST(RecordingDiagnosis, FailuresCountedTogetherSayWhichProcessesTheyRanIn) {
   // A pool's workers fail alike: counted as one diagnosis, each child named once.
   Recording r;
