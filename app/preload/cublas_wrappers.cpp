@@ -10,14 +10,26 @@ namespace {
 
 using Status24 = int (*)(BLASSCOPE_W_24);
 
+// cublasOperation_t: N 0, T 1, C 2 (conjugate transpose), CONJG 3 (conjugate only, no
+// transpose). An int: the word's upper half is not the caller's.
+enum CublasOperation { kOpT = 1, kOpC = 2 };
+
 bool is_trans(Word op) {
-  return static_cast<int>(op) != 0;  // CUBLAS_OP_N
+  const auto value = static_cast<std::int32_t>(op);
+  return value == kOpT || value == kOpC;
 }
 
-// Words 1..5 of every GEMM: transa, transb, m, n, k (by value).
-void gemm_shape(CallRecord& c, const Word* w) {
+// cudaDataType (library_types.h): the complex ones, whose CUBLAS_OP_C conjugates.
+bool is_complex_data_type(std::int32_t type) {
+  return (type >= 4 && type <= 7) || (type >= 9 && type <= 27 && type % 2 == 1);
+}
+
+// Words 1..5 of every GEMM: transa, transb, m, n, k (by value). `complex`: the operands are.
+void gemm_shape(CallRecord& c, const Word* w, bool complex = false) {
   if (is_trans(w[1])) c.flags |= record::kTransA;
   if (is_trans(w[2])) c.flags |= record::kTransB;
+  if (complex && static_cast<std::int32_t>(w[1]) == kOpC) c.flags |= record::kConjA;
+  if (complex && static_cast<std::int32_t>(w[2]) == kOpC) c.flags |= record::kConjB;
   c.m = static_cast<int>(w[3]);
   c.n = static_cast<int>(w[4]);
   c.k = static_cast<int>(w[5]);
@@ -60,15 +72,16 @@ void plain_gemm(CallRecord& c, const Word* w) {
   blasscope::preload::gemm_shape(c, w);
   c.lda = static_cast<int>(w[8]), c.ldb = static_cast<int>(w[10]), c.ldc = static_cast<int>(w[13]);
 }
-// Atype, word 8 of both *Ex GEMMs, as record::call_dtype reads it (1 + the cudaDataType).
-void data_type(CallRecord& c, const Word* w) {
+// Atype, word 8 of both *Ex GEMMs, as record::call_dtype reads it (1 + the cudaDataType), and
+// the shape, told a conjugate transpose where the type is complex.
+void gemm_ex_shape(CallRecord& c, const Word* w) {
   const auto type = static_cast<std::int32_t>(w[8]);  // an int: the word's upper half is not the caller's
   if (type >= 0 && type < 255) c.side_uplo = static_cast<std::uint8_t>(1 + type);
+  blasscope::preload::gemm_shape(c, w, blasscope::preload::is_complex_data_type(type));
 }
 // (handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo)
 void gemm_ex(CallRecord& c, const Word* w) {
-  blasscope::preload::gemm_shape(c, w);
-  data_type(c, w);
+  gemm_ex_shape(c, w);
   c.lda = static_cast<int>(w[9]), c.ldb = static_cast<int>(w[12]), c.ldc = static_cast<int>(w[16]);
 }
 // (handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount)
@@ -80,8 +93,7 @@ void strided_gemm(CallRecord& c, const Word* w) {
 // (handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc,
 //  strideC, batchCount, computeType, algo)
 void strided_gemm_ex(CallRecord& c, const Word* w) {
-  blasscope::preload::gemm_shape(c, w);
-  data_type(c, w);
+  gemm_ex_shape(c, w);
   c.lda = static_cast<int>(w[9]), c.ldb = static_cast<int>(w[13]), c.ldc = static_cast<int>(w[18]);
   c.beta = static_cast<double>(static_cast<int>(w[20]));
 }

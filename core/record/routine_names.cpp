@@ -126,10 +126,11 @@ struct CudaDataType {
   int value;
   const char* dtype;
 };
-constexpr CudaDataType kCudaDataTypes[] = {{0, "float32"},        {1, "float64"},     {2, "float16"},   {3, "int8"},
-                                           {4, "complex64"},      {5, "complex128"},  {6, "complex32"}, {8, "uint8"},
-                                           {10, "int32"},         {12, "uint32"},     {14, "bfloat16"}, {20, "int4"},
-                                           {28, "float8_e4m3fn"}, {29, "float8_e5m2"}};
+constexpr CudaDataType kCudaDataTypes[] = {{0, "float32"},   {1, "float64"},        {2, "float16"},     {3, "int8"},
+                                           {4, "complex64"}, {5, "complex128"},     {6, "complex32"},   {8, "uint8"},
+                                           {10, "int32"},    {12, "uint32"},        {14, "bfloat16"},   {16, "int4"},
+                                           {18, "uint4"},    {20, "int16"},         {22, "uint16"},     {24, "int64"},
+                                           {26, "uint64"},   {28, "float8_e4m3fn"}, {29, "float8_e5m2"}};
 }  // namespace
 
 const char* cuda_data_type_dtype(int type) {

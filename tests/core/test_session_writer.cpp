@@ -243,6 +243,10 @@ TEST(SessionText, ACublasGemmExKeepsTheDataTypeItWasGiven) {
   expect_same_calls(recording_from_json(nlohmann::json::parse(text)).calls, calls);
   EXPECT_STREQ(blasscope::record::call_dtype(back.calls[1]), "bfloat16");
   EXPECT_STREQ(blasscope::record::call_dtype(unknown), "");
+  // library_types.h's integer types: CUDA_R_4I is 16, CUDA_R_16I 20, CUDA_R_64I 24.
+  EXPECT_STREQ(blasscope::record::cuda_data_type_dtype(16), "int4");
+  EXPECT_STREQ(blasscope::record::cuda_data_type_dtype(20), "int16");
+  EXPECT_STREQ(blasscope::record::cuda_data_type_dtype(24), "int64");
   CallRecord gemm = call(10);  // any other routine's dtype is its precision's
   EXPECT_STREQ(blasscope::record::call_dtype(gemm), "float64");
 }

@@ -3700,6 +3700,35 @@ class RecordCuBlas(unittest.TestCase):
         self.assertIn("CUBLAS_STATUS_NOT_INITIALIZED", d["title"])
         self.assertIn("Blas GEMM launch failed", " ".join(d["seen_as"]) + " ".join(d["evidence"]))
 
+    def test_cublas_ex_gemms_tell_a_conjugate_transpose_where_the_type_is_complex(self):
+        # CUBLAS_OP_C conjugates complex operands (the *Ex GEMMs name their type) and is a plain
+        # transpose of real ones. Recorded as called, whether or not a GPU runs them.
+        exe = build_c("cublas_ops", """
+            #include <stdio.h>
+            typedef struct cublasContext* cublasHandle_t;
+            int cublasGemmEx(cublasHandle_t, int, int, int, int, int, const void*, const void*, int, int,
+                             const void*, int, int, const void*, void*, int, int, int, int);
+            enum { N_OP = 0, T_OP = 1, C_OP = 2, R_32F = 0, C_64F = 5, C_32F = 4 };
+            int main(void) {
+              const double one[2] = {1, 0};
+              printf("%d ", cublasGemmEx(0, C_OP, T_OP, 4, 4, 4, one, 0, C_64F, 4, 0, C_64F, 4, one, 0, C_64F, 4,
+                                         C_64F, -1));
+              printf("%d ", cublasGemmEx(0, N_OP, C_OP, 4, 4, 4, one, 0, C_32F, 4, 0, C_32F, 4, one, 0, C_32F, 4,
+                                         C_32F, -1));
+              printf("%d\\n", cublasGemmEx(0, C_OP, C_OP, 4, 4, 4, one, 0, R_32F, 4, 0, R_32F, 4, one, 0, R_32F, 4,
+                                           68, -1));
+              return 0;
+            }
+        """, f"-L{CUDA_LIB}", "-lcublas", f"-Wl,-rpath,{CUDA_LIB}")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        ex = [c for c in report["calls"] if c["routine"] == "cublasGemmEx"]
+        self.assertEqual(len(ex), 3)
+        self.assertEqual([(c["dtype"], c.get("trans_a", False), c.get("conj_a", False), c.get("trans_b", False),
+                           c.get("conj_b", False)) for c in ex],
+                         [("complex128", True, True, True, False), ("complex64", False, False, True, True),
+                          ("float32", True, False, True, False)])
+
     def test_cublas_gemms_on_a_gpu_keep_their_results_and_statuses(self):
         # Runs for real only where a GPU is usable (scripts/dev.sh gpu-test); here it skips.
         exe = build_c("cublas_gemms", """
