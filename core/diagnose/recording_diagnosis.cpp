@@ -178,6 +178,16 @@ std::string blas_parameter(const CallRecord& c, int p) {
     if (p == 7) return bound("LDA", c.lda, row ? cols : rows, a_what);
     if (p == 10) return bound("LDC", c.ldc, c.n, "N: C is N x N");
     if (p == 3 || p == 4) return negative(p == 3 ? "N" : "K");
+    if (p == 2) {
+      // Complex SYRK computes A*A**T or A**T*A: A**H*A is HERK's, and SYRK refuses 'C' for it.
+      const bool complex = c.precision == record::Precision::C || c.precision == record::Precision::Z;
+      const bool cblas = c.flags & record::kCblas;
+      if (!complex) return cblas ? "" : "parameter is your TRANS, which must be N, T or C";
+      const std::string herk = std::string(c.precision == record::Precision::C ? "CHERK" : "ZHERK");
+      return std::string("parameter is your TRANS, which must be ") +
+             (cblas ? "CblasNoTrans or CblasTrans" : "N or T") +
+             ": a complex SYRK has no conjugate transpose (A**H*A is " + herk + "'s)";
+    }
   } else if (c.routine == Routine::Trsm) {
     const bool right = c.side_uplo == 'R' || c.side_uplo == 'r';
     if (p == 9) return bound("LDA", c.lda, right ? c.n : c.m, right ? "N: A is N x N, on the right" : "M: A is M x M");
@@ -236,8 +246,12 @@ std::vector<std::string> argument_evidence(const CallRecord& c, const CallRecord
     return evidence;
   }
   if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally: not your call, LAPACK's");
-  // A transpose flag GEMM refused is neither N nor T: the call transposed nothing.
-  const bool bad_transpose = c.routine == Routine::Gemm && (c.xerbla_parameter == 1 || c.xerbla_parameter == 2);
+  // A transpose flag the routine refused (GEMM's 1 and 2, GEMV's 1, SYRK's 2, TRSM's 3): the
+  // call transposed nothing.
+  const int p = c.xerbla_parameter;
+  const bool bad_transpose = (c.routine == Routine::Gemm && (p == 1 || p == 2)) ||
+                             (c.routine == Routine::Gemv && p == 1) || (c.routine == Routine::Syrk && p == 2) ||
+                             (c.routine == Routine::Trsm && p == 3);
   const auto transposed = [&c](std::uint16_t trans, std::uint16_t conj, const char* name) {
     if (!(c.flags & trans)) return std::string();
     return std::string(", ") + name + ((c.flags & conj) ? " conjugate-transposed" : " transposed");
@@ -311,6 +325,24 @@ std::string argument_cause(const CallRecord& c, const CallRecord& top) {
              "the last is the one Python reports).";
   }
   return cause;
+}
+
+// The Fix of a refused option letter (TRANS, UPLO, SIDE, DIAG, JOBZ...), where the catalogue's
+// (leading dimensions) does not apply; "" for any other parameter.
+std::string option_fix(const CallRecord& c) {
+  const std::string routine = upper(xerbla_routine(c)), name = xerbla_parameter_name(routine, c.xerbla_parameter);
+  static constexpr const char* kOptions[] = {"TRANS", "UPLO", "SIDE", "DIAG", "JOB", "RANGE", "COMP", "FACT", "NORM"};
+  if (std::none_of(std::begin(kOptions), std::end(kOptions), [&name](const char* o) { return name.starts_with(o); })) {
+    return "";
+  }
+  std::string fix = "Pass " + name + " as one of the values " + routine +
+                    " accepts for it (the routine's reference documentation lists them; a letter may be upper or "
+                    "lower case).";
+  if (c.routine == Routine::Syrk && (c.precision == record::Precision::C || c.precision == record::Precision::Z)) {
+    fix += std::string(" For the product of a complex matrix with its conjugate transpose, call ") +
+           (c.precision == record::Precision::C ? "CHERK" : "ZHERK") + " (TRANS 'C'): SYRK only transposes.";
+  }
+  return fix;
 }
 
 bool is_gemm_xerbla(const CallRecord& c) {
@@ -785,7 +817,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
                from_values ? "Check the input for NaN/Inf before the call (numpy.isfinite(a).all()) and trace them "
                              "back to where they were made; SciPy's check_finite=True (the default) refuses them "
                              "with \"ValueError: array must not contain infs or NaNs\" instead."
-                           : ""});
+                           : option_fix(c)});
     } else if (lapack && c.info == -4 && c.input_nan + c.input_inf > 0 &&
                (c.routine == Routine::Gesdd || c.routine == Routine::Gesvd)) {
       // LAPACK >= 3.10 checks the norm itself and returns INFO = -4 instead of calling DLASCL.

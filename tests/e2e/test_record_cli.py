@@ -2564,6 +2564,41 @@ class RecordC(unittest.TestCase):
         evidence = " ".join(e for d in report["diagnoses"] if d.get("call") == calls[0]["id"] for e in d["evidence"])
         self.assertIn("A conjugate-transposed, B transposed", evidence)
 
+    def test_a_complex_syrk_refuses_a_conjugate_transpose_and_says_herk_does_it(self):
+        # ZSYRK/CSYRK take TRANS 'N' or 'T' only (A**H*A is ?HERK's): 'C' or CblasConjTrans is
+        # refused as parameter 2, and the evidence does not say the call conjugated anything.
+        exe = build_c("syrk_conj", """
+            #include <cblas.h>
+            #include <complex.h>
+            #include <stdlib.h>
+            void zsyrk_(const char*, const char*, const int*, const int*, const double complex*,
+                        const double complex*, const int*, const double complex*, double complex*, const int*,
+                        size_t, size_t);
+            int main(void) {
+              const int n = 4;
+              double complex *a = calloc(16, 16), *c = calloc(16, 16), one = 1, zero = 0;
+              float complex *fa = calloc(16, 8), *fc = calloc(16, 8), fone = 1, fzero = 0;
+              zsyrk_("U", "C", &n, &n, &one, a, &n, &zero, c, &n, 1, 1);
+              cblas_csyrk(CblasColMajor, CblasUpper, CblasConjTrans, 4, 4, &fone, fa, 4, &fzero, fc, 4);
+              cblas_zsyrk(CblasColMajor, CblasUpper, CblasTrans, 4, 4, &one, a, 4, &zero, c, 4);
+              return 0;
+            }
+        """, "-lopenblas")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        calls = sorted(report["calls"], key=lambda c: c["seq"])
+        self.assertEqual([(c["routine"], c.get("xerbla", {}).get("parameter")) for c in calls],
+                         [("zsyrk", 2), ("csyrk", 2), ("zsyrk", None)], calls)
+        for call, herk, allowed in ((calls[0], "ZHERK", "must be N or T"),
+                                    (calls[1], "CHERK", "must be CblasNoTrans or CblasTrans")):
+            d = next(d for d in report["diagnoses"] if d.get("call") == call["id"])
+            self.assertEqual(d["id"], "illegal-argument")
+            evidence = " ".join(d["evidence"])
+            self.assertIn(allowed, evidence)
+            self.assertNotIn("conjugate-transposed", evidence)
+            self.assertIn(herk, d["fix"])
+            self.assertNotIn("leading dimension", d["fix"])
+
     def test_a_program_killed_by_sigkill_was_killed_not_crashed(self):
         # kill -9, a scheduler or the OOM killer: SIGKILL comes from outside, outside a call or in one.
         for where in ("outside", "inside"):
