@@ -24,26 +24,24 @@ bool cblas_trans(int t) {
   return t == kTrans || t == kConjTrans;
 }
 
-bool is_complex(Precision p) {
-  return p == Precision::C || p == Precision::Z;
+int reals_of(Precision p) {
+  return record::is_complex(p) ? 2 : 1;
 }
 
 // A transpose argument as call flags (A's, or with `b` B's): a conjugate transpose is told apart
 // where the data is complex, and is a plain transpose on real data.
-std::uint16_t letter_flags(char t, Precision p, bool b = false) {
-  if (!is_trans(t)) return 0;
-  const bool conj = (t == 'C' || t == 'c') && is_complex(p);
+std::uint16_t transpose_flags(bool trans, bool conj, Precision p, bool b) {
+  if (!trans) return 0;
+  conj = conj && record::is_complex(p);
   return b ? record::kTransB | (conj ? record::kConjB : 0) : record::kTransA | (conj ? record::kConjA : 0);
+}
+
+std::uint16_t letter_flags(char t, Precision p, bool b = false) {
+  return transpose_flags(is_trans(t), t == 'C' || t == 'c', p, b);
 }
 
 std::uint16_t cblas_flags(int t, Precision p, bool b = false) {
-  if (!cblas_trans(t)) return 0;
-  const bool conj = t == kConjTrans && is_complex(p);
-  return b ? record::kTransB | (conj ? record::kConjB : 0) : record::kTransA | (conj ? record::kConjA : 0);
-}
-
-int reals_of(Precision p) {
-  return p == Precision::C || p == Precision::Z ? 2 : 1;
+  return transpose_flags(cblas_trans(t), t == kConjTrans, p, b);
 }
 
 // GEMM's value checks (--check-values): what the call reads before it (A and B unless alpha is

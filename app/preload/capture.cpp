@@ -135,17 +135,14 @@ bool captures_on() {
   record::SharedHeader* s = shared();
   return s && capture_root() && s->capture_mode.load(std::memory_order_relaxed) != 0;
 }
-bool real(record::Precision precision) {
-  return precision == record::Precision::S || precision == record::Precision::D;
-}
 }  // namespace
 
 bool InputCapture::enabled(record::Precision precision) {
-  return captures_on() && real(precision);
+  return captures_on() && !record::is_complex(precision);
 }
 
 bool InputCapture::enabled(record::Routine routine, record::Precision precision) {
-  return captures_on() && (real(precision) || record::replays_complex(routine));
+  return captures_on() && (!record::is_complex(precision) || record::replays_complex(routine));
 }
 
 bool InputCapture::capturing_all() {

@@ -242,7 +242,7 @@ void format_real(char* out, std::size_t size, double v) {
 // and `second` are its first two CHARACTER arguments (JOBZ; JOBU and JOBVT; UPLO; TRANS).
 // False when it cannot be replayed.
 bool replay_op_of(const CallRecord& c, Routine routine, char first, char second, char* op, std::size_t size) {
-  const bool complex = c.precision == Precision::C || c.precision == Precision::Z;
+  const bool complex = record::is_complex(c.precision);
   if (routine == Routine::Syevd || routine == Routine::Syev || routine == Routine::Syevr) {
     return replay_op(routine, complex, first, 'N', second, op, size);
   }
@@ -262,7 +262,7 @@ void call_lapack(ForwardLapack real, Routine routine, Precision precision, const
   InputCapture capture;
   const bool top_level = scope.recording() && scope.call.parent == 0;
   const bool replayable = record::has_replay_op(routine);
-  const int reals = precision == Precision::C || precision == Precision::Z ? 2 : 1;
+  const int reals = record::is_complex(precision) ? 2 : 1;
   static_assert(N <= kMaxWords);
   Word a[kMaxWords] = {};
   for (int i = 0; i < N; ++i) a[i] = w[i];

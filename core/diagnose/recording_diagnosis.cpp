@@ -180,7 +180,7 @@ std::string blas_parameter(const CallRecord& c, int p) {
     if (p == 3 || p == 4) return negative(p == 3 ? "N" : "K");
     if (p == 2) {
       // Complex SYRK computes A*A**T or A**T*A: A**H*A is HERK's, and SYRK refuses 'C' for it.
-      const bool complex = c.precision == record::Precision::C || c.precision == record::Precision::Z;
+      const bool complex = record::is_complex(c.precision);
       const bool cblas = c.flags & record::kCblas;
       if (!complex) return cblas ? "" : "parameter is your TRANS, which must be N, T or C";
       const std::string herk = std::string(c.precision == record::Precision::C ? "CHERK" : "ZHERK");
@@ -338,7 +338,7 @@ std::string option_fix(const CallRecord& c) {
   std::string fix = "Pass " + name + " as one of the values " + routine +
                     " accepts for it (the routine's reference documentation lists them; a letter may be upper or "
                     "lower case).";
-  if (c.routine == Routine::Syrk && (c.precision == record::Precision::C || c.precision == record::Precision::Z)) {
+  if (c.routine == Routine::Syrk && record::is_complex(c.precision)) {
     fix += std::string(" For the product of a complex matrix with its conjugate transpose, call ") +
            (c.precision == record::Precision::C ? "CHERK" : "ZHERK") + " (TRANS 'C'): SYRK only transposes.";
   }

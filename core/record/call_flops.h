@@ -21,7 +21,7 @@ inline double blas_flops(Routine routine, double m, double n, double k, std::uin
 
 // A FLOP count as the totals hold it: a complex multiply-add is 4 real ones.
 inline std::uint64_t flop_count(double real_flops, Precision precision) {
-  const double complex_factor = precision == Precision::C || precision == Precision::Z ? 4.0 : 1.0;
+  const double complex_factor = is_complex(precision) ? 4.0 : 1.0;
   return real_flops > 0 ? static_cast<std::uint64_t>(real_flops * complex_factor) : 0;
 }
 

@@ -88,6 +88,9 @@ inline constexpr std::uint32_t kRoutineCount = static_cast<std::uint32_t>(Routin
 // The precision letter of the call: s, d, c, z.
 enum class Precision : std::uint8_t { S, D, C, Z };
 inline constexpr std::uint32_t kPrecisionCount = 4;
+inline constexpr bool is_complex(Precision p) {
+  return p == Precision::C || p == Precision::Z;
+}
 
 enum CallFlags : std::uint16_t {
   kCblas = 1 << 0,     // called through the CBLAS name (cblas_dgemm), else the Fortran one

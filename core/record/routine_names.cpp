@@ -6,7 +6,7 @@ namespace blasscope::record {
 
 std::string routine_name(Routine routine, Precision precision) {
   static const char* const kLetters = "sdcz";
-  const bool complex = precision == Precision::C || precision == Precision::Z;
+  const bool complex = is_complex(precision);
   const char* base = "?";
   switch (routine) {
     case Routine::Gemm: base = "gemm"; break;
