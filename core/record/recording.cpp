@@ -291,6 +291,7 @@ Recording record_program(const RecordOptions& options) {
   // slowly beside a program keeping every core busy, whose calls then waited on a full ring
   // (ten times slower); a GEMM and SVD program was no faster for it.
   int status = 0, received = 0;
+  int stop_with = SIGTERM;             // what the program is stopped with (then SIGKILL)
   Clock::time_point interrupted_at{};  // when the first Ctrl-C came
   std::uint64_t interrupted_tick = 0;  // the same, on the calls' clock
   bool stopping = false;
@@ -328,8 +329,9 @@ Recording record_program(const RecordOptions& options) {
       next_progress = now + std::chrono::milliseconds(100);
     }
     if (options.stop_signal && options.stop_signal->load() != 0) {
+      // Passed on as it came (SIGHUP: a closed terminal), as timeout(1) does.
       stop_requested = true;
-      received = options.stop_signal->load();
+      received = stop_with = options.stop_signal->load();
     }
     if (const int interrupts = g_interrupts.load(); interrupts > 0 && !stopping) {
       const bool first = interrupted_at == Clock::time_point{};
@@ -338,21 +340,25 @@ Recording record_program(const RecordOptions& options) {
       // the Ctrl-C and went on is not copied out every few milliseconds for the rest of its run).
       if (first || interrupts > 1 || now - interrupted_at >= kInterruptGrace) {
         const std::vector<CallRecord> running = buffer.running();
-        if (first && !running.empty() && options.notice) {
-          const int sender = g_interrupt_sender.load();
-          options.notice((sender ? "SIGINT from process " + std::to_string(sender) +
-                                       " (a kill: it reached the program only if it was sent to the whole process "
-                                       "group): "
-                                 : std::string("Ctrl-C: ")) +
-                         std::to_string(running.size()) +
-                         " recorded call(s) running; the program is stopped if one that started before it is "
-                         "still running in " +
-                         std::to_string(kInterruptGrace.count()) + " s (SIGINT again: now)");
+        // A kill's SIGINT (not a terminal's Ctrl-C) may have been sent to the recorder alone
+        // (Popen.send_signal, an IDE's stop button): said every time, and a second one stops the
+        // program whether or not a call runs.
+        const int sender = g_interrupt_sender.load();
+        if (first && (sender || !running.empty()) && options.notice) {
+          options.notice(
+              (sender ? "SIGINT from process " + std::to_string(sender) +
+                            " (the recorder cannot tell whether the program got it too; SIGINT again stops it): "
+                      : std::string("Ctrl-C: ")) +
+              (running.empty() ? std::string("no recorded call running")
+                               : std::to_string(running.size()) +
+                                     " recorded call(s) running; the program is stopped if one that started before "
+                                     "it is still running in " +
+                                     std::to_string(kInterruptGrace.count()) + " s (SIGINT again: now)"));
         }
         const bool stuck = std::any_of(running.begin(), running.end(), [&](const CallRecord& c) {
           return c.start_ns && c.start_ns <= interrupted_tick;
         });
-        if ((interrupts > 1 && !running.empty()) || (stuck && now - interrupted_at >= kInterruptGrace)) {
+        if ((interrupts > 1 && (sender || !running.empty())) || (stuck && now - interrupted_at >= kInterruptGrace)) {
           stop_requested = true, received = SIGINT;
         }
       }
@@ -368,7 +374,7 @@ Recording record_program(const RecordOptions& options) {
       out.timed_out = timed_out;
       out.stopped = !timed_out;
       stopping = true;
-      signal_all(out, pid, SIGTERM);
+      signal_all(out, pid, stop_with);
       stop_deadline = now + std::chrono::seconds(2);
     } else if (stopping && now >= stop_deadline) {
       signal_all(out, pid, SIGKILL);
@@ -472,14 +478,16 @@ Recording record_program(const RecordOptions& options) {
     const int sender = g_interrupt_sender.load();
     out.problem = received == SIGINT && sender
                       ? "the recorder received SIGINT from process " + std::to_string(sender) +
-                            " (a kill, which reaches the program only when sent to its whole process group) while "
-                            "a recorded call ran, and stopped the program; what it had recorded is kept"
+                            " and stopped the program (with SIGTERM: a recorded call still ran " +
+                            std::to_string(kInterruptGrace.count()) +
+                            " s later, or SIGINT came again); what it had recorded is kept"
                   : received == SIGINT
                       ? "Ctrl-C (SIGINT) did not end the program while a recorded call ran (Python raises "
                         "KeyboardInterrupt only once a call returns): the recorder stopped it; what it had recorded "
                         "is kept"
                   : received ? "the recorder received " + signal_text(received) +
-                                   " and stopped the program; what it had recorded is kept"
+                                   " and passed it on to the program (SIGKILL 2 s later if it " +
+                                   "still ran); what it had recorded is kept"
                              : "stopped on request while it ran";
   }
   // How long each unfinished call ran, fixed now that the processes' ends are known: a session
