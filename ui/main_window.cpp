@@ -299,7 +299,8 @@ void MainWindow::probeEnvironment() {
       m_environment->setText(tr("machine probe failed"));
       return;
     }
-    QString text = tr("OpenBLAS %1 kernels, %2 threads")
+    // This machine's, as the worker finds it: a recording's own program says its BLAS in its summary.
+    QString text = tr("This machine: OpenBLAS %1 kernels, %2 threads")
                        .arg(QString::fromStdString(env->cpu->openblas_corename))
                        .arg(env->cpu->openblas_threads);
     const core::GpuEnvironment& gpu = env->gpu;

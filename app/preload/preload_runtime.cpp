@@ -142,6 +142,7 @@ struct BlasIdentity {
   char corename[sizeof record::ProcessEntry::blas_corename] = {};
   char coretype[sizeof record::ProcessEntry::blas_coretype] = {};
   char config[sizeof record::ProcessEntry::blas_config] = {};
+  int threads = 0;
 };
 BlasIdentity g_blas_identity;
 std::atomic<bool> g_blas_identified{false};
@@ -154,6 +155,7 @@ void write_identity(record::ProcessEntry& entry) {
   put_text(entry.blas_corename, g_blas_identity.corename);
   put_text(entry.blas_coretype, g_blas_identity.coretype);
   put_text(entry.blas_config, g_blas_identity.config);
+  entry.blas_threads = g_blas_identity.threads;
   entry.blas_said.store(2, std::memory_order_release);
 }
 
@@ -185,6 +187,13 @@ void say_blas(record::ProcessEntry& entry, void* real) {
         const auto config = lookup("openblas_get_config");
         put_text(g_blas_identity.config, config ? config() : "");
         put_text(g_blas_identity.coretype, ::getenv("OPENBLAS_CORETYPE"));
+        // The threads its routines may use (OPENBLAS_NUM_THREADS, or set by the program before
+        // its first call): the peak a call can reach.
+        using Count = int (*)();
+        if (const auto threads =
+                reinterpret_cast<Count>(::dlsym(handle ? handle : RTLD_DEFAULT, "openblas_get_num_threads"))) {
+          g_blas_identity.threads = threads();
+        }
       }
       if (handle) ::dlclose(handle);
     }

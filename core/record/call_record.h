@@ -18,7 +18,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 28;
+inline constexpr std::uint32_t kLayoutVersion = 29;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -347,6 +347,7 @@ struct ProcessEntry {
   char blas_library[252];
   char blas_corename[32], blas_coretype[32];
   char blas_config[128];
+  std::int32_t blas_threads;  // openblas_get_num_threads() when it said (0: not an OpenBLAS)
 };
 
 // The start time in /proc/PID/stat's text (its 22nd field, clock ticks after boot), or 0. The

@@ -225,6 +225,7 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       info.openblas_corename = text(said->blas_corename);
       info.openblas_coretype = text(said->blas_coretype);
       info.openblas_config = text(said->blas_config);
+      info.openblas_threads = said->blas_threads;
       break;
     }
     info.registered = std::string(e.command, strnlen(e.command, sizeof e.command));

@@ -765,6 +765,7 @@ Recording child_recording(const Recording& r, const ProcessInfo& p, std::vector<
   // The same machine, and the program's BLAS until the child's own replaces it (the front end).
   child.blas_library = r.blas_library;
   child.openblas_corename = r.openblas_corename;
+  child.openblas_threads = r.openblas_threads;
   child.kernel_mismatch = r.kernel_mismatch;
   child.peak_gflops_fp32 = r.peak_gflops_fp32;
   child.peak_gflops_fp64 = r.peak_gflops_fp64;

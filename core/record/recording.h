@@ -38,6 +38,7 @@ struct ProcessInfo {
   // The BLAS library its first recorded call went to, and what that OpenBLAS said of itself
   // there (empty for another BLAS, or where it called none): see ProcessEntry::blas_said.
   std::string blas_library, openblas_corename, openblas_coretype, openblas_config;
+  int openblas_threads = 0;  // openblas_get_num_threads() at its first call (0: not said)
 };
 
 // How a process ended, in a word for sessions and reports: "exit", "returned", "exec",
@@ -136,6 +137,9 @@ struct Recording {
   // The machine, as the recorder found it, and the BLAS the program called, as it said (filled
   // by the front end; 0 / "" when unknown: the corename only for an OpenBLAS).
   std::string blas_library, openblas_corename, kernel_mismatch;
+  // The threads the program's OpenBLAS used (0: unknown), and the peak they can reach: the
+  // machine's, scaled to those threads where they are fewer than its logical CPUs.
+  int openblas_threads = 0;
   double peak_gflops_fp32 = 0, peak_gflops_fp64 = 0;
   std::uint32_t parent_pid = 0;  // a child's session: the process that started it
 };

@@ -123,6 +123,7 @@ json to_json(const Recording& r, bool with_calls) {
     // What the kernel mismatch was judged from, kept with the process that said it.
     if (!p.openblas_config.empty()) processes.back()["openblas_config"] = p.openblas_config;
     if (!p.openblas_coretype.empty()) processes.back()["openblas_coretype"] = p.openblas_coretype;
+    if (p.openblas_threads > 0) processes.back()["openblas_threads"] = p.openblas_threads;
   }
   const json routines = routines_to_json(r.routines);
   json calls = json::array();
@@ -164,6 +165,7 @@ json to_json(const Recording& r, bool with_calls) {
           {"machine",
            {{"blas_library", r.blas_library.empty() ? json() : json(r.blas_library)},
             {"openblas_corename", r.openblas_corename},
+            {"openblas_threads", r.openblas_threads > 0 ? json(r.openblas_threads) : json()},
             {"kernel_mismatch", r.kernel_mismatch},
             {"peak_gflops_fp32", r.peak_gflops_fp32},
             {"peak_gflops_fp64", r.peak_gflops_fp64}}},
@@ -259,6 +261,7 @@ Recording recording_from_json(const json& s) {
     process.openblas_corename = field<std::string>(p, "openblas_corename", "");
     process.openblas_config = field<std::string>(p, "openblas_config", "");
     process.openblas_coretype = field<std::string>(p, "openblas_coretype", "");
+    process.openblas_threads = std::max(0, field<int>(p, "openblas_threads", 0));
     read_end(p, process);
   }
   for (const json& t : field<json>(s, "routines", json::array())) {
@@ -289,6 +292,7 @@ Recording recording_from_json(const json& s) {
     if (m.contains("blas_library") && !m["blas_library"].is_null())
       r.blas_library = field<std::string>(m, "blas_library", "");
     r.openblas_corename = field<std::string>(m, "openblas_corename", "");
+    r.openblas_threads = std::max(0, field<int>(m, "openblas_threads", 0));
     r.kernel_mismatch = field<std::string>(m, "kernel_mismatch", "");
     r.peak_gflops_fp32 = field<double>(m, "peak_gflops_fp32", 0);
     r.peak_gflops_fp64 = field<double>(m, "peak_gflops_fp64", 0);

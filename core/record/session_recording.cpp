@@ -68,6 +68,14 @@ void take_blas_of(const ProcessInfo& process, const core::CpuEnvironment& cpu, R
   const std::filesystem::path real = std::filesystem::canonical(process.blas_library, error);
   into.blas_library = error ? process.blas_library : real.string();
   into.openblas_corename = process.openblas_corename;
+  into.openblas_threads = process.openblas_threads;
+  // OPENBLAS_NUM_THREADS=1 on a 2-core machine: half its peak is all a call can reach.
+  const int cpus = static_cast<int>(cpu.logical_cpus);
+  const double share = process.openblas_threads > 0 && process.openblas_threads < cpus
+                           ? static_cast<double>(process.openblas_threads) / cpus
+                           : 1.0;
+  into.peak_gflops_fp32 = cpu.peak_gflops_fp32 * share;
+  into.peak_gflops_fp64 = cpu.peak_gflops_fp64 * share;
   into.kernel_mismatch = process.openblas_corename.empty()
                              ? std::string()
                              : core::kernel_mismatch_of(process.openblas_corename, process.openblas_config,

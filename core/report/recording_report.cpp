@@ -145,6 +145,9 @@ std::string header(const record::Recording& r) {
   // The program's BLAS, as it said: the kernels OpenBLAS chose, or that it is another BLAS.
   if (!r.openblas_corename.empty()) {
     out << "OpenBLAS kernels: " << r.openblas_corename
+        << (r.openblas_threads > 0
+                ? ", " + std::to_string(r.openblas_threads) + (r.openblas_threads == 1 ? " thread" : " threads")
+                : std::string())
         << (r.blas_library.empty() ? std::string() : " (" + r.blas_library + ")") << '\n';
   } else if (!r.blas_library.empty()) {
     out << "BLAS: " << r.blas_library << " (not identified as OpenBLAS: no kernel set to name)\n";

@@ -174,6 +174,7 @@ TEST(SessionText, TheProgramsBlasReadsBack) {
   p.openblas_corename = "Haswell";
   p.openblas_config = "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64";
   p.openblas_coretype = "Haswell";
+  p.openblas_threads = r.openblas_threads = 3;
   const Recording back = parse_recording_text(session_text(r));
   EXPECT_EQ(back.blas_library, r.blas_library);
   EXPECT_EQ(back.openblas_corename, "Haswell");
@@ -182,9 +183,12 @@ TEST(SessionText, TheProgramsBlasReadsBack) {
   EXPECT_EQ(back.processes[0].openblas_corename, "Haswell");
   EXPECT_EQ(back.processes[0].openblas_config, p.openblas_config);
   EXPECT_EQ(back.processes[0].openblas_coretype, "Haswell");
+  EXPECT_EQ(back.openblas_threads, 3);
+  EXPECT_EQ(back.processes[0].openblas_threads, 3);
   // Unknown (a program that called no BLAS): null, and read back as unknown.
   const Recording none = parse_recording_text(session_text(recording_of({})));
   EXPECT_EQ(none.blas_library, "");
+  EXPECT_EQ(none.openblas_threads, 0);
 }
 
 TEST(SessionText, AnXerblaReportOfParameter0IsStillAReport) {

@@ -1036,6 +1036,35 @@ class RecordNumPy(unittest.TestCase):
         self.assertGreater(session["wall_seconds"], 0.35)
         self.assertLess(session["wall_seconds"], report["wall_seconds"] - 0.4)
 
+    def test_the_peak_is_that_of_the_threads_the_programs_openblas_uses(self):
+        # A program that sets OPENBLAS_NUM_THREADS=1 before NumPy loads OpenBLAS can reach one
+        # core's peak, not the machine's: its session says the threads and scales the peak.
+        sessions = {}
+        for threads in ("1", None):
+            script = write(f"threads_{threads}.py", f"""
+                import os
+                os.environ.pop("OPENBLAS_NUM_THREADS", None)
+                if {threads!r}: os.environ["OPENBLAS_NUM_THREADS"] = {threads!r}
+                import ctypes, numpy as np
+                a = np.ones((64, 64)); a @ a
+                print(ctypes.CDLL("libopenblas.so.0").openblas_get_num_threads())
+            """)
+            proc, report = record(PYTHON, script)
+            self.assertEqual(proc.returncode, 0, proc.err)
+            with open(report_path(report)) as f:
+                sessions[threads] = (json.load(f), int(proc.out.split()[-1]), proc.err)
+        one, default = sessions["1"], sessions[None]
+        self.assertEqual(one[1], 1)
+        for session, used, err in (one, default):
+            self.assertEqual(session["machine"]["openblas_threads"], used)
+            self.assertEqual(session["processes"][0]["openblas_threads"], used)
+            self.assertIn(", %d thread%s (" % (used, "" if used == 1 else "s"), err)
+        # Both peaks come from the same machine: in the ratio of the threads each could use.
+        cpus = os.cpu_count()  # the peak is counted over every online CPU
+        expected = 1 / min(default[1], cpus)
+        ratio = one[0]["machine"]["peak_gflops_fp64"] / default[0]["machine"]["peak_gflops_fp64"]
+        self.assertAlmostEqual(ratio, expected, delta=0.1 * expected)
+
     def test_the_kernels_named_are_those_of_the_programs_own_blas(self):
         # The program's OpenBLAS says which kernels it runs, from inside the program: the same
         # name openblas_get_corename gives it there, and the library it came from.
@@ -1059,7 +1088,7 @@ class RecordNumPy(unittest.TestCase):
         self.assertEqual(process["openblas_config"], config)
         self.assertEqual(process.get("openblas_coretype", ""), os.environ.get("OPENBLAS_CORETYPE", ""))
         self.assertIn("libblas.so.3", machine["blas_library"])
-        self.assertIn("OpenBLAS kernels: " + corename + " (", proc.err)
+        self.assertIn("OpenBLAS kernels: " + corename + ", ", proc.err)
         # Another BLAS (Debian's reference BLAS and LAPACK, chosen by LD_LIBRARY_PATH): no
         # OpenBLAS kernels to name, so no kernel mismatch either, whatever the recorder's own is.
         reference = "/usr/lib/x86_64-linux-gnu/blas"
