@@ -115,9 +115,10 @@ void add_singular_solve(Collector& out, const CallRecord& solve, const CallRecor
           Specific{"singular factor",
                    "GETRS solves with the LU factors GETRF computed and checks none of them: when GETRF returned "
                    "INFO = i > 0, U(i,i) is exactly zero, and the back substitution divides by it, giving Inf "
-                   "and, from Inf - Inf or 0 * Inf, NaN, with INFO = 0. SciPy's lu_factor only warns "
-                   "(LinAlgWarning \"Diagonal number i is exactly zero. Singular matrix.\") and lu_solve "
-                   "returns the NaN/Inf result without an error. BLAScope matches the solve to the last "
+                   "and, from Inf - Inf or 0 * Inf, NaN, with INFO = 0. Whatever library made the two calls, "
+                   "only GETRF's INFO said so, and nothing stops a solve with the factor: SciPy's lu_factor, "
+                   "for one, only warns (LinAlgWarning \"Diagonal number i is exactly zero. Singular "
+                   "matrix.\") and lu_solve returns the NaN/Inf result without an error. BLAScope matches the solve to the last "
                    "factorisation of the same size in the process; it does not see which factor was passed.",
                    "Treat GETRF's INFO > 0 (SciPy's LinAlgWarning) as an error: the matrix is singular and the "
                    "system has no unique solution (warnings.simplefilter('error', "
