@@ -116,8 +116,10 @@ int run_record(const std::vector<std::string>& args) {
       output = args[++i];
     } else if (a == "--timeout" && has_value) {
       if (!parse_number(args[++i], options.timeout_seconds)) {
-        std::cerr << "error: record: --timeout wants a number of seconds below 1e9, not '" << args[i] << "'\n"
-                  << kRecordUsage;
+        std::cerr
+            << "error: record: --timeout wants a number of seconds, not negative and below 1e9 (0: no limit), not '"
+            << args[i] << "'\n"
+            << kRecordUsage;
         return kExitUsage;
       }
     } else if (a == "--max-calls" && has_value) {

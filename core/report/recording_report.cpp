@@ -10,6 +10,7 @@
 #include "record/routine_names.h"
 #include "record/session_writer.h"
 #include "report/html_page.h"
+#include "report/markdown_html.h"
 #include "report/text_table.h"
 #include "text/format.h"
 
@@ -264,11 +265,9 @@ std::string captures_text(const record::Recording& r) {
   }
   const Uncaptured uncaptured = uncaptured_failures(r);
   if (!uncaptured.not_replayable.empty()) {
-    out << "note: failing calls not captured, because no workload replays them (workloads replay single- and "
-           "double-precision GEMM, GEMV, SYRK, TRSM, ?LASCL, SVD, least-squares, SYEVD/SYEV, SYEVR for every "
-           "eigenvalue, POTRF, GETRF, GESV and GETRS calls, only with arguments LAPACK accepts, and through LAPACK, "
-           "not LAPACKE; complex SVDs, least squares, HEEVD/HEEV/HEEVR (HEEVR for every eigenvalue), POTRF, "
-           "GETRF, GESV and GETRS, and complex GEMMs where they refused an argument): "
+    out << "note: failing calls not captured, because no workload replays them (workloads replay GEMM, GEMV, "
+           "SYRK, TRSM, ?LASCL and the SVD, least-squares, eigenvalue, Cholesky, LU and solve drivers, called "
+           "through LAPACK with arguments it accepts; README, Record your program, Captures): "
         << by_routine_text(uncaptured.not_replayable) << '\n';
   }
   if (!uncaptured.finite_inputs.empty()) {
@@ -431,17 +430,15 @@ std::string code_span(const std::string& text) {
   return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
 }
 
-std::string recording_markdown(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
-  std::ostringstream out;
-  out << "# BLAScope recording: " << code_span(command_line(r)) << "\n\n";
-  // A paragraph a line: Markdown would join the notes into the line before them.
-  std::istringstream lines(header(r));
-  for (std::string line; std::getline(lines, line);) out << line << "\n\n";
-  out << "## Routines\n\n";
-  const auto rows = routine_rows(r);
+// A pipe table, the first row its header; a cell's own pipes escaped.
+void markdown_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     out << '|';
-    for (const auto& cell : rows[i]) out << ' ' << cell << " |";
+    for (const auto& cell : rows[i]) {
+      std::string text;
+      for (const char c : cell) text += c == '|' ? std::string("\\|") : std::string(1, c);
+      out << ' ' << text << " |";
+    }
     out << '\n';
     if (i == 0) {
       out << '|';
@@ -449,8 +446,18 @@ std::string recording_markdown(const record::Recording& r, const std::vector<Dia
       out << '\n';
     }
   }
+}
+
+std::string recording_markdown(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
+  std::ostringstream out;
+  out << "# BLAScope recording: " << code_span(command_line(r)) << "\n\n";
+  // A paragraph a line: Markdown would join the notes into the line before them.
+  std::istringstream lines(header(r));
+  for (std::string line; std::getline(lines, line);) out << line << "\n\n";
+  out << "## Routines\n\n";
+  markdown_table(out, routine_rows(r));
   out << "\n## Diagnoses\n\n";
-  if (diagnoses.empty()) out << "None.\n";
+  if (diagnoses.empty()) out << "None.\n\n";
   // A cause and fix told once: a program failing in ten ways like it repeats no paragraph.
   std::map<std::pair<std::string, std::string>, std::size_t> explained;
   for (std::size_t i = 0; i < diagnoses.size(); ++i) {
@@ -463,6 +470,11 @@ std::string recording_markdown(const record::Recording& r, const std::vector<Dia
     } else {
       out << "\n**Cause and fix:** as for " << first->second << " above.\n\n";
     }
+  }
+  if (const auto notable = notable_call_rows(r); notable.size() > 1) {
+    out << "## Failing and unfinished calls\n\n";
+    markdown_table(out, notable);
+    out << '\n';
   }
   const std::string captures = captures_text(r);
   if (!captures.empty()) {
@@ -477,7 +489,8 @@ std::string recording_html(const record::Recording& r, const std::vector<Diagnos
   std::ostringstream out;
   html_page_start(out, "BLAScope recording: " + command_line(r));
   std::istringstream lines(header(r));
-  for (std::string line; std::getline(lines, line);) out << "<p>" << escape_html(line) << "</p>\n";
+  // Each line a paragraph, its `command` as code (markdown_to_html escapes everything else).
+  for (std::string line; std::getline(lines, line);) out << markdown_to_html(line);
   out << "<h2>Routines</h2>\n";
   html_table(out, routine_rows(r));
   html_diagnoses(out, diagnoses);
