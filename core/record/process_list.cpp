@@ -251,8 +251,11 @@ void collect_processes(const SharedHeader& h, std::uint64_t now_ns, std::vector<
       const ProcessEntry& f = h.processes[first[k]];
       const std::string before_exec(f.command, strnlen(f.command, sizeof f.command));
       if (first[k] != latest[k] && before_exec != info.registered && !before_exec.empty()) {
-        info.command =
-            before_exec + (before_exec.size() + 1 >= sizeof f.command ? "…" : "") + ", then exec'd " + info.command;
+        // Quoted as the command after it is, where its arguments are known whole.
+        const std::vector<std::string> before_args = registered_arguments(f);
+        info.command = (before_args.empty() ? before_exec + (before_exec.size() + 1 >= sizeof f.command ? "…" : "")
+                                            : core::shell_command(before_args)) +
+                       ", then exec'd " + info.command;
       }
       // From when it attached (the recorder looks only now and then), else from now.
       const std::uint64_t attached = f.attached_ns.load();
