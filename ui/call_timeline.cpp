@@ -17,6 +17,8 @@ namespace blasscope::ui {
 namespace {
 
 constexpr int kLabelWidth = 170, kRowHeight = 16, kLaneGap = 6, kMaxDepth = 6;
+// Room after the end of the window: a call at its very end is drawn whole, not on the edge.
+constexpr int kRightMargin = 6;
 
 QColor colour_of(const record::CallRecord& c) {
   if (c.info != 0 || record::has_xerbla(c)) return QColor(0xc6, 0x28, 0x28);
@@ -102,12 +104,12 @@ void CallTimeline::showAll() {
 }
 
 double CallTimeline::timeAt(double x) const {
-  const double w = std::max(1, width() - kLabelWidth);
+  const double w = std::max(1, width() - kLabelWidth - kRightMargin);
   return m_from + (x - kLabelWidth) / w * (m_to - m_from);
 }
 
 double CallTimeline::xAt(double t) const {
-  const double w = std::max(1, width() - kLabelWidth);
+  const double w = std::max(1, width() - kLabelWidth - kRightMargin);
   return kLabelWidth + (t - m_from) / (m_to - m_from) * w;
 }
 
@@ -150,7 +152,7 @@ void CallTimeline::paintEvent(QPaintEvent*) {
         const double t0 = static_cast<double>(c->start_ns) - start_ns;
         if (t0 > m_to) break;
         const double x0 = std::max<double>(kLabelWidth, xAt(t0));
-        const double x1 = std::min<double>(width(), xAt(t0 + static_cast<double>(c->duration_ns)));
+        const double x1 = std::min<double>(width() - kRightMargin + 1, xAt(t0 + static_cast<double>(c->duration_ns)));
         if (x1 - x0 < 1 && static_cast<int>(x0) == static_cast<int>(last_x)) continue;  // one pixel holds many
         last_x = x0;
         const QRectF box(x0, y + 1, std::max(1.0, x1 - x0), kRowHeight - 2);
@@ -178,7 +180,7 @@ bool CallTimeline::isUnfinished(const record::CallRecord* c) const {
 const record::CallRecord* CallTimeline::callAt(QPoint pos) const {
   if (!m_recording || pos.x() < kLabelWidth) return nullptr;
   const double t = timeAt(pos.x()) + static_cast<double>(m_recording->start_ns);
-  const double slack = (m_to - m_from) / std::max(1, width() - kLabelWidth) * 2;  // two pixels
+  const double slack = (m_to - m_from) / std::max(1, width() - kLabelWidth - kRightMargin) * 2;  // two pixels
   for (std::size_t l = 0; l < m_lanes.size(); ++l) {
     const int top = laneTop(l);
     const int d = (pos.y() - top) / kRowHeight;
@@ -232,7 +234,7 @@ void CallTimeline::mousePressEvent(QMouseEvent* event) {
 
 void CallTimeline::mouseMoveEvent(QMouseEvent* event) {
   if (!(event->buttons() & Qt::LeftButton) || m_dragX < 0) return;
-  const double per_pixel = (m_dragTo - m_dragFrom) / std::max(1, width() - kLabelWidth);
+  const double per_pixel = (m_dragTo - m_dragFrom) / std::max(1, width() - kLabelWidth - kRightMargin);
   const double shift = (m_dragX - event->position().x()) * per_pixel;
   m_from = m_dragFrom + shift;
   m_to = m_dragTo + shift;

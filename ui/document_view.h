@@ -25,6 +25,7 @@ class DocumentView : public QWidget {
   virtual void setDocument(const RunDocument* doc) = 0;
   virtual void selectOp(std::size_t) {}
   virtual void selectTensorNamed(const QString&) {}
+  virtual void selectCall(quint64) {}  // a recorded call, by id
   // The widget to export as PNG/SVG (a chart or a drawing), or the whole view.
   virtual QWidget* exportWidget() { return this; }
   bool isShowingContent() const { return m_stack->currentIndex() == 1; }

@@ -105,6 +105,9 @@ void FailuresPanel::showDetails() {
   // The tensor first: in the dtype flow the op, when there is one, keeps the highlight.
   if (d->tensor) emit tensorSelected(QString::fromStdString(*d->tensor));
   if (d->op) emit opSelected(*d->op);
+  if (const auto call = d->facts.find("call"); call != d->facts.end() && call->is_number_unsigned()) {
+    emit callSelected(call->get<quint64>());
+  }
 }
 
 }  // namespace blasscope::ui

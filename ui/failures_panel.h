@@ -26,6 +26,8 @@ class FailuresPanel : public QWidget {
  signals:
   void opSelected(std::size_t op);
   void tensorSelected(const QString& name);
+  // A recording's diagnosis: the call it is about (its id).
+  void callSelected(quint64 id);
 
  private:
   void showDetails();

@@ -217,6 +217,9 @@ void MainWindow::createViews() {
   failuresDock->setFeatures(QDockWidget::DockWidgetMovable);  // always visible
   addDockWidget(Qt::RightDockWidgetArea, failuresDock);
   connect(m_failures, &FailuresPanel::opSelected, this, &MainWindow::selectOp);
+  connect(m_failures, &FailuresPanel::callSelected, this, [this](quint64 id) {
+    for (DocumentView* v : m_views) v->selectCall(id);
+  });
   connect(m_failures, &FailuresPanel::tensorSelected, this, &MainWindow::selectTensorNamed);
   resizeDocks({galleryDock, failuresDock}, {260, 380}, Qt::Horizontal);
   m_galleryDock = galleryDock;

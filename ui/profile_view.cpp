@@ -95,6 +95,12 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   m_callsTable->horizontalHeader()->setSortIndicatorClearable(true);  // a third click: back to that order
   m_callsTable->setSortingEnabled(true);
   m_callsTable->horizontalHeader()->setToolTip(tr("Click a column to sort the calls by it"));
+  // What failed before where and how it was laid out: INFO and Problem stay in view on a
+  // narrow window, Start and Alignment follow them.
+  for (const int column : {CallsModel::Start, CallsModel::Alignment}) {
+    QHeaderView* header = m_callsTable->horizontalHeader();
+    header->moveSection(header->visualIndex(column), CallsModel::ColumnCount - 1);
+  }
   m_statusFilter->setObjectName(QStringLiteral("statusFilter"));
   m_routineFilter->setObjectName(QStringLiteral("routineFilter"));
   callsLayout->addWidget(m_callsTable);
@@ -114,16 +120,7 @@ ProfileView::ProfileView(QWidget* parent) : DocumentView(parent) {
   layout->addWidget(split, 1);
   setContent(content);
 
-  connect(m_timeline, &CallTimeline::callClicked, this, [this](std::uint64_t id) {
-    if (m_calls->rowOfCall(id) < 0) {  // filtered out: show every call
-      m_routineFilter->setCurrentIndex(0);
-      m_statusFilter->setCurrentIndex(0);
-    }
-    const int row = m_calls->rowOfCall(id);
-    if (row < 0) return;
-    m_callsTable->selectRow(row);
-    m_callsTable->scrollTo(m_calls->index(row, 0));
-  });
+  connect(m_timeline, &CallTimeline::callClicked, this, &ProfileView::selectCall);
   connect(m_callsTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ProfileView::updateReplay);
   connect(m_replay, &QPushButton::clicked, this, [this] {
     const QString workload = captureOfSelectedCall();
@@ -268,7 +265,22 @@ void ProfileView::setDocument(const RunDocument* doc) {
                                 !differ([](const record::CallRecord& c) { return c.pid; }) && r->processes.size() <= 1);
   m_callsTable->setColumnHidden(CallsModel::Thread, !differ([](const record::CallRecord& c) { return c.tid; }));
   m_callsTable->resizeColumnsToContents();
+  // "dgelsd (+82 unlisted inside)" need not take the width of the columns after it.
+  constexpr int kRoutineWidth = 180;
+  if (m_callsTable->columnWidth(CallsModel::Routine) > kRoutineWidth)
+    m_callsTable->setColumnWidth(CallsModel::Routine, kRoutineWidth);
   showContent();
+}
+
+void ProfileView::selectCall(quint64 id) {
+  if (m_calls->rowOfCall(id) < 0) {  // filtered out: show every call
+    m_routineFilter->setCurrentIndex(0);
+    m_statusFilter->setCurrentIndex(0);
+  }
+  const int row = m_calls->rowOfCall(id);
+  if (row < 0) return;
+  m_callsTable->selectRow(row);
+  m_callsTable->scrollTo(m_calls->index(row, 0));
 }
 
 QString ProfileView::captureOfSelectedCall() const {

@@ -22,6 +22,8 @@ class ProfileView : public DocumentView {
  public:
   explicit ProfileView(QWidget* parent = nullptr);
   void setDocument(const RunDocument* doc) override;
+  // Selects the call in the calls table (every call shown, where a filter hid it).
+  void selectCall(quint64 id) override;
 
  signals:
   // "Replay in worker" on a captured call: its workload file.

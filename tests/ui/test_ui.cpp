@@ -788,6 +788,20 @@ class UiTests : public QObject {
     bool cfrom = false;
     for (const auto& d : window.document().diagnoses) cfrom = cfrom || d.id == "dlascl-invalid-cfrom";
     QVERIFY(cfrom);
+    // Picking a diagnosis in the Failures panel selects its call, every call shown again.
+    auto* failures = window.findChild<ui::FailuresPanel*>();
+    QVERIFY(failures);
+    int cfrom_row = -1;
+    for (int row = 0; row < failures->model()->rowCount(); ++row) {
+      if (failures->model()->index(row, 0).data().toString().contains(QStringLiteral("dlascl-invalid-cfrom")))
+        cfrom_row = row;
+    }
+    QVERIFY(cfrom_row >= 0);
+    auto* list = failures->findChild<QListView*>();
+    list->setCurrentIndex(QModelIndex());  // the panel shows its first diagnosis on opening
+    list->setCurrentIndex(failures->model()->index(cfrom_row, 0));
+    QCOMPARE(calls->model()->rowCount(), 5);
+    QTRY_COMPARE(calls->model()->index(calls->currentIndex().row(), 0).data().toULongLong(), 3ULL);
     // Only a captured call can be replayed; this hand-written recording has no captures.
     auto* replay = profile->findChild<QPushButton*>(QStringLiteral("replay"));
     QVERIFY(replay);
