@@ -51,7 +51,10 @@ void forward_termination() {
   sigemptyset(&stop.sa_mask);
   stop.sa_flags = 0;  // no SA_RESTART: the recorder's wait ends at once
   ::sigaction(SIGTERM, &stop, nullptr);
-  ::sigaction(SIGHUP, &stop, nullptr);
+  // Under nohup SIGHUP stays ignored, for the recorder and the program alike.
+  struct sigaction hangup {};
+  ::sigaction(SIGHUP, nullptr, &hangup);
+  if (hangup.sa_handler != SIG_IGN) ::sigaction(SIGHUP, &stop, nullptr);
 }
 
 // A plain decimal number: strtod alone also takes "", " 5", "+3", "0x10" and "inf".

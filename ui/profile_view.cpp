@@ -273,6 +273,12 @@ void ProfileView::setDocument(const RunDocument* doc) {
 }
 
 void ProfileView::selectCall(quint64 id) {
+  if (!m_doc || !m_doc->recording) return;
+  const record::Recording& r = *m_doc->recording;
+  const auto is_it = [id](const record::CallRecord& c) { return c.id == id; };
+  // A call the recording does not list (only counted, or not kept) leaves the filters alone.
+  if (std::none_of(r.calls.begin(), r.calls.end(), is_it) && std::none_of(r.running.begin(), r.running.end(), is_it))
+    return;
   if (m_calls->rowOfCall(id) < 0) {  // filtered out: show every call
     m_routineFilter->setCurrentIndex(0);
     m_statusFilter->setCurrentIndex(0);

@@ -234,17 +234,31 @@ std::string argument_cause(const CallRecord& c, const CallRecord& top) {
 // The Fix of a refused option letter (TRANS, UPLO, SIDE, DIAG, JOBZ...), where the catalogue's
 // (leading dimensions) does not apply; "" for any other parameter.
 std::string option_fix(const CallRecord& c) {
-  const std::string routine = upper(xerbla_routine(c)), name = xerbla_parameter_name(routine, c.xerbla_parameter);
+  // Only the program's own call: a letter LAPACK passed inside a driver was not the program's.
+  if (upper(xerbla_routine(c)) != call_name(c)) return "";
+  const std::string routine = upper(xerbla_routine(c));
+  std::string name = xerbla_parameter_name(routine, c.xerbla_parameter);
   static constexpr const char* kOptions[] = {"TRANS", "UPLO", "SIDE", "DIAG", "JOB", "RANGE", "COMP", "FACT", "NORM"};
   if (std::none_of(std::begin(kOptions), std::end(kOptions), [&name](const char* o) { return name.starts_with(o); })) {
     return "";
   }
-  std::string fix = "Pass " + name + " as one of the values " + routine +
-                    " accepts for it (the routine's reference documentation lists them; a letter may be upper or "
-                    "lower case).";
+  const bool cblas = c.flags & record::kCblas;
+  // A row-major CBLAS GEMM reaches the library with A and B swapped: its TRANSA is the caller's TRANSB.
+  if (c.routine == Routine::Gemm && (c.flags & record::kRowMajor) && name.starts_with("TRANS")) {
+    name = name == "TRANSA" ? "TRANSB" : "TRANSA";
+  }
+  std::string fix =
+      cblas ? "Pass " + name +
+                  " as one of the CBLAS enum values it takes (CblasNoTrans, CblasTrans or CblasConjTrans; CblasUpper "
+                  "or CblasLower; CblasLeft or CblasRight; CblasNonUnit or CblasUnit), not a letter such as 'T' nor "
+                  "another number: the CBLAS functions take enums, and refuse any other value."
+            : "Pass " + name + " as one of the values " + routine +
+                  " accepts for it (the routine's reference documentation lists them; a letter may be upper or "
+                  "lower case).";
   if (c.routine == Routine::Syrk && record::is_complex(c.precision)) {
     fix += std::string(" For the product of a complex matrix with its conjugate transpose, call ") +
-           (c.precision == record::Precision::C ? "CHERK" : "ZHERK") + " (TRANS 'C'): SYRK only transposes.";
+           (c.precision == record::Precision::C ? "CHERK" : "ZHERK") + (cblas ? " (CblasConjTrans)" : " (TRANS 'C')") +
+           ": SYRK only transposes.";
   }
   return fix;
 }

@@ -40,6 +40,15 @@ std::atomic<int> g_interrupts{0};
 // The process that sent the latest SIGINT with kill(), 0 where a terminal's Ctrl-C sent it: a
 // kill reaches the program only if it was sent to the whole process group.
 std::atomic<int> g_interrupt_sender{0};
+// The SIGINTs sent with kill() (any process's), counted apart from a terminal's: they may have
+// reached the recorder alone, and a second one stops the program.
+std::atomic<int> g_kill_interrupts{0};
+// The same as presses, timed as they arrive: kills closer together than kSameKillNs are one
+// (timeout(1) and others signal the recorder, then its whole process group, which holds the
+// recorder too).
+std::atomic<int> g_kill_presses{0};
+std::atomic<std::uint64_t> g_last_kill_ns{0};
+constexpr std::uint64_t kSameKillNs = 200'000'000;
 constexpr auto kInterruptGrace = std::chrono::seconds(10);
 // The longest the recorder sleeps between drains, in seconds: where a full ring and the
 // program's exit (a pidfd) wake it, and where they cannot. Signals wake it too.
@@ -230,13 +239,22 @@ Recording record_program(const RecordOptions& options) {
   ignore.sa_handler = SIG_IGN;
   counted.sa_sigaction = [](int, siginfo_t* info, void*) {
     // SI_USER, SI_QUEUE, SI_TKILL (<= 0): a process's kill; a terminal's Ctrl-C is the kernel's.
-    g_interrupt_sender.store(info && info->si_code <= 0 ? std::max(1, static_cast<int>(info->si_pid)) : 0);
+    if (info && info->si_code <= 0) {
+      const std::uint64_t now = monotonic_ns();  // clock_gettime: async-signal-safe
+      const std::uint64_t last = g_last_kill_ns.exchange(now);
+      if (last == 0 || now - last >= kSameKillNs) g_kill_presses.fetch_add(1);
+      g_interrupt_sender.store(std::max(1, static_cast<int>(info->si_pid)));
+      g_kill_interrupts.fetch_add(1);
+    }
     g_interrupts.fetch_add(1);
   };
   counted.sa_flags = SA_RESTART | SA_SIGINFO;  // the grower's fallocate, a GUI's threads: no EINTR from it
   sigemptyset(&counted.sa_mask);
   g_interrupts.store(0);
   g_interrupt_sender.store(0);
+  g_kill_interrupts.store(0);
+  g_kill_presses.store(0);
+  g_last_kill_ns.store(0);
   ::sigaction(SIGINT, nullptr, &old_int);
   const bool interrupts_ignored = old_int.sa_handler == SIG_IGN;
   if (!interrupts_ignored) ::sigaction(SIGINT, &counted, nullptr);
@@ -291,7 +309,8 @@ Recording record_program(const RecordOptions& options) {
   // slowly beside a program keeping every core busy, whose calls then waited on a full ring
   // (ten times slower); a GEMM and SVD program was no faster for it.
   int status = 0, received = 0;
-  int stop_with = SIGTERM;             // what the program is stopped with (then SIGKILL)
+  int stop_with = SIGTERM;             // what the program is stopped with (then SIGTERM, SIGKILL)
+  int kill_presses = 0;                // kill()'s SIGINTs seen, as presses (g_kill_presses)
   Clock::time_point interrupted_at{};  // when the first Ctrl-C came
   std::uint64_t interrupted_tick = 0;  // the same, on the calls' clock
   bool stopping = false;
@@ -328,7 +347,7 @@ Recording record_program(const RecordOptions& options) {
       stop_requested = !options.progress(buffer.header().write_index.load());
       next_progress = now + std::chrono::milliseconds(100);
     }
-    if (options.stop_signal && options.stop_signal->load() != 0) {
+    if (options.stop_signal && options.stop_signal->load() != 0 && !stopping) {
       // Passed on as it came (SIGHUP: a closed terminal), as timeout(1) does.
       stop_requested = true;
       received = stop_with = options.stop_signal->load();
@@ -338,13 +357,17 @@ Recording record_program(const RecordOptions& options) {
       if (first) interrupted_at = now, interrupted_tick = read_call_clock(buffer.header().clock.load());
       // The slots are looked at only when there is something to decide (a program that handled
       // the Ctrl-C and went on is not copied out every few milliseconds for the rest of its run).
-      if (first || interrupts > 1 || now - interrupted_at >= kInterruptGrace) {
+      // A terminal's Ctrl-Cs are presses each; kills close together, one (kSameKillNs).
+      const int presses = interrupts - g_kill_interrupts.load() + g_kill_presses.load();
+      if (first || presses > 1 || now - interrupted_at >= kInterruptGrace) {
         const std::vector<CallRecord> running = buffer.running();
         // A kill's SIGINT (not a terminal's Ctrl-C) may have been sent to the recorder alone
-        // (Popen.send_signal, an IDE's stop button): said every time, and a second one stops the
+        // (Popen.send_signal, an IDE's stop button): said at once, and a second one stops the
         // program whether or not a call runs.
         const int sender = g_interrupt_sender.load();
-        if (first && (sender || !running.empty()) && options.notice) {
+        const bool new_kill = kill_presses == 0 && g_kill_presses.load() > 0;
+        kill_presses = g_kill_presses.load();
+        if ((first || new_kill) && (new_kill || !running.empty()) && options.notice) {
           options.notice(
               (sender ? "SIGINT from process " + std::to_string(sender) +
                             " (the recorder cannot tell whether the program got it too; SIGINT again stops it): "
@@ -358,7 +381,8 @@ Recording record_program(const RecordOptions& options) {
         const bool stuck = std::any_of(running.begin(), running.end(), [&](const CallRecord& c) {
           return c.start_ns && c.start_ns <= interrupted_tick;
         });
-        if ((interrupts > 1 && (sender || !running.empty())) || (stuck && now - interrupted_at >= kInterruptGrace)) {
+        if ((presses > 1 && !running.empty()) || kill_presses > 1 ||
+            (stuck && now - interrupted_at >= kInterruptGrace)) {
           stop_requested = true, received = SIGINT;
         }
       }
@@ -375,6 +399,11 @@ Recording record_program(const RecordOptions& options) {
       out.stopped = !timed_out;
       stopping = true;
       signal_all(out, pid, stop_with);
+      stop_deadline = now + std::chrono::seconds(2);
+    } else if (stopping && now >= stop_deadline && stop_with != SIGTERM) {
+      // A SIGHUP passed on may only have made the program reload: SIGTERM next, then SIGKILL.
+      signal_all(out, pid, SIGTERM);
+      stop_with = SIGTERM;
       stop_deadline = now + std::chrono::seconds(2);
     } else if (stopping && now >= stop_deadline) {
       signal_all(out, pid, SIGKILL);
@@ -486,8 +515,8 @@ Recording record_program(const RecordOptions& options) {
                         "KeyboardInterrupt only once a call returns): the recorder stopped it; what it had recorded "
                         "is kept"
                   : received ? "the recorder received " + signal_text(received) +
-                                   " and passed it on to the program (SIGKILL 2 s later if it " +
-                                   "still ran); what it had recorded is kept"
+                                   " and passed it on to the program (then SIGTERM and SIGKILL, 2 s " +
+                                   "apart, while it still ran); what it had recorded is kept"
                              : "stopped on request while it ran";
   }
   // How long each unfinished call ran, fixed now that the processes' ends are known: a session

@@ -10,7 +10,6 @@
 #include "record/routine_names.h"
 #include "record/session_writer.h"
 #include "report/html_page.h"
-#include "report/markdown_html.h"
 #include "report/text_table.h"
 #include "text/format.h"
 
@@ -436,7 +435,9 @@ void markdown_table(std::ostream& out, const std::vector<std::vector<std::string
     out << '|';
     for (const auto& cell : rows[i]) {
       std::string text;
-      for (const char c : cell) text += c == '|' ? std::string("\\|") : std::string(1, c);
+      for (const char c : cell) {
+        text += c == '|' ? std::string("\\|") : c == '\n' || c == '\r' ? std::string(" ") : std::string(1, c);
+      }
       out << ' ' << text << " |";
     }
     out << '\n';
@@ -448,12 +449,24 @@ void markdown_table(std::ostream& out, const std::vector<std::vector<std::string
   }
 }
 
+// A summary line with the program's command (header() quotes it in single backticks) made
+// into `code` by `as_code`, and the text around it by `as_text`: a command holding backticks
+// itself would end a single-backtick span early.
+template <typename Code, typename Text>
+std::string with_command(const std::string& line, const record::Recording& r, Code as_code, Text as_text) {
+  const std::string command = command_line(r);
+  const std::size_t at = line.find("`" + command + "`");
+  if (at == std::string::npos) return as_text(line);
+  return as_text(line.substr(0, at)) + as_code(command) + as_text(line.substr(at + command.size() + 2));
+}
+
 std::string recording_markdown(const record::Recording& r, const std::vector<Diagnosis>& diagnoses) {
   std::ostringstream out;
   out << "# BLAScope recording: " << code_span(command_line(r)) << "\n\n";
   // A paragraph a line: Markdown would join the notes into the line before them.
   std::istringstream lines(header(r));
-  for (std::string line; std::getline(lines, line);) out << line << "\n\n";
+  const auto same = [](const std::string& text) { return text; };
+  for (std::string line; std::getline(lines, line);) out << with_command(line, r, code_span, same) << "\n\n";
   out << "## Routines\n\n";
   markdown_table(out, routine_rows(r));
   out << "\n## Diagnoses\n\n";
@@ -489,8 +502,10 @@ std::string recording_html(const record::Recording& r, const std::vector<Diagnos
   std::ostringstream out;
   html_page_start(out, "BLAScope recording: " + command_line(r));
   std::istringstream lines(header(r));
-  // Each line a paragraph, its `command` as code (markdown_to_html escapes everything else).
-  for (std::string line; std::getline(lines, line);) out << markdown_to_html(line);
+  // Each line a paragraph, its command as code.
+  const auto code = [](const std::string& text) { return "<code>" + escape_html(text) + "</code>"; };
+  const auto text = [](const std::string& text) { return escape_html(text); };
+  for (std::string line; std::getline(lines, line);) out << "<p>" << with_command(line, r, code, text) << "</p>\n";
   out << "<h2>Routines</h2>\n";
   html_table(out, routine_rows(r));
   html_diagnoses(out, diagnoses);

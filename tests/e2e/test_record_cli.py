@@ -2095,6 +2095,48 @@ class RecordLifecycle(unittest.TestCase):
                 self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
                 self.assertFalse(os.path.exists(buffer), "the recording buffer was left behind")
 
+    def test_a_sighup_is_ignored_under_nohup_and_followed_by_sigterm_where_it_did_not_stop_the_program(self):
+        # Under nohup (SIGHUP ignored) a closed terminal ends neither the recorder nor the program.
+        # A program that takes SIGHUP for "reload" gets SIGTERM 2 s after it, then SIGKILL.
+        quick = write("hup_quick.py", """
+            import numpy as np, time
+            print("working", flush=True)
+            time.sleep(1.5)
+            np.ones((4, 4)) @ np.ones((4, 4))
+        """)
+        reloading = write("hup_reload.py", """
+            import numpy as np, signal, time
+            signal.signal(signal.SIGHUP, lambda *_: print("reload", flush=True))
+            np.ones((4, 4)) @ np.ones((4, 4))
+            print("working", flush=True)
+            time.sleep(60)
+        """)
+        for name, script, ignored in (("nohup", quick, True), ("reload", reloading, False)):
+            with self.subTest(name):
+                session = os.path.join(WORK, f"hup-{name}.json")
+                proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=WORK,
+                                        preexec_fn=(lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if ignored
+                                        else None)
+                try:
+                    self.assertEqual(proc.stdout.readline().strip(), b"working")
+                    started = time.monotonic()
+                    proc.send_signal(signal.SIGHUP)
+                    out, err = proc.communicate(timeout=60)
+                finally:
+                    kill_processes_running(script)
+                with open(session) as f:
+                    recorded = json.load(f)
+                if ignored:
+                    self.assertEqual(proc.returncode, 0, err.decode())
+                    self.assertIsNone(recorded["problem"])
+                    self.assertEqual(recorded["calls_total"], 1)
+                else:
+                    self.assertIn(b"reload", out)
+                    self.assertEqual(proc.returncode, 128 + 15, err.decode())  # the SIGTERM after it
+                    self.assertGreater(time.monotonic() - started, 1.5)
+                    self.assertIn("received SIGHUP and passed it on", recorded["problem"])
+
     def test_ctrl_c_stops_a_program_hung_in_a_call_and_leaves_one_that_handles_it(self):
         # A terminal's Ctrl-C goes to the whole process group. Python raises KeyboardInterrupt only
         # between bytecodes: inside a DGELSD that never returns it cannot, so the recorder stops
@@ -2129,9 +2171,11 @@ class RecordLifecycle(unittest.TestCase):
         # "recorder only" is a kill of the recorder alone: the program never sees it.
         # A kill of the recorder alone is said at once, and a second one stops the program, in a
         # call or not (Popen.send_signal, an IDE's stop button: the program never saw either).
+        # "the recorder, then its group" is what timeout -s INT does: one press, not two.
         for name, script, presses in (("hung", hung, 1), ("hung, pressed twice", hung, 2), ("ends", looping, 1),
                                       ("handles it", saving, 1), ("recorder only, twice", hung, 2),
-                                      ("recorder only, between calls", looping, 2)):
+                                      ("recorder only, between calls", looping, 2),
+                                      ("the recorder, then its group", saving, 1)):
             with self.subTest(name):
                 session = os.path.join(WORK, f"ctrl-c-{name.replace(' ', '-')}.json")
                 proc = subprocess.Popen([CLI, "record", "--output", session, "--", PYTHON, script],
@@ -2144,6 +2188,9 @@ class RecordLifecycle(unittest.TestCase):
                     for _ in range(presses):
                         if name.startswith("recorder only"):
                             os.kill(proc.pid, signal.SIGINT)
+                        elif name == "the recorder, then its group":
+                            os.kill(proc.pid, signal.SIGINT)
+                            os.killpg(proc.pid, signal.SIGINT)
                         else:
                             os.killpg(proc.pid, signal.SIGINT)
                         time.sleep(0.5)
