@@ -1,8 +1,7 @@
 #include "diagnose/diagnosis_collector.h"
 
-#include <nlohmann/json.hpp>
-
 #include "record/routine_names.h"
+#include "text/json.h"
 
 namespace blasscope::core::recorded {
 
