@@ -485,8 +485,12 @@ void mark_blas_found(const char* name, void* real) {
   g_blas_found = true;
   if (record::ProcessEntry* entry = my_process_entry()) {
     entry->blas_found.fetch_or(1);
-    // The BLAS is named after a BLAS or LAPACK routine's library: not LAPACKE's, nor cuBLAS's.
-    if (std::strncmp(name, "LAPACKE_", 8) != 0 && std::strncmp(name, "cu", 2) != 0) say_blas(*entry, real);
+    // The BLAS is named after a BLAS or LAPACK routine's library: not LAPACKE's, nor cuBLAS's,
+    // nor xerbla_'s (NumPy defines its own, in its core module).
+    if (std::strncmp(name, "LAPACKE_", 8) != 0 && std::strncmp(name, "cu", 2) != 0 &&
+        std::strcmp(name, "xerbla_") != 0) {
+      say_blas(*entry, real);
+    }
   }
 }
 

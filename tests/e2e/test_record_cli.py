@@ -3789,6 +3789,102 @@ class RecordWhatNothingElseTells(unittest.TestCase):
         self.assertIn("ran_seconds", report["crash"]["call"])
 
 
+class RecordLookedUpByName(unittest.TestCase):
+    """BLAS found at run time with dlsym (ctypes, cffi, dlopen + dlsym): dlsym on a handle
+    searches that library's tree, where the preload library is not."""
+
+    def test_ctypes_calls_are_recorded_and_their_failures_explained(self):
+        script = write("ctypes_gemm.py", """
+            import ctypes, sys
+            blas = ctypes.CDLL(sys.argv[1])
+            n, one, zero, no = ctypes.c_int(2), ctypes.c_double(1.0), ctypes.c_double(0.0), ctypes.c_char(b"N")
+            a, b, c = (ctypes.c_double * 4)(1, 2, 3, 4), (ctypes.c_double * 4)(1, 0, 0, 1), (ctypes.c_double * 4)()
+            r = ctypes.byref
+            for _ in range(7):
+                blas.dgemm_(r(no), r(no), r(n), r(n), r(n), r(one), a, r(n), b, r(n), r(zero), c, r(n),
+                            ctypes.c_size_t(1), ctypes.c_size_t(1))
+            print(list(c), flush=True)
+            # Row-major, LDA 1 where K is 2: OpenBLAS refuses it (parameter 10), prints and returns.
+            blas.cblas_dgemm(101, 111, 111, 2, 2, 2, ctypes.c_double(1.0), a, 1, b, 2, ctypes.c_double(0.0), c, 2)
+        """)
+        for library in ("libblas.so.3", "libopenblas.so.0"):
+            with self.subTest(library=library):
+                plain = subprocess.run([PYTHON, script, library], capture_output=True, text=True, cwd=WORK)
+                proc, report = record(PYTHON, script, library)
+                self.assertEqual((proc.returncode, proc.out), (plain.returncode, plain.stdout), proc.err)
+                self.assertEqual(calls_of(report, "dgemm"), 8)
+                failing = [c for c in report["calls"] if c.get("xerbla")]
+                self.assertEqual([(c["routine"], c["lda"]) for c in failing], [("dgemm", 1)])
+                diagnosis = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
+                self.assertEqual(diagnosis["call"], failing[0]["id"])
+                self.assertIn("your LDA = 1", " ".join(diagnosis["evidence"]))
+
+    def test_dlopen_and_dlsym_calls_are_recorded(self):
+        exe = build_c("dlsym_gemm", r"""
+            #include <dlfcn.h>
+            #include <stdio.h>
+            typedef void (*Gemm)(int, int, int, int, int, int, double, const double*, int, const double*, int,
+                                 double, double*, int);
+            int main(void) {
+              void* blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+              if (!blas) return 90;
+              Gemm gemm = (Gemm)dlsym(blas, "cblas_dgemm");
+              double a[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, c[9];
+              for (int i = 0; i < 11; ++i) gemm(102, 111, 111, 3, 3, 3, 1.0, a, 3, a, 3, 0.0, c, 3);
+              printf("%g\n", c[0]);
+              return 0;
+            }
+        """, "-ldl")
+        proc, report = record(exe)
+        self.assertEqual((proc.returncode, proc.out), (0, "30\n"), proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 11)
+        self.assertEqual({(c["m"], c["n"], c["k"]) for c in report["calls"] if c["routine"] == "dgemm"}, {(3, 3, 3)})
+
+    def test_a_name_looked_up_in_another_library_still_reaches_that_library(self):
+        # NumPy has loaded OpenBLAS; the program then asks its own library for dgemm_. Our
+        # wrapper would forward to OpenBLAS's: the program must get, and run, the one it asked for.
+        src = write("myblas.c", """
+            void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
+                        const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+                        const int* ldc, unsigned long la, unsigned long lb) { c[0] = 42; }
+        """)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, "libmyblas.so"), src], check=True)
+        script = write("own_gemm.py", """
+            import ctypes, os, numpy as np
+            np.ones((4, 4)) @ np.ones((4, 4))
+            mine = ctypes.CDLL(os.path.abspath("libmyblas.so"))
+            n, one, no, c = ctypes.c_int(1), ctypes.c_double(1.0), ctypes.c_char(b"N"), (ctypes.c_double * 1)()
+            r = ctypes.byref
+            mine.dgemm_(r(no), r(no), r(n), r(n), r(n), r(one), c, r(n), c, r(n), r(one), c, r(n), 1, 1)
+            print(c[0])
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual((proc.returncode, proc.out), (0, "42.0\n"), proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 1, "only NumPy's own matmul went through OpenBLAS")
+
+    def test_rtld_next_and_rtld_default_still_mean_what_they_mean_for_their_caller(self):
+        # glibc resolves RTLD_NEXT after the object that called dlsym: the preload's dlsym must
+        # not make itself the caller (libfirst would find its own probe again, not libsecond's).
+        for name, value in (("first", 1), ("second", 2)):
+            extra = "" if name == "second" else """
+                #include <dlfcn.h>
+                int next_probe(void) { return ((int (*)(void))dlsym(RTLD_NEXT, "probe"))(); }
+                int default_probe(void) { return ((int (*)(void))dlsym(RTLD_DEFAULT, "probe"))(); }
+            """
+            src = write(f"lib{name}.c", f"#define _GNU_SOURCE\nint probe(void) {{ return {value}; }}\n{extra}")
+            subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, f"lib{name}probe.so"), src, "-ldl"],
+                           check=True)
+        exe = build_c("rtld_next", r"""
+            #include <stdio.h>
+            int next_probe(void);
+            int default_probe(void);
+            int main(void) { printf("%d %d\n", next_probe(), default_probe()); return 0; }
+        """, "-L", WORK, "-Wl,--no-as-needed", "-l:libfirstprobe.so", "-l:libsecondprobe.so", "-Wl,-rpath," + WORK)
+        self.assertEqual(subprocess.run([exe], capture_output=True, text=True).stdout, "2 1\n")
+        proc, _ = record(exe)
+        self.assertEqual((proc.returncode, proc.out), (0, "2 1\n"), proc.err)
+
+
 CUDA_LIB = "/usr/local/cuda/lib64"
 
 
@@ -3818,6 +3914,28 @@ class RecordCuBlas(unittest.TestCase):
         d = next(d for d in report["diagnoses"] if d["id"] == "cublas-error")
         self.assertIn("CUBLAS_STATUS_NOT_INITIALIZED", d["title"])
         self.assertIn("Blas GEMM launch failed", " ".join(d["seen_as"]) + " ".join(d["evidence"]))
+
+    def test_cublas_loaded_at_run_time_is_recorded(self):
+        # TensorFlow and PyTorch open libcublas with dlopen and look each function up with dlsym.
+        exe = build_c("cublas_dlsym", f"""
+            #include <dlfcn.h>
+            #include <stdio.h>
+            int main(void) {{
+              void* cublas = dlopen("{CUDA_LIB}/libcublas.so", RTLD_NOW | RTLD_LOCAL);
+              if (!cublas) return 90;
+              int (*create)(void**) = (int (*)(void**))dlsym(cublas, "cublasCreate_v2");
+              void* h = 0;
+              printf("status %d\\n", create(&h));
+              return 0;
+            }}
+        """, "-ldl")
+        proc, report = record(exe)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        status = int(proc.out.split()[-1])
+        self.assertEqual(calls_of(report, "cublasCreate_v2"), 1)
+        self.assertEqual(next(c for c in report["calls"] if c["routine"] == "cublasCreate_v2")["status"], status)
+        if status != 0:
+            self.assertIn("cublas-error", ids(report))
 
     def test_cublas_ex_gemms_tell_a_conjugate_transpose_where_the_type_is_complex(self):
         # CUBLAS_OP_C conjugates complex operands (the *Ex GEMMs name their type) and is a plain
