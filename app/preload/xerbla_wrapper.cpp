@@ -5,12 +5,25 @@
 #include "forwarding.h"
 #include "preload_runtime.h"
 
+namespace {
+// A second report inside one call, from routines BLAScope does not record (DGEEV of a NaN:
+// DGEBAL's, then DHSEQR's): the call takes the later one (the one SciPy raises, each report
+// replacing the last), and the earlier is kept as a report record of its own made inside it.
+void keep_earlier_report(const blasscope::record::CallRecord& call) {
+  blasscope::preload::CallScope earlier(blasscope::record::Routine::Xerbla, blasscope::record::Precision::S);
+  if (!earlier.recording()) return;
+  blasscope::preload::set_xerbla(earlier.call, call.xerbla_routine, sizeof call.xerbla_routine, call.xerbla_parameter);
+  earlier.begin();
+}
+}  // namespace
+
 BLASSCOPE_EXPORT void xerbla_(const char* routine, const int* parameter, std::size_t length) {
   using Real = void (*)(const char*, const int*, std::size_t);
   using blasscope::preload::CallScope;
   if (routine && parameter && blasscope::preload::QuietCall::take_report(routine, length ? length : 6, *parameter)) {
     // A quiet nested call's: it is recorded when it returns (QuietCall).
   } else if (auto* call = CallScope::innermost(); call && routine && parameter) {
+    if (blasscope::record::has_xerbla(call->call)) keep_earlier_report(call->call);
     blasscope::preload::set_xerbla(call->call, routine, length ? length : 6, *parameter);
   } else if (routine && parameter) {
     // No recorded call is running (DTRTRI, a routine BLAScope does not record, or the program's

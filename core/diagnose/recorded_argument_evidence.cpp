@@ -224,9 +224,8 @@ std::string argument_cause(const CallRecord& c, const CallRecord& top) {
              "input, not passed by your program: a NaN or Inf in the input becomes a NaN scale factor or norm, "
              "or makes an earlier step fail and leave values a later one refuses (in ?GEEV the balancing, ?GEBAL, "
              "refuses a NaN matrix as its parameter 3, ?GEHRD then its parameter 2 and ?HSEQR its parameter 4: "
-             "the last is the one Python reports). Of the reports made by routines BLAScope does not record "
-             "(?GEBAL, ?HSEQR), a call keeps only the last: the evidence lists it and those of the recorded "
-             "calls inside (?GEHRD).";
+             "the last is the one Python reports). The diagnosis is titled with that last report, and its "
+             "evidence lists every other one made inside the call.";
   }
   return cause;
 }

@@ -3236,9 +3236,11 @@ class RecordC(unittest.TestCase):
         d = next(d for d in report["diagnoses"] if d["id"] == "illegal-argument")
         self.assertIn("on entry to DHSEQR parameter number 4", d["title"])
         self.assertIn("computed from a NaN/Inf input", d["title"])
-        # DGEHRD (recorded, inside DGEEV) reported too: listed, not the title.
-        self.assertTrue(any(", inside it: on entry to DGEHRD parameter number 2" in e for e in d["evidence"]),
-                        d["evidence"])
+        # DGEHRD (recorded, inside DGEEV) and DGEBAL (not recorded) reported too: listed, not the title.
+        for earlier in ("DGEHRD parameter number 2", "DGEBAL parameter number 3"):
+            self.assertEqual(sum(f", inside it: on entry to {earlier} had" in e for e in d["evidence"]), 1,
+                             d["evidence"])
+        self.assertEqual([d["id"] for d in report["diagnoses"]].count("illegal-argument"), 1)
         self.assertIn("?GEBAL, refuses a NaN matrix as its parameter 3", d["cause"])
         self.assertIn("isfinite", d["fix"])
         # What SciPy raises for it is that last report.
