@@ -1,22 +1,29 @@
 // dlsym: a program that looks BLAS up by name at run time (Python's ctypes and cffi, a C
 // program's dlopen + dlsym, TensorFlow's cuBLAS loader) gets the library's own function, never
 // ours: dlsym on a handle searches that library's tree, where the preload library is not. For
-// the names we interpose, dlsym hands out our wrapper instead, wherever that wrapper forwards
-// a call of unknown origin to exactly that function (blasscope_dlsym_on_handle); otherwise the library's
-// own, so no call ever goes to another library than the program asked for.
+// the names we record, dlsym hands out a stub instead, one per definition: it tells our wrapper
+// which definition to forward to (blasscope_handed_out, see preload_runtime.h) and jumps to it,
+// so a call through it is recorded and runs exactly what the handle gave, whoever makes it and
+// whatever is loaded or unloaded since.
 //
 // glibc's dlsym takes its caller from its return address (RTLD_NEXT means "after the caller's
-// object", RTLD_DEFAULT searches the caller's namespace), so the entry point is a few
-// instructions that jump, never call: the real dlsym, or the handle lookup below, returns
-// straight to the program with its caller unchanged.
+// object", RTLD_DEFAULT searches the caller's scope), so the entry point is a few instructions
+// that jump, never call: the real dlsym, or the handle lookup below, returns straight to the
+// program with its caller unchanged.
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
-#include "symbol_binding.h"
+#include "preload_runtime.h"
+
+__thread const BlasscopeHandedOut* blasscope_handed_out = nullptr;
 
 #if defined(__x86_64__) && defined(__linux__)
 
@@ -35,18 +42,60 @@ bool recorded_name(const char* name) {
   return false;
 }
 
-bool inside_this_library(const void* address) {
-  static void* const self_base = [] {
+// This library's mapped range, found once.
+struct Range {
+  std::uintptr_t begin = 0, end = 0;
+};
+
+Range this_library() {
+  static const Range range = [] {
+    Range r;
     Dl_info info{};
-    return ::dladdr(reinterpret_cast<const void*>(&recorded_name), &info) ? info.dli_fbase : nullptr;
+    if (!::dladdr(reinterpret_cast<const void*>(&recorded_name), &info)) return r;
+    struct Search {
+      std::uintptr_t base;
+      Range* found;
+    } search{reinterpret_cast<std::uintptr_t>(info.dli_fbase), &r};
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* object, size_t, void* data) -> int {
+          auto& s = *static_cast<Search*>(data);
+          if (object->dlpi_addr != s.base) return 0;
+          for (ElfW(Half) i = 0; i < object->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& segment = object->dlpi_phdr[i];
+            if (segment.p_type != PT_LOAD) continue;
+            const std::uintptr_t begin = object->dlpi_addr + segment.p_vaddr, end = begin + segment.p_memsz;
+            s.found->begin = s.found->end == 0 ? begin : std::min(s.found->begin, begin);
+            s.found->end = std::max(s.found->end, end);
+          }
+          return 1;
+        },
+        &search);
+    return r;
   }();
-  Dl_info info{};
-  return self_base && ::dladdr(address, &info) && info.dli_fbase == self_base;
+  return range;
+}
+
+bool inside_this_library(const void* address) {
+  const Range r = this_library();
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  return a >= r.begin && a < r.end;
+}
+
+constexpr std::size_t kStubs = 1024;    // as many as the asm below makes
+constexpr std::size_t kStubBytes = 32;  // each aligned so (.p2align 5)
+pthread_mutex_t g_stubs_lock = PTHREAD_MUTEX_INITIALIZER;
+std::size_t g_stubs_used = 0;
+
+__attribute__((constructor)) void reset_the_lock_in_forked_children() {
+  ::pthread_atfork(nullptr, nullptr, [] { ::pthread_mutex_init(&g_stubs_lock, nullptr); });
 }
 }  // namespace
 
 extern "C" {
 __attribute__((visibility("hidden"), used)) Dlsym blasscope_real_dlsym = nullptr;
+// Read by the stubs: stub i hands out entry i.
+__attribute__((visibility("hidden"), used)) BlasscopeHandedOut blasscope_stub_table[kStubs];
+__attribute__((visibility("hidden"))) extern const char blasscope_stubs[];
 
 // Where the entry point finds the real dlsym at its first use (before our constructors, a
 // library's constructor may look names up already).
@@ -61,18 +110,30 @@ __attribute__((visibility("hidden"), used)) Dlsym blasscope_find_real_dlsym() {
   return reinterpret_cast<Dlsym>(real);
 }
 
-// dlsym on a handle (the caller does not change what it finds). Our wrapper is handed out only
-// where a call from code whose own scopes lack the name (libffi, a JIT, a dlopen'ed module) is
-// forwarded to the very function the handle gave: the first definition in the global scope, or
-// else in the first loaded library that has one.
+// dlsym on a handle (the caller does not change what it finds): the stub for that definition,
+// made once; the definition itself where all stubs are taken (then its calls go unrecorded).
 __attribute__((visibility("hidden"), used, noinline)) void* blasscope_dlsym_on_handle(void* handle, const char* name) {
   void* const found = blasscope_real_dlsym(handle, name);
   const void* const caller = __builtin_extract_return_addr(__builtin_return_address(0));
-  if (!found || !name || !recorded_name(name) || inside_this_library(caller)) return found;
+  if (!found || !name || !recorded_name(name) || inside_this_library(caller) || inside_this_library(found)) {
+    return found;
+  }
   void* const ours = blasscope_real_dlsym(RTLD_DEFAULT, name);
-  if (!ours || ours == found || !inside_this_library(ours)) return found;
-  blasscope::preload::CallerObject unknown;
-  return blasscope::preload::definition_for(name, 0, ours, unknown) == found ? ours : found;
+  if (!ours || !inside_this_library(ours) || std::strlen(name) >= sizeof blasscope_stub_table[0].name) return found;
+  ::pthread_mutex_lock(&g_stubs_lock);
+  std::size_t i = 0;
+  while (i < g_stubs_used && !(blasscope_stub_table[i].real == found && blasscope_stub_table[i].ours == ours)) ++i;
+  if (i == g_stubs_used && i < kStubs) {
+    BlasscopeHandedOut& entry = blasscope_stub_table[i];
+    entry.real = found;
+    entry.ours = ours;
+    std::strcpy(entry.name, name);
+    ++g_stubs_used;
+  }
+  ::pthread_mutex_unlock(&g_stubs_lock);
+  if (i == kStubs) return found;
+  blasscope::preload::mark_blas_found(name, found);
+  return const_cast<char*>(blasscope_stubs + kStubBytes * i);
 }
 }
 
@@ -113,6 +174,26 @@ dlsym:
   .cfi_endproc
   .size dlsym, .-dlsym
 )");
+
+// The stubs: stub i points this thread's blasscope_handed_out at blasscope_stub_table[i] and
+// jumps to its `ours`, touching only r10 and r11 (scratch, never arguments).
+asm(R"(
+  .text
+  .p2align 5
+  .hidden blasscope_stubs
+  .globl blasscope_stubs
+blasscope_stubs:
+  .set blasscope_stub_i, 0
+  .rept 1024
+  .p2align 5
+  movq blasscope_handed_out@gottpoff(%rip), %r11
+  leaq blasscope_stub_table+64*blasscope_stub_i(%rip), %r10
+  movq %r10, %fs:(%r11)
+  jmp *blasscope_stub_table+64*blasscope_stub_i+8(%rip)
+  .set blasscope_stub_i, blasscope_stub_i+1
+  .endr
+)");
+static_assert(sizeof(BlasscopeHandedOut) == 64 && offsetof(BlasscopeHandedOut, ours) == 8);
 
 namespace {
 __attribute__((constructor)) void find_the_real_dlsym_early() {

@@ -48,18 +48,44 @@ inline void* cached_real(const RealRoutine& routine, std::uintptr_t at) {
 // loaded library defines it: a call we cannot forward must not silently do nothing.
 void* resolve_real(RealRoutine& routine, const char* name, std::uintptr_t at);
 
+}  // namespace blasscope::preload
+
+// A routine the program looked up with dlsym on a library's handle (ctypes, dlopen + dlsym):
+// it got a stub (dlsym_wrapper.cpp) that points this thread's blasscope_handed_out at the entry
+// and jumps to our wrapper, which forwards to `real`, the definition that handle gave, whoever
+// calls it. Taken by the first wrapper to run, and only if it is the one named.
+struct BlasscopeHandedOut {
+  void* real;
+  void* ours;
+  char name[48];
+};
+extern "C" __attribute__((visibility("hidden"))) __thread const BlasscopeHandedOut* blasscope_handed_out;
+
+namespace blasscope::preload {
+
+inline void* take_handed_out(const char* name) {
+  const BlasscopeHandedOut* handed = blasscope_handed_out;
+  if (__builtin_expect(handed == nullptr, 1)) return nullptr;
+  blasscope_handed_out = nullptr;
+  return std::strcmp(handed->name, name) == 0 ? handed->real : nullptr;
+}
+
 // The real routine for this call. A GNU statement expression, not a lambda: the return
 // address must be the interposed function's own (so never use it inside a lambda).
 #define BLASSCOPE_REAL(type, name)                                                                                 \
   __extension__({                                                                                                  \
     static ::blasscope::preload::RealRoutine routine_;                                                             \
     const auto at_ = reinterpret_cast<std::uintptr_t>(__builtin_extract_return_addr(__builtin_return_address(0))); \
-    void* real_ = ::blasscope::preload::cached_real(routine_, at_);                                                \
+    void* real_ = ::blasscope::preload::take_handed_out(name);                                                     \
+    if (!real_) real_ = ::blasscope::preload::cached_real(routine_, at_);                                          \
     if (!real_) real_ = ::blasscope::preload::resolve_real(routine_, name, at_);                                   \
     reinterpret_cast<type>(real_);                                                                                 \
   })
 
 std::uint64_t now_ns();
+
+// That the program reached `name`, defined at `real` (names the BLAS from its library).
+void mark_blas_found(const char* name, void* real);
 
 // Writes how this process ended into its entry (the first end said counts): exit() and
 // _exit() are interposed for it, since a child's status is not the recorder's to wait for.

@@ -142,8 +142,7 @@ bool refused_without_report(const CallRecord& c) {
 // Where a crash outside every recorded call may have been.
 constexpr const char* kUnseenCrashPlaces =
     "it crashed in the program, in another library, or in a BLAS/LAPACK call the recording does not see (a "
-    "routine it does not record, or one looked up with dlsym in a second BLAS library beside the one already "
-    "serving that name)";
+    "routine it does not record, or one called through a pointer looked up with dlvsym)";
 
 // SIGKILL's cause and fix, for the program and for a child.
 constexpr const char* kKilledCause =

@@ -541,7 +541,7 @@ Recording record_program(const RecordOptions& options) {
     out.problem = std::string("the program loaded BLAS/LAPACK but called none of the routines BLAScope records (") +
                   kRecordedRoutines +
                   "), in any of their precisions; other routines are not seen, nor calls through a pointer looked up "
-                  "with dlsym in a second BLAS library beside the one already serving that name";
+                  "with dlvsym";
   } else if (!blas_found && out.calls_total == 0) {
     out.problem = std::string(
                       "the program made no BLAS or LAPACK call through a shared library (none was called, or it "

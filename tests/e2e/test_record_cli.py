@@ -3843,8 +3843,8 @@ class RecordLookedUpByName(unittest.TestCase):
         self.assertEqual({(c["m"], c["n"], c["k"]) for c in report["calls"] if c["routine"] == "dgemm"}, {(3, 3, 3)})
 
     def test_a_name_looked_up_in_another_library_still_reaches_that_library(self):
-        # NumPy has loaded OpenBLAS; the program then asks its own library for dgemm_. Our
-        # wrapper would forward to OpenBLAS's: the program must get, and run, the one it asked for.
+        # NumPy has loaded OpenBLAS; the program then asks its own library for dgemm_. Our wrapper,
+        # bound by caller, would forward to OpenBLAS's: the call is recorded, and runs the one asked for.
         src = write("myblas.c", """
             void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
                         const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
@@ -3862,7 +3862,49 @@ class RecordLookedUpByName(unittest.TestCase):
         """)
         proc, report = record(PYTHON, script)
         self.assertEqual((proc.returncode, proc.out), (0, "42.0\n"), proc.err)
-        self.assertEqual(calls_of(report, "dgemm"), 1, "only NumPy's own matmul went through OpenBLAS")
+        self.assertEqual(calls_of(report, "dgemm"), 2, "NumPy's matmul and the program's own")
+
+    def test_each_pointer_runs_its_own_library_whatever_is_loaded_or_unloaded_after(self):
+        # A pointer from one library's handle, then another BLAS loaded RTLD_GLOBAL (it would
+        # bind a new reference from the program), then the first closed and opened again.
+        src = write("markblas.c", """
+            void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
+                        const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+                        const int* ldc, unsigned long la, unsigned long lb) { c[0] = -12345; }
+        """)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, "libmarkblas.so"), src], check=True)
+        exe = build_c("pointers_kept", r"""
+            #include <dlfcn.h>
+            #include <stdio.h>
+            typedef void (*Gemm)(const char*, const char*, const int*, const int*, const int*, const double*,
+                                 const double*, const int*, const double*, const int*, const double*, double*,
+                                 const int*, unsigned long, unsigned long);
+            static void run(Gemm f, const char* tag) {
+              int n = 3; double a[9], b[9], c[9] = {0}, one = 1, zero = 0;
+              for (int i = 0; i < 9; ++i) a[i] = i + 1, b[i] = 9 - i;
+              f("N", "N", &n, &n, &n, &one, a, &n, b, &n, &zero, c, &n, 1, 1);
+              printf("%s %g\n", tag, c[0]);
+            }
+            int main(void) {
+              void* open = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+              Gemm first = (Gemm)dlsym(open, "dgemm_");
+              run(first, "openblas");
+              void* mark = dlopen("./libmarkblas.so", RTLD_NOW | RTLD_GLOBAL);
+              Gemm second = (Gemm)dlsym(mark, "dgemm_");
+              run(first, "openblas");
+              run(second, "mark");
+              dlclose(open);
+              run(second, "mark");
+              open = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+              run((Gemm)dlsym(open, "dgemm_"), "openblas");
+              return 0;
+            }
+        """, "-ldl")
+        plain = subprocess.run([exe], capture_output=True, text=True, cwd=WORK)
+        self.assertEqual(plain.stdout.split()[1::2], ["90", "90", "-12345", "-12345", "90"])
+        proc, report = record(exe)
+        self.assertEqual((proc.returncode, proc.out), (0, plain.stdout), proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 5)
 
     def test_rtld_next_and_rtld_default_still_mean_what_they_mean_for_their_caller(self):
         # glibc resolves RTLD_NEXT after the object that called dlsym: the preload's dlsym must
