@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "preload_runtime.h"
+#include "symbol_binding.h"
 
 __thread const BlasscopeHandedOut* blasscope_handed_out = nullptr;
 
@@ -89,6 +90,21 @@ std::size_t g_stubs_used = 0;
 __attribute__((constructor)) void reset_the_lock_in_forked_children() {
   ::pthread_atfork(nullptr, nullptr, [] { ::pthread_mutex_init(&g_stubs_lock, nullptr); });
 }
+
+// Our wrapper, found by dlsym(RTLD_DEFAULT) from `caller` (`handle` 0) or on the program's
+// own handle, which searches the global scope: that is glibc's answer whoever asks, the global
+// scope leading every scope. Where no library in the scope searched defines the name, the
+// program's check for a BLAS (a plugin probing for cblas_dgemm) gets NULL and an error, as
+// without the preload, not a wrapper that would have nothing to call.
+void* ours_if_defined(void* ours, void* handle, const char* name, const void* caller, Dlsym real_dlsym) {
+  const bool defined = handle ? real_dlsym(RTLD_NEXT, name) != nullptr
+                              : blasscope::preload::definition_in_scope_of(
+                                    name, reinterpret_cast<std::uintptr_t>(caller), ours) != nullptr;
+  if (defined) return ours;
+  // The error a failed lookup leaves for dlerror(), naming the symbol (libc never unloads).
+  if (void* libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)) real_dlsym(libc, name);
+  return nullptr;
+}
 }  // namespace
 
 extern "C" {
@@ -115,9 +131,8 @@ __attribute__((visibility("hidden"), used)) Dlsym blasscope_find_real_dlsym() {
 __attribute__((visibility("hidden"), used, noinline)) void* blasscope_dlsym_on_handle(void* handle, const char* name) {
   void* const found = blasscope_real_dlsym(handle, name);
   const void* const caller = __builtin_extract_return_addr(__builtin_return_address(0));
-  if (!found || !name || !recorded_name(name) || inside_this_library(caller) || inside_this_library(found)) {
-    return found;
-  }
+  if (!found || !name || !recorded_name(name) || inside_this_library(caller)) return found;
+  if (inside_this_library(found)) return ours_if_defined(found, handle, name, caller, blasscope_real_dlsym);
   void* const ours = blasscope_real_dlsym(RTLD_DEFAULT, name);
   if (!ours || !inside_this_library(ours) || std::strlen(name) >= sizeof blasscope_stub_table[0].name) return found;
   ::pthread_mutex_lock(&g_stubs_lock);
@@ -135,9 +150,23 @@ __attribute__((visibility("hidden"), used, noinline)) void* blasscope_dlsym_on_h
   blasscope::preload::mark_blas_found(name, found);
   return const_cast<char*>(blasscope_stubs + kStubBytes * i);
 }
+
+__attribute__((visibility("hidden"), used)) int blasscope_is_recorded_name(const char* name) {
+  return name && recorded_name(name);
 }
 
-// RTLD_DEFAULT is 0 and RTLD_NEXT is -1; any other value is a handle.
+// dlsym(RTLD_DEFAULT) of a name we record (the entry point leaves any other to glibc, which
+// searches the caller's scope).
+__attribute__((visibility("hidden"), used, noinline)) void* blasscope_dlsym_by_default(void* handle, const char* name) {
+  void* const found = blasscope_real_dlsym(handle, name);
+  const void* const caller = __builtin_extract_return_addr(__builtin_return_address(0));
+  if (!found || inside_this_library(caller) || !inside_this_library(found)) return found;
+  return ours_if_defined(found, nullptr, name, caller, blasscope_real_dlsym);
+}
+}
+
+// RTLD_DEFAULT is 0 and RTLD_NEXT is -1; any other value is a handle. RTLD_DEFAULT searches
+// the caller's scope, so only a name we record leaves glibc's hands.
 asm(R"(
   .text
   .globl dlsym
@@ -150,12 +179,30 @@ dlsym:
   testq %rax, %rax
   jz 2f
   testq %rdi, %rdi
-  jz 1f
+  jz 3f
   cmpq $-1, %rdi
   je 1f
   jmp blasscope_dlsym_on_handle
 1:
   jmp *%rax
+3:
+  pushq %rdi
+  .cfi_adjust_cfa_offset 8
+  pushq %rsi
+  .cfi_adjust_cfa_offset 8
+  subq $8, %rsp
+  .cfi_adjust_cfa_offset 8
+  movq %rsi, %rdi
+  call blasscope_is_recorded_name
+  addq $8, %rsp
+  .cfi_adjust_cfa_offset -8
+  popq %rsi
+  .cfi_adjust_cfa_offset -8
+  popq %rdi
+  .cfi_adjust_cfa_offset -8
+  testl %eax, %eax
+  jnz blasscope_dlsym_by_default
+  jmp *blasscope_real_dlsym(%rip)
 2:
   pushq %rdi
   .cfi_adjust_cfa_offset 8

@@ -178,6 +178,15 @@ void* definition_for(const char* name, std::uintptr_t at, const void* self, Call
   return found;
 }
 
+void* definition_in_scope_of(const char* name, std::uintptr_t at, const void* self) {
+  const bool shared = ::pthread_mutex_trylock(&g_table_lock) == 0;
+  ObjectTable own;
+  CallerObject caller;
+  void* found = resolve(shared ? g_table : own, name, at, self, caller);
+  if (shared) ::pthread_mutex_unlock(&g_table_lock);
+  return found;
+}
+
 namespace {
 // In a child after fork the lock may be held by a thread that does not exist there.
 __attribute__((constructor)) void reset_the_lock_in_forked_children() {

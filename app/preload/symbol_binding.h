@@ -22,4 +22,9 @@ struct CallerObject {
 // the calling object's range (a page around `at` where no loaded object holds it).
 void* definition_for(const char* name, std::uintptr_t at, const void* self, CallerObject& caller);
 
+// Only the scopes a lookup of `name` made from `at` searches (the global one, the tree of the
+// object whose dlopen loaded it), without definition_for's last resort: what dlsym(RTLD_DEFAULT)
+// from there would find, had the preload library not been there.
+void* definition_in_scope_of(const char* name, std::uintptr_t at, const void* self);
+
 }  // namespace blasscope::preload

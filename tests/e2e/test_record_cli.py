@@ -3906,6 +3906,33 @@ class RecordLookedUpByName(unittest.TestCase):
         self.assertEqual((proc.returncode, proc.out), (0, plain.stdout), proc.err)
         self.assertEqual(calls_of(report, "dgemm"), 5)
 
+    def test_a_probe_for_a_blas_finds_none_where_none_is_loaded(self):
+        # The preload defines cblas_dgemm itself: a program checking whether a BLAS is there must
+        # still be told no (and not be handed a wrapper with nothing to call), until one is loaded.
+        exe = build_c("blas_probe", r"""
+            #include <dlfcn.h>
+            #include <stdio.h>
+            #include <string.h>
+            typedef void (*Gemm)(int, int, int, int, int, int, double, const double*, int, const double*, int,
+                                 double, double*, int);
+            int main(void) {
+              void* by_default = dlsym(RTLD_DEFAULT, "cblas_dgemm");
+              const char* error = dlerror();
+              const int named = error && strstr(error, "cblas_dgemm") != 0;  /* before the next dl call */
+              void* on_program = dlsym(dlopen(NULL, RTLD_LAZY), "dgemm_");
+              printf("%d %d %d\n", by_default != 0, on_program != 0, named);
+              if (!dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL)) return 90;
+              Gemm gemm = (Gemm)dlsym(RTLD_DEFAULT, "cblas_dgemm");
+              double a = 2, c = 0;
+              if (gemm) gemm(102, 111, 111, 1, 1, 1, 1.0, &a, 1, &a, 1, 0.0, &c, 1);
+              printf("%g\n", c);
+              return 0;
+            }
+        """, "-ldl")
+        proc, report = record(exe)
+        self.assertEqual((proc.returncode, proc.out), (0, "0 0 1\n4\n"), proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 1)
+
     def test_rtld_next_and_rtld_default_still_mean_what_they_mean_for_their_caller(self):
         # glibc resolves RTLD_NEXT after the object that called dlsym: the preload's dlsym must
         # not make itself the caller (libfirst would find its own probe again, not libsecond's).
