@@ -243,8 +243,11 @@ blasscope_stubs:
 static_assert(sizeof(BlasscopeHandedOut) == 64 && offsetof(BlasscopeHandedOut, ours) == 8);
 
 namespace {
+// Both found before the program runs: this library's range is then never first looked for
+// inside a dlsym the program calls while it holds a loader lock.
 __attribute__((constructor)) void find_the_real_dlsym_early() {
   if (!__atomic_load_n(&blasscope_real_dlsym, __ATOMIC_ACQUIRE)) blasscope_find_real_dlsym();
+  this_library();
 }
 }  // namespace
 
