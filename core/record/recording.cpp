@@ -50,6 +50,18 @@ std::atomic<int> g_kill_presses{0};
 std::atomic<std::uint64_t> g_last_kill_ns{0};
 constexpr std::uint64_t kSameKillNs = 200'000'000;
 constexpr auto kInterruptGrace = std::chrono::seconds(10);
+
+// What the recorder says when a SIGINT comes: from a kill (`sender`) or a terminal's Ctrl-C.
+std::string interrupt_notice(int sender, std::size_t running) {
+  return (sender ? "SIGINT from process " + std::to_string(sender) +
+                       " (the recorder cannot tell whether the program got it too; SIGINT again stops it): "
+                 : std::string("Ctrl-C: ")) +
+         (running == 0 ? std::string("no recorded call running")
+                       : std::to_string(running) +
+                             " recorded call(s) running; the program is stopped if one that started before it is "
+                             "still running in " +
+                             std::to_string(kInterruptGrace.count()) + " s (SIGINT again: now)");
+}
 // The longest the recorder sleeps between drains, in seconds: where a full ring and the
 // program's exit (a pidfd) wake it, and where they cannot. Signals wake it too.
 constexpr double kQuietWait = 0.2;
@@ -325,7 +337,13 @@ Recording record_program(const RecordOptions& options) {
   bool long_call_published = false;
   while (true) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (done == pid || (done < 0 && errno != EINTR)) {
+      // A kill's SIGINT that ended the program before this loop looked at it is still said.
+      if (!stopping && kill_presses == 0 && g_kill_presses.load() > 0 && options.notice) {
+        options.notice(interrupt_notice(g_interrupt_sender.load(), 0));
+      }
+      break;
+    }
     const std::size_t drained = calls.drain(false);
     if (!long_call_published) long_call_published = buffer.publish_long_call(kLongNestedCallNs);
     // Waking seldom: every wake-up takes a core from the program (OpenBLAS's threads wait for
@@ -368,15 +386,7 @@ Recording record_program(const RecordOptions& options) {
         const bool new_kill = kill_presses == 0 && g_kill_presses.load() > 0;
         kill_presses = g_kill_presses.load();
         if ((first || new_kill) && (new_kill || !running.empty()) && options.notice) {
-          options.notice(
-              (sender ? "SIGINT from process " + std::to_string(sender) +
-                            " (the recorder cannot tell whether the program got it too; SIGINT again stops it): "
-                      : std::string("Ctrl-C: ")) +
-              (running.empty() ? std::string("no recorded call running")
-                               : std::to_string(running.size()) +
-                                     " recorded call(s) running; the program is stopped if one that started before "
-                                     "it is still running in " +
-                                     std::to_string(kInterruptGrace.count()) + " s (SIGINT again: now)"));
+          options.notice(interrupt_notice(sender, running.size()));
         }
         const bool stuck = std::any_of(running.begin(), running.end(), [&](const CallRecord& c) {
           return c.start_ns && c.start_ns <= interrupted_tick;
