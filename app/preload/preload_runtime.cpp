@@ -297,7 +297,7 @@ CallRecord& cleared(CallRecord& record) {
 // Decides where this call is written: the next entry of the thread's slot, or m_local when
 // the thread has no slot or the calls are nested deeper than a slot publishes.
 CallRecord& CallScope::place_call() {
-  if (!g_shared) return *::new (&m_local) CallRecord{};
+  if (!g_shared || g_shared->paused.load(std::memory_order_relaxed)) return *::new (&m_local) CallRecord{};
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
   // that longjmp'ed past them): they are gone, not callers.
   const auto frame = reinterpret_cast<std::uintptr_t>(this);

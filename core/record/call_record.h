@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "record/call_clock.h"
@@ -18,7 +19,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 29;
+inline constexpr std::uint32_t kLayoutVersion = 30;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -382,6 +383,11 @@ struct SharedHeader {
   // are only counted (in the totals and in their caller's `unlisted`) unless needed_one_by_one,
   // running for `long_call_ticks` or more (0: not known yet), or the caller of such a call.
   std::atomic<std::uint32_t> nested_limit;
+  // Non-zero: calls are forwarded unrecorded (not counted either) until it is zero again. Only
+  // tests/bench/bench_record.py sets it, from inside the recorded program at its fixed offset:
+  // recorded and unrecorded stretches of one run, side by side, measure what recording costs
+  // where separate runs of a program differ by more than that on a shared VM.
+  std::atomic<std::uint32_t> paused;
   std::atomic<std::uint64_t> long_call_ticks;
   alignas(64) std::atomic<std::uint64_t> next_call_id;  // ids handed out in blocks
   std::atomic<std::uint64_t> write_index;               // ring slots reserved by writers
@@ -419,6 +425,8 @@ struct SharedHeader {
 };
 
 inline constexpr std::size_t kSharedBytes = sizeof(SharedHeader);
+inline constexpr std::size_t kPausedOffset = 52;  // bench_record.py writes it there
+static_assert(offsetof(SharedHeader, paused) == kPausedOffset);
 
 // SharedHeader::ring_full's states.
 enum RingFull : std::uint32_t {
