@@ -84,27 +84,6 @@ bool inside_this_library(const void* address) {
 
 constexpr std::size_t kStubs = 1024;    // as many as the asm below makes
 constexpr std::size_t kStubBytes = 32;  // each aligned so (.p2align 5)
-pthread_mutex_t g_stubs_lock = PTHREAD_MUTEX_INITIALIZER;
-std::size_t g_stubs_used = 0;
-
-__attribute__((constructor)) void reset_the_lock_in_forked_children() {
-  ::pthread_atfork(nullptr, nullptr, [] { ::pthread_mutex_init(&g_stubs_lock, nullptr); });
-}
-
-// Our wrapper, found by dlsym(RTLD_DEFAULT) from `caller` (`handle` 0) or on the program's
-// own handle, which searches the global scope: that is glibc's answer whoever asks, the global
-// scope leading every scope. Where no library in the scope searched defines the name, the
-// program's check for a BLAS (a plugin probing for cblas_dgemm) gets NULL and an error, as
-// without the preload, not a wrapper that would have nothing to call.
-void* ours_if_defined(void* ours, void* handle, const char* name, const void* caller, Dlsym real_dlsym) {
-  const bool defined = handle ? real_dlsym(RTLD_NEXT, name) != nullptr
-                              : blasscope::preload::definition_in_scope_of(
-                                    name, reinterpret_cast<std::uintptr_t>(caller), ours) != nullptr;
-  if (defined) return ours;
-  // The error a failed lookup leaves for dlerror(), naming the symbol (libc never unloads).
-  if (void* libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD)) real_dlsym(libc, name);
-  return nullptr;
-}
 }  // namespace
 
 extern "C" {
@@ -112,6 +91,72 @@ __attribute__((visibility("hidden"), used)) Dlsym blasscope_real_dlsym = nullptr
 // Read by the stubs: stub i hands out entry i.
 __attribute__((visibility("hidden"), used)) BlasscopeHandedOut blasscope_stub_table[kStubs];
 __attribute__((visibility("hidden"))) extern const char blasscope_stubs[];
+}
+
+namespace {
+pthread_mutex_t g_stubs_lock = PTHREAD_MUTEX_INITIALIZER;
+std::size_t g_stubs_used = 0;
+
+__attribute__((constructor)) void reset_the_lock_in_forked_children() {
+  ::pthread_atfork(nullptr, nullptr, [] { ::pthread_mutex_init(&g_stubs_lock, nullptr); });
+}
+
+// A failed lookup's error for dlerror(), naming the symbol (glibc's own words; they name the C
+// library where it names the object searched), for a lookup that finds nothing without the
+// preload.
+// The C library's handle is taken once and kept (it is never unloaded): a dlclose after the
+// lookup would clear the error.
+void* not_found(const char* name, Dlsym real_dlsym) {
+  static void* const libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  if (libc) real_dlsym(libc, name);
+  return nullptr;
+}
+
+// A lookup that finds something clears the error an earlier one left, as glibc's does: our own
+// lookups on the way may have failed.
+void* found_after_all(void* found) {
+  ::dlerror();
+  return found;
+}
+
+// Our wrapper for `name`, or nullptr: looked up in this library's own tree, not the global
+// scope, which would make the library defining a name we do not wrap impossible to unload
+// (glibc marks what a preloaded object's RTLD_DEFAULT lookup finds NODELETE) and, failing,
+// leave an error for the program's dlerror().
+void* our_definition(const char* name, Dlsym real_dlsym) {
+  static void* const self = [] {
+    Dl_info info{};
+    return ::dladdr(reinterpret_cast<const void*>(&recorded_name), &info) && info.dli_fname
+               ? ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+               : nullptr;
+  }();
+  if (!self || !recorded_name(name)) return nullptr;
+  void* found = real_dlsym(self, name);
+  return found && inside_this_library(found) ? found : nullptr;
+}
+
+// The stub that forwards to `real` through our wrapper `ours`, made once per pair; nullptr
+// where all are taken (then the definition's calls go unrecorded).
+void* stub_for(void* real, void* ours, const char* name) {
+  if (std::strlen(name) >= sizeof blasscope_stub_table[0].name) return nullptr;
+  ::pthread_mutex_lock(&g_stubs_lock);
+  std::size_t i = 0;
+  while (i < g_stubs_used && !(blasscope_stub_table[i].real == real && blasscope_stub_table[i].ours == ours)) ++i;
+  if (i == g_stubs_used && i < kStubs) {
+    BlasscopeHandedOut& entry = blasscope_stub_table[i];
+    entry.real = real;
+    entry.ours = ours;
+    std::strcpy(entry.name, name);
+    ++g_stubs_used;
+  }
+  ::pthread_mutex_unlock(&g_stubs_lock);
+  if (i == kStubs) return nullptr;
+  blasscope::preload::mark_blas_found(name, real);
+  return const_cast<char*>(blasscope_stubs + kStubBytes * i);
+}
+}  // namespace
+
+extern "C" {
 
 // Where the entry point finds the real dlsym at its first use (before our constructors, a
 // library's constructor may look names up already).
@@ -126,42 +171,44 @@ __attribute__((visibility("hidden"), used)) Dlsym blasscope_find_real_dlsym() {
   return reinterpret_cast<Dlsym>(real);
 }
 
-// dlsym on a handle (the caller does not change what it finds): the stub for that definition,
-// made once; the definition itself where all stubs are taken (then its calls go unrecorded).
+// dlsym on a handle (the caller does not change what it finds): for a name we wrap, the stub
+// for the definition the handle gives. A handle whose scope holds this library (the program's
+// own, dlopen(NULL)) gives our wrapper: then the definition after ours in that scope, the one
+// it would give without the preload, or NULL and an error where there is none.
 __attribute__((visibility("hidden"), used, noinline)) void* blasscope_dlsym_on_handle(void* handle, const char* name) {
   void* const found = blasscope_real_dlsym(handle, name);
   const void* const caller = __builtin_extract_return_addr(__builtin_return_address(0));
   if (!found || !name || !recorded_name(name) || inside_this_library(caller)) return found;
-  if (inside_this_library(found)) return ours_if_defined(found, handle, name, caller, blasscope_real_dlsym);
-  void* const ours = blasscope_real_dlsym(RTLD_DEFAULT, name);
-  if (!ours || !inside_this_library(ours) || std::strlen(name) >= sizeof blasscope_stub_table[0].name) return found;
-  ::pthread_mutex_lock(&g_stubs_lock);
-  std::size_t i = 0;
-  while (i < g_stubs_used && !(blasscope_stub_table[i].real == found && blasscope_stub_table[i].ours == ours)) ++i;
-  if (i == g_stubs_used && i < kStubs) {
-    BlasscopeHandedOut& entry = blasscope_stub_table[i];
-    entry.real = found;
-    entry.ours = ours;
-    std::strcpy(entry.name, name);
-    ++g_stubs_used;
-  }
-  ::pthread_mutex_unlock(&g_stubs_lock);
-  if (i == kStubs) return found;
-  blasscope::preload::mark_blas_found(name, found);
-  return const_cast<char*>(blasscope_stubs + kStubBytes * i);
+  void* const ours = our_definition(name, blasscope_real_dlsym);
+  if (!ours) return found_after_all(found);
+  void* const real = inside_this_library(found) ? blasscope_real_dlsym(RTLD_NEXT, name) : found;
+  if (!real) return not_found(name, blasscope_real_dlsym);
+  void* const stub = stub_for(real, ours, name);
+  return found_after_all(stub ? stub : found);
 }
 
+// Whether dlsym(RTLD_DEFAULT) of `name` is ours to answer: a name we wrap. Any other goes to
+// glibc from the entry point, with the program's scope.
 __attribute__((visibility("hidden"), used)) int blasscope_is_recorded_name(const char* name) {
-  return name && recorded_name(name);
+  if (!name || !recorded_name(name)) return 0;
+  const int ours = our_definition(name, blasscope_real_dlsym) != nullptr;
+  ::dlerror();  // the lookup in our own tree may have failed: not the program's error
+  return ours;
 }
 
-// dlsym(RTLD_DEFAULT) of a name we record (the entry point leaves any other to glibc, which
-// searches the caller's scope).
+// dlsym(RTLD_DEFAULT) of a name we wrap: glibc would give our wrapper (the preload leads the
+// global scope), bound to no definition until it is called. The stub for the definition the
+// caller's scope holds instead, as without the preload, however it is called later; NULL and
+// an error where the scope holds none (a probe for a BLAS), not a wrapper with nothing to call.
 __attribute__((visibility("hidden"), used, noinline)) void* blasscope_dlsym_by_default(void* handle, const char* name) {
-  void* const found = blasscope_real_dlsym(handle, name);
   const void* const caller = __builtin_extract_return_addr(__builtin_return_address(0));
-  if (!found || inside_this_library(caller) || !inside_this_library(found)) return found;
-  return ours_if_defined(found, nullptr, name, caller, blasscope_real_dlsym);
+  if (inside_this_library(caller)) return blasscope_real_dlsym(handle, name);
+  void* const ours = our_definition(name, blasscope_real_dlsym);
+  if (!ours) return blasscope_real_dlsym(handle, name);  // not reached: the entry point asked
+  void* const real = blasscope::preload::definition_in_scope_of(name, reinterpret_cast<std::uintptr_t>(caller), ours);
+  if (!real) return not_found(name, blasscope_real_dlsym);
+  void* const stub = stub_for(real, ours, name);
+  return found_after_all(stub ? stub : ours);
 }
 }
 
@@ -174,6 +221,7 @@ asm(R"(
   .p2align 4
 dlsym:
   .cfi_startproc
+  endbr64
 0:
   movq blasscope_real_dlsym(%rip), %rax
   testq %rax, %rax
@@ -223,7 +271,8 @@ dlsym:
 )");
 
 // The stubs: stub i points this thread's blasscope_handed_out at blasscope_stub_table[i] and
-// jumps to its `ours`, touching only r10 and r11 (scratch, never arguments).
+// jumps to its `ours`, touching only r10 and r11 (scratch, never arguments). Each begins with
+// endbr64 (a no-op where indirect branch tracking is off): programs reach them indirectly.
 asm(R"(
   .text
   .p2align 5
@@ -233,6 +282,7 @@ blasscope_stubs:
   .set blasscope_stub_i, 0
   .rept 1024
   .p2align 5
+  endbr64
   movq blasscope_handed_out@gottpoff(%rip), %r11
   leaq blasscope_stub_table+64*blasscope_stub_i(%rip), %r10
   movq %r10, %fs:(%r11)
@@ -243,11 +293,14 @@ blasscope_stubs:
 static_assert(sizeof(BlasscopeHandedOut) == 64 && offsetof(BlasscopeHandedOut, ours) == 8);
 
 namespace {
-// Both found before the program runs: this library's range is then never first looked for
+// Found before the program runs: this library's range and handle are then never first looked for
 // inside a dlsym the program calls while it holds a loader lock.
 __attribute__((constructor)) void find_the_real_dlsym_early() {
   if (!__atomic_load_n(&blasscope_real_dlsym, __ATOMIC_ACQUIRE)) blasscope_find_real_dlsym();
   this_library();
+  our_definition("xerbla_", blasscope_real_dlsym);  // and this library's handle
+  not_found("", blasscope_real_dlsym);              // and the C library's
+  ::dlerror();
 }
 }  // namespace
 

@@ -3933,6 +3933,60 @@ class RecordLookedUpByName(unittest.TestCase):
         self.assertEqual((proc.returncode, proc.out), (0, "0 0 1\n4\n"), proc.err)
         self.assertEqual(calls_of(report, "dgemm"), 1)
 
+    def test_lookups_find_what_they_find_without_the_preload(self):
+        # A module loaded RTLD_LOCAL with OpenBLAS in its own tree looks names up with RTLD_DEFAULT:
+        # one we do not wrap (cblas_sdot) must come from its scope, not ours (NULL before), and the
+        # cblas_dgemm it hands the program must run its OpenBLAS, recorded. A successful lookup
+        # leaves no error for dlerror(), and dlclose still unloads what nothing else holds.
+        src = write("scoped.c", r"""
+            #include <dlfcn.h>
+            extern double cblas_ddot(int, const double*, int, const double*, int);
+            void* keep = (void*)cblas_ddot; /* OpenBLAS in this module's tree */
+            void* lookup(const char* name) { return dlsym(RTLD_DEFAULT, name); }
+        """)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(WORK, "libscoped.so"), src, "-Wl,--no-as-needed",
+                        "-lopenblas"], check=True)
+        exe = build_c("scoped_lookups", r"""
+            #include <dlfcn.h>
+            #include <stdio.h>
+            #include <string.h>
+            typedef void (*Gemm)(int, int, int, int, int, int, double, const double*, int, const double*, int,
+                                 double, double*, int);
+            static int mapped(const char* name) {
+              FILE* maps = fopen("/proc/self/maps", "r");
+              char line[1024];
+              int found = 0;
+              while (fgets(line, sizeof line, maps)) found |= strstr(line, name) != 0;
+              fclose(maps);
+              return found;
+            }
+            int main(int argc, char** argv) {
+              void* module = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+              if (!module) return 90;
+              void* (*lookup)(const char*) = (void* (*)(const char*))dlsym(module, "lookup");
+              Gemm gemm = (Gemm)lookup("cblas_dgemm");
+              printf("sdot %d dgemm %d\n", lookup("cblas_sdot") != 0, gemm != 0);
+              double a[4] = {1, 2, 3, 4}, c[4] = {0};
+              for (int i = 0; gemm && i < 3; ++i) gemm(102, 111, 111, 2, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2);
+              printf("%g %g\n", c[0], c[3]);
+              void* blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+              dlsym(blas, "no_such_routine_");
+              void* dot = dlsym(blas, "sdot_");
+              const char* error = dlerror();
+              printf("sdot_ %d error %s\n", dot != 0, error ? "left" : "none");
+              dlclose(blas);
+              dlclose(module);
+              printf("unloaded %d\n", !mapped("libopenblas"));
+              return 0;
+            }
+        """, "-ldl")
+        module = os.path.join(WORK, "libscoped.so")
+        plain = subprocess.run([exe, module], capture_output=True, text=True)
+        self.assertEqual((plain.returncode, plain.stdout), (0, "sdot 1 dgemm 1\n7 22\nsdot_ 1 error none\nunloaded 1\n"))
+        proc, report = record(exe, module)
+        self.assertEqual((proc.returncode, proc.out), (0, plain.stdout), proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 3)
+
     def test_rtld_next_and_rtld_default_still_mean_what_they_mean_for_their_caller(self):
         # glibc resolves RTLD_NEXT after the object that called dlsym: the preload's dlsym must
         # not make itself the caller (libfirst would find its own probe again, not libsecond's).
