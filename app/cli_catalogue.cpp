@@ -120,18 +120,28 @@ void write_report(const std::string& text, const std::string& output) {
 
 int run_report(const std::vector<std::string>& args) {
   std::string session, format = "md", output;
+  constexpr const char* kUsage = "usage: blasscope-cli report SESSION [--format md|html|json] [--output FILE]\n";
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == "--format" || args[i] == "--output") && i + 1 < args.size()) {
-      (args[i] == "--format" ? format : output) = args[i + 1];
-      ++i;
-    } else if (!args[i].starts_with("-") && session.empty()) {
-      session = args[i];
+    const std::string& arg = args[i];
+    std::string refused;  // what is wrong with this argument, said as the other commands say it
+    if (arg == "--format" || arg == "--output") {
+      if (i + 1 < args.size()) {
+        (arg == "--format" ? format : output) = args[++i];
+      } else {
+        refused = arg + " needs a value";
+      }
+    } else if (arg.starts_with("-") && arg != "-") {
+      refused = "unknown option '" + arg + "'";
+    } else if (!session.empty()) {
+      refused = "one session at a time ('" + session + "', then '" + arg + "')";
     } else {
-      session.clear();
-      break;
+      session = arg;
+    }
+    if (!refused.empty()) {
+      std::cerr << "error: report: " << refused << "\n" << kUsage;
+      return kExitUsage;
     }
   }
-  constexpr const char* kUsage = "usage: blasscope-cli report SESSION [--format md|html|json] [--output FILE]\n";
   if (format != "md" && format != "html" && format != "json") {
     std::cerr << "error: report: --format is md, html or json, not '" << format << "'\n" << kUsage;
     return kExitUsage;

@@ -4267,6 +4267,12 @@ class RecordBadInput(unittest.TestCase):
             proc = subprocess.run([CLI, *args], capture_output=True, timeout=60, cwd=WORK)
             self.assertEqual(proc.returncode, 2, args)
             self.assertIn("usage", proc.stderr.decode())
+        # report names what it refused, not "which session?" where one was given.
+        for args, said in ((["s.json", "-o", "x"], "unknown option '-o'"), (["s.json", "--bogus"], "unknown option"),
+                           (["a.json", "b.json"], "one session at a time"), (["s.json", "--format"], "needs a value")):
+            proc = subprocess.run([CLI, "report", *args], capture_output=True, timeout=60, cwd=WORK)
+            self.assertEqual(proc.returncode, 2, args)
+            self.assertIn(said, proc.stderr.decode())
 
     def test_each_command_has_its_own_help(self):
         for command, option in (("record", "--nested-calls"), ("report", "--format"), ("run", "--device"),
