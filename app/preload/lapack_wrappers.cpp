@@ -100,6 +100,62 @@ std::int64_t eigenvalues_asked(const Word* w, const CallRecord& c) {
       deref(reinterpret_cast<const void*>(w[9])) - deref(reinterpret_cast<const void*>(w[8])) + 1, 0, c.n);
 }
 
+// The vectors a driver computed, where JOBZ, JOBU, JOBVT, JOBVL or JOBVR asked for them (and real
+// GEEV's WI): a NaN input can leave the values finite and the vectors NaN (SYEVR of
+// [[NaN, 1], [1, 2]] returns eigenvalues of +-1.414, INFO = 0, and NaN eigenvectors).
+template <typename Real>
+void scan_vectors(const Word* w, int reals, CallRecord& c) {
+  const auto matrix = [&](int data, int ld, std::int64_t rows, std::int64_t columns) {
+    if (!w[data] || !w[ld]) return;
+    count_nonfinite<Real>(reinterpret_cast<const void*>(w[data]), rows, columns,
+                          deref(reinterpret_cast<const void*>(w[ld])), reals, c.output_nan, c.output_inf);
+  };
+  const std::int64_t m = c.m, n = c.n, k = std::min(m, n);
+  switch (c.routine) {
+    case Routine::Syev:
+    case Routine::Syevd:  // JOBZ 'V': A holds them
+      if (letter_at(w, 0) == 'V') matrix(3, 4, n, n);
+      break;
+    case Routine::Syevr:  // Z, N x M
+      if (letter_at(w, 0) == 'V')
+        matrix(13, 14, n, std::clamp<std::int64_t>(deref(reinterpret_cast<const void*>(w[11])), 0, n));
+      break;
+    case Routine::Gesdd:  // U (6, 7), VT (8, 9); JOBZ 'O' writes one of them into A
+      switch (letter_at(w, 0)) {
+        case 'A': matrix(6, 7, m, m), matrix(8, 9, n, n); break;
+        case 'S': matrix(6, 7, m, k), matrix(8, 9, k, n); break;
+        case 'O':
+          if (m >= n) {
+            matrix(3, 4, m, n), matrix(8, 9, n, n);
+          } else {
+            matrix(6, 7, m, m), matrix(3, 4, m, n);
+          }
+          break;
+        default: break;
+      }
+      break;
+    case Routine::Gesvd: {  // U (7, 8) by JOBU, VT (9, 10) by JOBVT; 'O' writes it into A
+      const char u = letter_at(w, 0), vt = letter_at(w, 1);
+      if (u == 'A') matrix(7, 8, m, m);
+      if (u == 'S') matrix(7, 8, m, k);
+      if (u == 'O') matrix(4, 5, m, k);
+      if (vt == 'A') matrix(9, 10, n, n);
+      if (vt == 'S') matrix(9, 10, k, n);
+      if (vt == 'O') matrix(4, 5, k, n);
+      break;
+    }
+    case Routine::Geev: {  // VL, LDVL, VR, LDVR after WR and WI, or after the complex W
+      const int vl = reals == 2 ? 6 : 7;
+      if (reals == 1)
+        count_nonfinite<Real>(reinterpret_cast<const void*>(w[6]), n, 1, n, 1, c.output_nan, c.output_inf);
+      if (letter_at(w, 0) == 'V') matrix(vl, vl + 1, n, n);
+      if (letter_at(w, 1) == 'V') matrix(vl + 2, vl + 3, n, n);
+      break;
+    }
+    default: break;
+  }
+}
+
 template <typename Real>
 void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
   const void* out = d.out >= 0 ? reinterpret_cast<const void*>(w[d.out]) : nullptr;
@@ -140,6 +196,7 @@ void scan_output(const Word* w, const LapackArgs& d, int reals, CallRecord& c) {
       break;
     case LapackArgs::Output::None: break;
   }
+  scan_vectors<Real>(w, reals, c);
 }
 
 // The longest argument list forwarded: ?HEEVR's 23 arguments and 3 CHARACTER lengths.

@@ -1448,6 +1448,31 @@ class RecordNestedCalls(unittest.TestCase):
 
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
 class RecordSciPy(unittest.TestCase):
+    def test_nan_vectors_beside_finite_values_are_a_non_finite_output(self):
+        # A NaN input can leave the eigenvalues or singular values finite and the vectors NaN,
+        # with INFO = 0: the vectors are the call's output too, and the capture replays to the same.
+        script = write("nan_vectors.py", """
+            import numpy as np, scipy.linalg as sl
+            w, v = sl.eigh(np.array([[np.nan, 1], [1, 2.]]), check_finite=False)
+            print(int(np.isnan(w).sum()), int(np.isnan(v).sum()))
+            u, s, vt = sl.svd(np.array([[np.nan, 1, 0], [1, 2, 0.]], dtype=np.float32), lapack_driver="gesvd",
+                              check_finite=False)
+            print(int(np.isnan(s).sum()) + int(np.isnan(u).sum()) + int(np.isnan(vt).sum()))
+        """)
+        plain = subprocess.run([PYTHON, script], capture_output=True, text=True, cwd=WORK)
+        proc, report = record(PYTHON, script)
+        self.assertEqual((proc.returncode, proc.out), (0, plain.stdout), proc.err)
+        nan_values, nan_vectors = map(int, plain.stdout.split()[:2])
+        svd_nan = int(plain.stdout.split()[2])
+        top = {c["routine"]: c for c in report["calls"] if not c.get("parent") and c["routine"] in ("dsyevr", "sgesvd")}
+        self.assertEqual(top["dsyevr"].get("output_nan", 0), nan_values + nan_vectors, top)
+        self.assertEqual(top["sgesvd"].get("output_nan", 0), svd_nan, top)
+        failing = {d["routine"] for d in report["diagnoses"] if d["id"] == "non-finite-output"}
+        self.assertTrue({"dsyevr", "sgesvd"} <= failing, report["diagnoses"])
+        self.assertNotIn("with a finite result", json.dumps(report["diagnoses"]))
+        capture = next(c for c in report["captures"] if c["routine"] == "dsyevr")
+        self.assertIn("non-finite-output", replay_ids(capture))
+
     def test_eigen_qr_inverse_and_triangular_solves_are_recorded_with_their_failures(self):
         script = write("more_lapack.py", """
             import numpy as np, scipy.linalg as sl
