@@ -103,27 +103,29 @@ void add_gpu_failure(Collector& out, const CallRecord& c) {
 void add_singular_solve(Collector& out, const CallRecord& solve, const CallRecord& factor) {
   const std::string pivot = std::to_string(factor.info);
   const std::string result = std::to_string(solve.output_nan) + " NaN and " + std::to_string(solve.output_inf) + " Inf";
-  out.add("non-finite-output", Severity::Error, solve,
-          label(solve) + ": gave " + result + " after " + label(factor) +
-              " found the matrix singular (most likely the factor it solved with)",
-          {label(factor) + " returned INFO = " + pivot + ": U(" + pivot + "," + pivot + ") is exactly zero" +
-               ((factor.flags & record::kValuesChecked) ? ", with a finite input" : ""),
-           label(solve) + " came after it in the same process, with the same N and LDA, and returned INFO = 0: "
-                          "GETRS divides by U's diagonal and checks nothing",
-           label(solve) + ": " + ((solve.flags & record::kValuesChecked) ? "B was finite; " : std::string()) +
-               "the solution has " + result},
-          Specific{"singular factor",
-                   "GETRS solves with the LU factors GETRF computed and checks none of them: when GETRF returned "
-                   "INFO = i > 0, U(i,i) is exactly zero, and the back substitution divides by it, giving Inf "
-                   "and, from Inf - Inf or 0 * Inf, NaN, with INFO = 0. Whatever library made the two calls, "
-                   "only GETRF's INFO said so, and nothing stops a solve with the factor: SciPy's lu_factor, "
-                   "for one, only warns (LinAlgWarning \"Diagonal number i is exactly zero. Singular "
-                   "matrix.\") and lu_solve returns the NaN/Inf result without an error. BLAScope matches the solve to the last "
-                   "factorisation of the same size in the process; it does not see which factor was passed.",
-                   "Treat GETRF's INFO > 0 (SciPy's LinAlgWarning) as an error: the matrix is singular and the "
-                   "system has no unique solution (warnings.simplefilter('error', "
-                   "scipy.linalg.LinAlgWarning) makes it one). Solve in the least-squares sense instead "
-                   "(scipy.linalg.lstsq, numpy.linalg.lstsq) or remove the dependent rows and columns."});
+  out.add(
+      "non-finite-output", Severity::Error, solve,
+      label(solve) + ": gave " + result + " after " + label(factor) +
+          " found the matrix singular (most likely the factor it solved with)",
+      {label(factor) + " returned INFO = " + pivot + ": U(" + pivot + "," + pivot + ") is exactly zero" +
+           ((factor.flags & record::kValuesChecked) ? ", with a finite input" : ""),
+       label(solve) + " came after it in the same process, with the same N and LDA, and returned INFO = 0: "
+                      "GETRS divides by U's diagonal and checks nothing",
+       label(solve) + ": " + ((solve.flags & record::kValuesChecked) ? "B was finite; " : std::string()) +
+           "the solution has " + result},
+      Specific{
+          "singular factor",
+          "GETRS solves with the LU factors GETRF computed and checks none of them: when GETRF returned "
+          "INFO = i > 0, U(i,i) is exactly zero, and the back substitution divides by it, giving Inf "
+          "and, from Inf - Inf or 0 * Inf, NaN, with INFO = 0. Whatever library made the two calls, "
+          "only GETRF's INFO said so, and nothing stops a solve with the factor: SciPy's lu_factor, "
+          "for one, only warns (LinAlgWarning \"Diagonal number i is exactly zero. Singular "
+          "matrix.\") and lu_solve returns the NaN/Inf result without an error. BLAScope matches the solve to the last "
+          "factorisation of the same size in the process; it does not see which factor was passed.",
+          "Treat GETRF's INFO > 0 (SciPy's LinAlgWarning) as an error: the matrix is singular and the "
+          "system has no unique solution (warnings.simplefilter('error', "
+          "scipy.linalg.LinAlgWarning) makes it one). Solve in the least-squares sense instead "
+          "(scipy.linalg.lstsq, numpy.linalg.lstsq) or remove the dependent rows and columns."});
 }
 
 // Whether the call is a LAPACK call of the program's that returned INFO < 0 with no xerbla
@@ -272,6 +274,16 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
         if (&top != &c) evidence.push_back(label(top) + " called " + call_name(c) + " internally");
         evidence.push_back(call_name(c) + " got CFROM = " + format_number(c.alpha) +
                            " and rejected it: xerbla reported " + refusal_counts(refused, xerbla_routine(c)));
+        if (&top != &c && inner_reports.count(top.id)) {
+          for (const CallRecord* earlier : inner_reports[top.id]) {
+            if (earlier->id > c.id) continue;  // a later report has a diagnosis of its own
+            evidence.push_back("before it, " + label(*earlier) + ", inside " + call_name(top) + ": on entry to " +
+                               xerbla_routine(*earlier) + " parameter number " +
+                               std::to_string(earlier->xerbla_parameter) +
+                               " had an illegal value (earlier: a program that keeps the last report, as "
+                               "SciPy does, shows the CFROM one)");
+          }
+        }
         if (top.flags & record::kValuesChecked) evidence.push_back(label(top) + ": " + values(top));
         if ((top.flags & record::kHasInfo) && !running.count(top.id))
           evidence.push_back(call_name(top) + " returned INFO = " + std::to_string(top.info));
@@ -295,6 +307,10 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
                                         "scaling."}
                              : Specific{"not a number", "", ""});
       }
+    } else if (record::has_xerbla(c) && &c != outermost(c) && refusals.count(outermost(c)->id) &&
+               refusals[outermost(c)->id].back()->id > c.id) {
+      // Made before the driver's last CFROM refusal, the report the program saw (GELSD of an Inf:
+      // DLASCL parameter 4, 5, then 4 again, SciPy raising the last): listed in its diagnosis.
     } else if (record::has_xerbla(c) && &c != outermost(c) && record::has_xerbla(*outermost(c)) &&
                !is_lascl_cfrom(*outermost(c)) && !running.count(outermost(c)->id)) {
       // Inside a driver with a report of its own: the driver's diagnosis lists this one (a

@@ -1448,6 +1448,28 @@ class RecordNestedCalls(unittest.TestCase):
 
 @unittest.skipUnless(has_module("scipy"), "python3-scipy is not installed (scripts/dev.sh installs it)")
 class RecordSciPy(unittest.TestCase):
+    def test_the_headline_is_the_report_the_program_raised(self):
+        # GELSD of an Inf: DLASCL reports parameter 4 (CFROM), later 5 (CTO), then 4 again, and
+        # SciPy raises the last. The diagnoses lead with parameter 4 and list the 5 as evidence.
+        script = write("lstsq_inf_reports.py", """
+            import numpy as np, scipy.linalg as sl
+            a = np.array([[1., 2], [3, 4], [5, 6]]); a[1, 1] = np.inf
+            try:
+                sl.lstsq(a, np.array([1., 2, 3]), lapack_driver="gelsd", check_finite=False)
+            except ValueError as error:
+                print(error)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual(proc.returncode, 0, proc.err)
+        self.assertIn("DLASCL parameter number 4", proc.out)
+        reports = [c["xerbla"]["parameter"] for c in report["calls"] if c.get("xerbla")]
+        self.assertIn(5, reports)
+        self.assertEqual(reports[-1], 4)
+        gelsd = [d for d in report["diagnoses"] if d["routine"] == "dgelsd"]
+        self.assertEqual(gelsd[0]["id"], "dlascl-invalid-cfrom", gelsd)
+        self.assertNotIn("parameter number 5", " ".join(d["title"] for d in gelsd))
+        self.assertIn("parameter number 5", " ".join(gelsd[0]["evidence"]))
+
     def test_nan_vectors_beside_finite_values_are_a_non_finite_output(self):
         # A NaN input can leave the eigenvalues or singular values finite and the vectors NaN,
         # with INFO = 0: the vectors are the call's output too, and the capture replays to the same.
