@@ -103,9 +103,8 @@ __attribute__((constructor)) void reset_the_lock_in_forked_children() {
 
 // A failed lookup's error for dlerror(), naming the symbol (glibc's own words; they name the C
 // library where it names the object searched), for a lookup that finds nothing without the
-// preload.
-// The C library's handle is taken once and kept (it is never unloaded): a dlclose after the
-// lookup would clear the error.
+// preload. The C library's handle is taken once and kept (it is never unloaded): a dlclose
+// after the lookup would clear the error.
 void* not_found(const char* name, Dlsym real_dlsym) {
   static void* const libc = ::dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
   if (libc) real_dlsym(libc, name);

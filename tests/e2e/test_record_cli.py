@@ -3980,6 +3980,25 @@ class RecordLookedUpByName(unittest.TestCase):
         self.assertEqual((proc.returncode, proc.out), (0, "0 0 1\n4\n"), proc.err)
         self.assertEqual(calls_of(report, "dgemm"), 1)
 
+    def test_calls_made_while_the_pause_word_is_set_are_forwarded_unrecorded(self):
+        # bench_record.py measures recording's cost by setting this word (record::kPausedOffset)
+        # from inside the program: paused calls still run, and are neither listed nor counted.
+        script = write("paused_calls.py", """
+            import mmap, os
+            import numpy as np
+            with open(os.environ["BLASSCOPE_RECORD_SHM"], "r+b") as f:
+                shared = mmap.mmap(f.fileno(), 0)
+            a = np.ones((4, 4))
+            for paused, count in ((1, 5), (0, 3), (1, 2)):
+                shared[52:56] = paused.to_bytes(4, "little")
+                for _ in range(count):
+                    c = a @ a
+            print(c[0, 0])
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual((proc.returncode, proc.out), (0, "4.0\n"), proc.err)
+        self.assertEqual(calls_of(report, "dgemm"), 3)
+
     def test_lookups_find_what_they_find_without_the_preload(self):
         # A module loaded RTLD_LOCAL with OpenBLAS in its own tree looks names up with RTLD_DEFAULT:
         # one we do not wrap (cblas_sdot) must come from its scope, not ours (NULL before), and the
