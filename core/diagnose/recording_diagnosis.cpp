@@ -165,8 +165,9 @@ constexpr const char* kKilledFix =
 void add_child_crashes(const record::Recording& r, std::vector<Diagnosis>& diagnoses) {
   for (const record::ProcessInfo& p : r.processes) {
     const int sig = p.end_signal;
-    if ((p.pid == r.pid && !r.signal.empty()) || !p.end_known || p.alive || p.stopped || sig == 0 || sig == SIGTERM ||
-        sig == SIGINT || sig == SIGHUP || sig == SIGPIPE) {
+    // The program's own end is diagnosed with its calls (a child's session's is here, as a child's).
+    if ((p.pid == r.pid && !r.signal.empty() && !r.parent_pid) || !p.end_known || p.alive || p.stopped || sig == 0 ||
+        sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGPIPE) {
       continue;
     }
     if (p.end != record::ProcessEnd::None && p.end != record::ProcessEnd::Exiting) continue;
@@ -572,7 +573,8 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
     const bool hung = ran >= 1 && ran >= 10 * usual_seconds && ran >= 100 * least_seconds;
     // A hang ended from outside (a scheduler's or a user's kill, the OOM killer) is still a hang.
     // SIGPIPE comes from the program's own write, not from someone ending a hang.
-    const bool killed_hung = hung && c.pid == r.pid && ((terminated && !broken_pipe) || r.signal == "SIGKILL");
+    const bool killed_hung =
+        hung && c.pid == r.pid && !r.parent_pid && ((terminated && !broken_pipe) || r.signal == "SIGKILL");
     if (r.timed_out || r.stopped || killed_hung) {
       if (usual != usual_of.end()) {
         evidence.push_back("the longest " + call_name(c) + " call that returned took " + format_number(usual_seconds) +
@@ -636,7 +638,7 @@ std::vector<Diagnosis> diagnose(const record::Recording& r, const std::unordered
   // The program itself, with no call of its own running (a child's may be: named above).
   const bool program_in_a_call = std::any_of(r.running.begin(), r.running.end(),
                                              [&r](const CallRecord& c) { return c.pid == r.pid || c.pid == 0; });
-  if (!r.signal.empty() && !r.timed_out && !r.stopped && !program_in_a_call) {
+  if (!r.signal.empty() && !r.timed_out && !r.stopped && !program_in_a_call && !r.parent_pid) {
     Diagnosis d;
     d.id = "program-crashed";
     d.severity = terminated ? Severity::Warning : Severity::Error;

@@ -178,6 +178,10 @@ namespace {
 void apply_wait_status(int status, ProcessInfo& info) {
   if (WIFSIGNALED(status)) {
     info.end_signal = WTERMSIG(status);
+    // Its preload saw _exit() (or exit()'s handlers done), then the signal came before the exit
+    // itself (a Pool's SIGTERM to a worker already on its way out): it died by the signal, and the
+    // status it asked for is no one's. The kernel's word is the process's end.
+    if (info.end == ProcessEnd::Exited) info.end = ProcessEnd::None, info.exit_status = -1;
   } else if (WIFEXITED(status) && (info.end == ProcessEnd::None || info.end == ProcessEnd::Exiting)) {
     info.end = ProcessEnd::Exited;
     info.exit_status = WEXITSTATUS(status);

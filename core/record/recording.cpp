@@ -795,6 +795,9 @@ Recording child_recording(const Recording& r, const ProcessInfo& p, std::vector<
   }
   // Not waited for by the recorder: known where the preload saw it call exit() or _exit().
   child.exit_status = p.end == ProcessEnd::Exited ? p.exit_status : -1;
+  // The signal it died by, where the kernel told the recorder (a pidfd, Linux 6.15 and later):
+  // the session says it where a program's does, not only in its process list.
+  if (!p.alive && p.end_signal) child.signal = signal_text(p.end_signal);
   // How long it ran: from when it attached to when it said its end (exit, _exit, main's
   // return), else as far as the recorder saw it alive and its calls show (to the time between
   // two looks); not the whole recording's time.

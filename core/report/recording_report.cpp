@@ -323,7 +323,7 @@ std::string recording_status_text(const record::Recording& r) {
     text += " (stopped by --timeout after " + format_number(r.timeout_seconds) + " s)";
   } else if (r.stopped) {
     text += " (stopped on request" + (r.signal.empty() ? std::string() : ", by " + r.signal) + ")";
-  } else if (!r.signal.empty()) {
+  } else if (!r.signal.empty() && r.exit_status >= 0) {  // a child's own end (end_text) says it already
     text += " (killed by " + r.signal + ")";
   }
   return text;

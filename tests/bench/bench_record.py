@@ -66,11 +66,21 @@ print(json.dumps(seconds))
 PAUSED_OFFSET = 52  # record::kPausedOffset (call_record.h)
 TINY_C = r"""
 #include <cblas.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+/* tiny CALLS [timed]: with "timed", prints the loop's own nanoseconds (no process start in it). */
 int main(int argc, char** argv) {
   double a = 1, b = 1, c = 0;
   const int calls = argc > 1 ? atoi(argv[1]) : 1000000;
+  const long long start = now_ns();
   for (int i = 0; i < calls; ++i) cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+  if (argc > 2) printf("%lld\n", now_ns() - start);
   return c > 0 ? 0 : 1;
 }
 """
@@ -122,18 +132,19 @@ def in_run_ratio(cli, work, rounds):
 
 def passthrough_ns(cli, work, tiny, repeats):
     """What the preload costs a call it does not record (no recorder attached, as in a paused
-    block): the median over pairs of runs, side by side, of a million 1x1 GEMMs' difference."""
+    block): the median over pairs of runs, side by side, of the difference between a million
+    1x1 GEMMs' loop times as the program itself takes them (loading the preload is paid once,
+    and counted with starting the recorder)."""
     preload = os.path.join(os.path.dirname(os.path.dirname(cli)), "lib", "libblasscope-preload.so")
     env = dict(os.environ, LD_PRELOAD=preload)
-    differences = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run([tiny, "1000000"], check=True, cwd=work)
-        plain = time.perf_counter() - start
-        start = time.perf_counter()
-        subprocess.run([tiny, "1000000"], check=True, cwd=work, env=env)
-        differences.append(time.perf_counter() - start - plain)
-    return max(statistics.median(differences), 0.0) / 1e6 * 1e9
+
+    def loop_ns(environment):
+        out = subprocess.run([tiny, "1000000", "timed"], check=True, cwd=work, env=environment, capture_output=True,
+                             text=True)
+        return int(out.stdout)
+
+    differences = [loop_ns(env) - loop_ns(None) for _ in range(3 * repeats)]
+    return max(statistics.median(differences), 0.0) / 1e6
 
 
 def blasscope_cpu_share(cli, work, command, runs=3):
@@ -257,7 +268,7 @@ def main():
         # drains that fall in recorded blocks. Not in it: starting the recorder and writing the
         # session (paid once, measured just above), and the recorder's share where it ran
         # beside unrecorded blocks (its wake-ups are timed, not per call): added from perf.
-        rounds = max(40, 3 * repeats)
+        rounds = max(120, 8 * repeats)
         ratio, (low, high), calls, block = in_run_ratio(cli, work, rounds)
         once = max(t1 - p1, 0.0) / (10 * block)  # the large program is ten blocks of work
         recorder = (recorder_share or 0.0) / 100

@@ -664,6 +664,46 @@ class RecordNumPy(unittest.TestCase):
         own_d = next(d for d in own["diagnoses"] if d["id"] == "dlascl-invalid-cfrom")
         self.assertNotIn("child process", own_d["title"])
 
+    def test_a_terminated_childs_session_says_the_signal_that_ended_it(self):
+        # A child ended by SIGTERM (Process.terminate(), as a Pool ends its workers): its own session
+        # says so at its top, where a program's session says how the program ended, with no exit
+        # status made up, as a request to stop and not a crash, and its status line says it once.
+        if not kernel_tells_signals():
+            self.skipTest("this kernel does not say how a reaped process ended (PIDFD_INFO_EXIT, Linux 6.15)")
+        script = write("terminated.py", """
+            import multiprocessing as mp, time
+            import numpy as np
+            def work(ready):
+                np.linalg.svd(np.random.rand(8, 8))
+                ready.set()
+                time.sleep(120)
+            if __name__ == "__main__":
+                ctx = mp.get_context("fork")
+                ready = ctx.Event()
+                p = ctx.Process(target=work, args=(ready,))
+                p.start()
+                ready.wait(60)
+                p.terminate()
+                p.join()
+                print(p.exitcode)
+        """)
+        proc, report = record(PYTHON, script)
+        self.assertEqual((proc.returncode, proc.out.strip()), (0, "-15"), proc.err)
+        [child] = report["children"]
+        own = json.loads(subprocess.run([CLI, "report", child["session"], "--format", "json"], capture_output=True,
+                                        timeout=60).stdout)
+        process = own["processes"][0]
+        self.assertEqual((process["ended"], process.get("signal"), process.get("exit_status")),
+                         ("signal", "SIGTERM", None))
+        self.assertEqual((own["signal"], own["exit_status"]), ("SIGTERM", None))
+        self.assertEqual(own["crash"], {"signal": "SIGTERM", "call": None})
+        self.assertNotIn("program-crashed", [d["id"] for d in own["diagnoses"]])
+        self.assertIn("dgesdd", [c["routine"] for c in own["calls"]])  # its calls are its own
+        text = subprocess.run([CLI, "report", child["session"], "--format", "md"], capture_output=True, text=True,
+                              timeout=60).stdout
+        status = next(line for line in text.splitlines() if "SIGTERM" in line)
+        self.assertEqual(status.count("SIGTERM"), 1, text)
+
     def test_complex_svd_failures_are_captured_and_replay(self):
         # NumPy's svd of a complex NaN (ZGESDD: INFO = -4), SciPy's gesvd of a complex64 Inf (NaN
         # singular values, INFO = 0) and its gesdd without vectors: each captured with its complex
@@ -1465,7 +1505,7 @@ class RecordSciPy(unittest.TestCase):
         reports = [c["xerbla"]["parameter"] for c in report["calls"] if c.get("xerbla")]
         self.assertIn(5, reports)
         self.assertEqual(reports[-1], 4)
-        gelsd = [d for d in report["diagnoses"] if d["routine"] == "dgelsd"]
+        gelsd = [d for d in report["diagnoses"] if d.get("routine") == "dgelsd"]
         self.assertEqual(gelsd[0]["id"], "dlascl-invalid-cfrom", gelsd)
         self.assertNotIn("parameter number 5", " ".join(d["title"] for d in gelsd))
         self.assertIn("parameter number 5", " ".join(gelsd[0]["evidence"]))
