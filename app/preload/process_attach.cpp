@@ -128,10 +128,31 @@ void say_blas(record::ProcessEntry& entry, void* real) {
   write_identity(entry);
 }
 
+namespace {
+// Until the recorder holds a pidfd on this process (its entry's `watched`), for at most 20 ms:
+// a child that crashes a millisecond after its fork was otherwise reaped by its parent before
+// the recorder's thread got a core, and which signal ended it was lost. Not at all where the
+// recorder has no such thread or has gone, nor for the program it started (waitpid tells it).
+void wait_until_watched(record::ProcessEntry& entry) {
+  constexpr std::uint64_t kLongestWaitNs = 20000000;
+  const std::uint32_t watcher = g_shared->processes_watched.load();
+  if (watcher == 0 || static_cast<std::uint32_t>(::getppid()) == watcher) return;
+  const std::uint64_t start = record::monotonic_ns();
+  while (entry.watched.load() == 0 && g_shared->processes_watched.load() != 0 && !g_shared->recorder_gone.load()) {
+    const std::uint64_t waited = record::monotonic_ns() - start;
+    if (waited >= kLongestWaitNs) return;
+    const std::uint64_t left = kLongestWaitNs - waited;
+    const timespec bound{0, static_cast<long>(left)};
+    ::syscall(SYS_futex, &entry.watched, FUTEX_WAIT, 0, &bound, nullptr, 0);
+  }
+}
+}  // namespace
+
 void register_process(bool blas_found) {
   g_pid = static_cast<std::uint32_t>(::getpid());
   // Attaching again under the same pid: the image before this one exec'd this program.
-  if (record::ProcessEntry* before = my_process_entry()) {
+  record::ProcessEntry* before = my_process_entry();
+  if (before) {
     std::uint64_t running = record::pack_ending(record::ProcessEnd::None, 0);
     before->ending.compare_exchange_strong(running, record::pack_ending(record::ProcessEnd::Execed, 0));
   }
@@ -166,6 +187,7 @@ void register_process(bool blas_found) {
   entry.pid.store(g_pid);  // last: the recorder reads entries whose pid is set
   g_shared->processes_registered.fetch_add(1);
   ::syscall(SYS_futex, &g_shared->processes_registered, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  if (!before) wait_until_watched(entry);  // an exec'd image's process is watched already
 }
 
 void after_fork_in_child() {

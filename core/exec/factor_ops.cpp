@@ -142,6 +142,16 @@ int run_complex_factor(RunState& state, KernelRecord& record, FactorDriver drive
   return info;
 }
 
+// The first exact zero on a square matrix's diagonal, 1-based (GETRF's INFO for LU factors).
+std::optional<std::int64_t> first_zero_on_diagonal(const HostTensor& factors) {
+  const std::uint64_t n = std::min(factors.rows(), factors.cols());
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::complex<double> v = load_element(factors.dtype(), factors.data() + factors.offset_of(i, i));
+    if (v == std::complex<double>{}) return static_cast<std::int64_t>(i + 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
@@ -207,6 +217,11 @@ KernelRecord run_factor_op(const OpSpec& op, RunState& state) {
     case OpKind::Solve:
     case OpKind::LuSolve:
       if (info == 0) record_output(record, "out", result_of(state, op.out, *work_b, b->shape()));
+      // Factors of a singular matrix (GETRF's INFO > 0, which the caller went on past): the
+      // division by U's zero pivot made the NaN/Inf, not an overflow.
+      if (op.kind == OpKind::LuSolve && record.output_nan + record.output_inf > 0) {
+        record.zero_pivot = first_zero_on_diagonal(a);
+      }
       break;
     default: {
       // The factor as LAPACK left it (a partial one after INFO > 0, as NumPy never shows).

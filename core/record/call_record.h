@@ -19,7 +19,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 30;
+inline constexpr std::uint32_t kLayoutVersion = 31;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -335,6 +335,10 @@ struct ProcessEntry {
   // on is this process only if its start time is the same (not a pid reused, nor one of another
   // pid namespace).
   std::atomic<std::uint64_t> start_ticks;
+  // A futex: 1 once the recorder holds a pidfd on it (or cannot). A process waits for it
+  // briefly after registering (SharedHeader::processes_watched): a child that crashes within a
+  // millisecond is otherwise reaped before the recorder's look, and how it ended is lost.
+  std::atomic<std::uint32_t> watched;
   char command[116];
   // Where its arguments end: bit i set where command[i] was a NUL (shown as a space), and whether
   // the line is whole (not cut to fit): the arguments of a process gone before the recorder
@@ -417,7 +421,11 @@ struct SharedHeader {
   // A futex moved by every process once its entry is complete: the recorder opens a pidfd on it
   // at once (a short-lived child may be gone by the recorder's next look).
   std::atomic<std::uint32_t> processes_registered;
-  std::atomic<std::uint32_t> slots_seen;                 // active[0, slots_seen) are all the slots ever claimed
+  std::atomic<std::uint32_t> slots_seen;  // active[0, slots_seen) are all the slots ever claimed
+  // The recorder's pid while its thread that opens the pidfds runs (0: none): a registering
+  // process then waits for its entry's `watched` (bounded), unless the recorder is its parent
+  // (the program: its end comes from waitpid) or it is an exec'd image of a watched process.
+  std::atomic<std::uint32_t> processes_watched;
   RoutineTotals totals[kRoutineCount][kPrecisionCount];  // of threads that found no free slot
   ProcessEntry processes[kMaxProcesses];
   ActiveSlot active[kActiveSlots];

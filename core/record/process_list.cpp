@@ -110,15 +110,26 @@ bool process_alive(std::uint32_t pid, bool zombies_are_gone) {
   return stat[close + 2] != 'Z' && stat[close + 2] != 'X';
 }
 
+namespace {
+// The futex words are in the shared file, which the program writes too: no _PRIVATE.
+void set_and_wake(const std::atomic<std::uint32_t>& word, std::uint32_t value) {
+  auto& w = const_cast<std::atomic<std::uint32_t>&>(word);
+  w.store(value);
+  ::syscall(SYS_futex, &w, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+}  // namespace
+
 ProcessHandles::ProcessHandles(const SharedHeader& header) : m_header(header) {
   try {
     m_thread = std::thread(&ProcessHandles::watch, this);
+    set_and_wake(m_header.processes_watched, static_cast<std::uint32_t>(::getpid()));
   } catch (const std::system_error&) {
     // No thread to be had: how children ended is not known, as on kernels that do not say.
   }
 }
 
 ProcessHandles::~ProcessHandles() {
+  set_and_wake(m_header.processes_watched, 0);  // nobody waits for a look that will not come
   m_stop.store(true);
   // The futex word is the program's too: the recorder's own wake-up is a spurious one to it.
   auto& word = const_cast<std::atomic<std::uint32_t>&>(m_header.processes_registered);
@@ -142,6 +153,20 @@ std::optional<int> ProcessHandles::wait_status(std::uint32_t pid) {
   return h.status;
 }
 
+void ProcessHandles::open_handle(std::uint32_t pid, std::uint64_t started) {
+  const std::lock_guard lock(m_lock);
+  if (m_handles.count(pid)) return;  // an exec'd image: its process's pidfd is the same
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
+  if (fd < 0) return;
+  // The process the entry is about only if it started when the entry says: not a pid reused
+  // since, nor the same number in another pid namespace.
+  if (started == 0 || start_ticks_of(pid) != started) {
+    ::close(fd);
+    return;
+  }
+  m_handles[pid].fd = fd;
+}
+
 void ProcessHandles::watch() try {
   std::vector<bool> looked_at(kMaxProcesses, false);  // table entries done
   while (!m_stop.load()) {
@@ -152,18 +177,8 @@ void ProcessHandles::watch() try {
       const std::uint32_t pid = e.pid.load();
       if (looked_at[i] || pid == 0) continue;  // done, or not complete yet
       looked_at[i] = true;
-      const std::lock_guard lock(m_lock);
-      if (m_handles.count(pid)) continue;  // an exec'd image: its process's pidfd is the same
-      const int fd = static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0));
-      if (fd < 0) continue;
-      // The process the entry is about only if it started when the entry says: not a pid
-      // reused since, nor the same number in another pid namespace.
-      const std::uint64_t started = e.start_ticks.load();
-      if (started == 0 || start_ticks_of(pid) != started) {
-        ::close(fd);
-        continue;
-      }
-      m_handles[pid].fd = fd;
+      open_handle(pid, e.start_ticks.load());
+      set_and_wake(e.watched, 1);  // the process may go on
     }
     if (m_stop.load()) break;  // the destructor's wake-up may have come before `seen` was read
     // Bounded: an entry whose process died before completing it is looked at again later.
@@ -171,7 +186,9 @@ void ProcessHandles::watch() try {
     ::syscall(SYS_futex, &m_header.processes_registered, FUTEX_WAIT, seen, &bound, nullptr, 0);
   }
 } catch (const std::exception&) {
-  // No memory left for another handle: the rest go without (best effort), never std::terminate.
+  // No memory left for another handle: the rest go without (best effort), never std::terminate,
+  // and no process waits for a look.
+  set_and_wake(m_header.processes_watched, 0);
 }
 
 namespace {

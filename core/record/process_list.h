@@ -35,6 +35,8 @@ class ProcessHandles {
     std::optional<int> status;
   };
   void watch();
+  // Opens a pidfd on `pid` if it is still the process that started at `started`.
+  void open_handle(std::uint32_t pid, std::uint64_t started);
   const SharedHeader& m_header;
   std::mutex m_lock;
   std::unordered_map<std::uint32_t, Handle> m_handles;  // by pid

@@ -95,6 +95,9 @@ struct KernelRecord {
   std::optional<double> device_seconds;          // CUDA-event time of one repetition (median)
   // Device memory the op was predicted to need, and what cudaMemGetInfo saw it take.
   std::optional<std::uint64_t> device_memory_predicted, device_memory_measured;
+  // lu_solve whose result is not finite: the first exact zero on its factors' diagonal (U's),
+  // 1-based as GETRF's INFO gives it. GETRS divides by it and reports nothing.
+  std::optional<std::int64_t> zero_pivot;
 
   std::uint64_t input_nonfinite() const;
 };
@@ -112,6 +115,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelRecord, op, op_kind, devic
                                                 gbytes_per_second, status, info, xerbla, error_kind, error, output_nan,
                                                 output_inf, cast_overflow, cast_overflow_max, cast_inexact,
                                                 cast_max_relative_error, device_events, cupti_dropped, device_seconds,
-                                                device_memory_predicted, device_memory_measured)
+                                                device_memory_predicted, device_memory_measured, zero_pivot)
 
 }  // namespace blasscope::core

@@ -29,8 +29,10 @@ bool is_invalid_cfrom(const KernelRecord& r) {
   return driver && r.info == -4 && r.input_nonfinite() > 0;
 }
 
-std::string nonfinite_summary(const OperandRecord& o) {
+// `of`: the operand's element count, said where it helps (an output's share that is not finite).
+std::string nonfinite_summary(const OperandRecord& o, std::uint64_t of = 0) {
   std::string text = std::to_string(o.nan) + " NaN and " + std::to_string(o.inf) + " Inf values";
+  if (of) text += " of " + std::to_string(of);
   if (o.first_nonfinite) {
     text += ", the first at (";
     for (std::size_t i = 0; i < o.first_nonfinite->size(); ++i) {
@@ -52,7 +54,7 @@ Detection silent_nonfinite_output(const KernelRecord& r) {
     std::uint64_t values = 1;
     for (auto d : o.shape) values *= d;
     where += std::string(where.empty() ? "" : "; ") + "'" + o.tensor + "' " + format_shape(o.shape) + " holds " +
-             nonfinite_summary(o) + " of " + std::to_string(values);
+             nonfinite_summary(o, values);
     outputs.push_back({{"tensor", o.tensor}, {"nan", o.nan}, {"inf", o.inf}, {"values", values}});
   }
   std::string cause;
@@ -63,10 +65,16 @@ Detection silent_nonfinite_output(const KernelRecord& r) {
     inputs.push_back(o.tensor);
   }
   // ?LASCL multiplies by CTO/CFROM, which is not in the operands: an Inf CTO makes a zero NaN.
+  // GETRS on the factors of a singular matrix divides by U's zero pivot.
   const std::string finite_cause =
       r.op_kind == OpKind::Dlascl
           ? "every element of the matrix was finite: the scale did it (an Inf CTO, or a CTO/CFROM beyond " +
                 text(r.dtype) + ": a zero times Inf is NaN)"
+      : r.zero_pivot
+          ? "every input was finite, but U's diagonal in the LU factors holds an exact zero at (" +
+                std::to_string(*r.zero_pivot - 1) + ", " + std::to_string(*r.zero_pivot - 1) +
+                "): they are the factors of a singular matrix (GETRF returned INFO = " + std::to_string(*r.zero_pivot) +
+                "), and GETRS divided by that zero"
           : "every input was finite: the values overflowed " + text(r.dtype);
   cause = cause.empty() ? finite_cause : "they come from the NaN/Inf in " + cause;
   const std::string silence = r.info ? r.kernel + " returned INFO = 0" : r.kernel + " reported no error";
