@@ -2225,7 +2225,9 @@ class RecordLifecycle(unittest.TestCase):
                 self.assertIn(f"received {name} and passed it on", recorded["problem"])
                 self.assertEqual(recorded["calls_total"], 25)
                 self.assertEqual(len(recorded["calls"]), 25)
-                self.assertEqual([n for n in os.listdir(WORK) if n.endswith(".part")], [])
+                # Its own session's part file (another test's killed recorder may have left one).
+                own_part = os.path.basename(session) + "."
+                self.assertEqual([n for n in os.listdir(WORK) if n.startswith(own_part) and n.endswith(".part")], [])
                 self.assertFalse(os.path.exists(buffer), "the recording buffer was left behind")
 
     def test_a_sighup_is_ignored_under_nohup_and_followed_by_sigterm_where_it_did_not_stop_the_program(self):
@@ -3021,6 +3023,10 @@ class RecordC(unittest.TestCase):
             proc.stdout.close()
             if buffer and os.path.exists(buffer):
                 os.unlink(buffer)  # nobody was left to remove it
+            # Nor its unfinished session, where it had begun writing one before it was killed.
+            for name in os.listdir(WORK):
+                if name.startswith("orphaned.json.") and name.endswith(".part"):
+                    os.unlink(os.path.join(WORK, name))
         # 200,000 calls take well under a second here; a wait of ten seconds was the bug.
         self.assertLess(took_seconds, 5.0)
 
