@@ -25,6 +25,19 @@
 namespace blasscope::app {
 namespace {
 
+// A line said while the program runs, in one write: the program writes to the same stderr
+// (Python's traceback after a Ctrl-C), and the pieces of an unbuffered std::cerr << ... went
+// between its lines.
+void write_notice(const std::string& line) {
+  const std::string text = "blasscope: " + line + "\n";
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // stderr closed: nothing to say it on
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 constexpr const char* kRecordUsage =
     "usage: blasscope-cli record [--output FILE] [--timeout SECONDS] [--capture failing|all|none]\n"
     "                            [--capture-limit MIB] [--check-values] [--max-calls N] [--nested-calls N|all]\n"
@@ -201,7 +214,7 @@ int run_record(const std::vector<std::string>& args) {
   options.capture_dir = stem + ".captures";
   forward_termination();
   options.stop_signal = &g_stop_signal;
-  if (!quiet) options.notice = [](const std::string& line) { std::cerr << "blasscope: " << line << std::endl; };
+  if (!quiet) options.notice = write_notice;
   record::SessionOptions session;
   session.output = output;
   record::SavedRecording saved;
