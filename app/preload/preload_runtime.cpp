@@ -135,9 +135,12 @@ void sleep_until_room(record::SharedHeader& s, std::uint64_t w) {
   s.room_waiters.fetch_sub(1);
 }
 
+}  // namespace
+
 // Whether the recorder has died (SIGKILL, the OOM killer): it holds the shared file locked while
 // it lives, and the kernel lets the lock go however it ends. Asked only of a writer that has
-// waited for room a while: a dead recorder would otherwise keep the program waiting ten seconds.
+// waited for room a while (a dead recorder would otherwise keep the program waiting ten
+// seconds), and of a new process not yet watched (wait_until_watched).
 // Where the recorder could not lock the file (a file system without locks), nothing is known.
 bool recorder_died(const record::SharedHeader& s) {
   if (!s.recorder_holds_lock.load(std::memory_order_relaxed) || !g_shared_path[0]) return false;
@@ -155,6 +158,7 @@ bool recorder_died(const record::SharedHeader& s) {
   return unheld;
 }
 
+namespace {
 // How long a writer waits for room before it asks whether the recorder still lives.
 constexpr std::uint64_t kAskIfRecorderLivesNs = 20000000;
 
@@ -297,12 +301,14 @@ CallRecord& cleared(CallRecord& record) {
 // Decides where this call is written: the next entry of the thread's slot, or m_local when
 // the thread has no slot or the calls are nested deeper than a slot publishes.
 CallRecord& CallScope::place_call() {
-  if (!g_shared || g_shared->paused.load(std::memory_order_relaxed)) return *::new (&m_local) CallRecord{};
+  // Not recording (no recorder, or paused): cleared all the same, for wrappers that read it
+  // either way, but by cleared(), not `rep stos`.
+  if (!g_shared || g_shared->paused.load(std::memory_order_relaxed)) return cleared(*::new (&m_local) CallRecord);
   // Scopes deeper in the stack than this one were left without their destructor (an xerbla
   // that longjmp'ed past them): they are gone, not callers.
   const auto frame = reinterpret_cast<std::uintptr_t>(this);
   while (t_depth > 0 && reinterpret_cast<std::uintptr_t>(t_levels[t_depth - 1].scope) < frame) --t_depth;
-  if (t_depth == kTrackedLevels) return *::new (&m_local) CallRecord{};  // not recorded
+  if (t_depth == kTrackedLevels) return cleared(*::new (&m_local) CallRecord);  // not recorded
   t_quiet.running = false;  // none is: one left by a longjmp from a signal handler is gone
   m_active = true;
   m_level = t_depth++;

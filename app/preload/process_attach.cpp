@@ -133,15 +133,26 @@ namespace {
 // a child that crashes a millisecond after its fork was otherwise reaped by its parent before
 // the recorder's thread got a core, and which signal ended it was lost. Not at all where the
 // recorder has no such thread or has gone, nor for the program it started (waitpid tells it).
+// A recorder killed with SIGKILL leaves its word set: after a first 2 ms without a look, its
+// lock on the shared file says whether it still lives, and a dead one is marked gone for every
+// process (forks of a program whose recorder died would otherwise wait 20 ms each).
 void wait_until_watched(record::ProcessEntry& entry) {
-  constexpr std::uint64_t kLongestWaitNs = 20000000;
+  constexpr std::uint64_t kLongestWaitNs = 20000000, kAskAfterNs = 2000000;
   const std::uint32_t watcher = g_shared->processes_watched.load();
   if (watcher == 0 || static_cast<std::uint32_t>(::getppid()) == watcher) return;
   const std::uint64_t start = record::monotonic_ns();
+  bool asked = false;
   while (entry.watched.load() == 0 && g_shared->processes_watched.load() != 0 && !g_shared->recorder_gone.load()) {
     const std::uint64_t waited = record::monotonic_ns() - start;
     if (waited >= kLongestWaitNs) return;
-    const std::uint64_t left = kLongestWaitNs - waited;
+    if (waited >= kAskAfterNs && !asked) {
+      asked = true;
+      if (recorder_died(*g_shared)) {
+        g_shared->recorder_gone.store(1);
+        return;
+      }
+    }
+    const std::uint64_t left = (asked ? kLongestWaitNs : kAskAfterNs) - waited;
     const timespec bound{0, static_cast<long>(left)};
     ::syscall(SYS_futex, &entry.watched, FUTEX_WAIT, 0, &bound, nullptr, 0);
   }

@@ -32,6 +32,10 @@ extern record::CallClock g_clock;  // likewise
 // again under the same pid), or nullptr.
 record::ProcessEntry* my_process_entry();
 
+// Whether the recorder has died (it no longer holds its lock on the shared file). Asked at most
+// every 50 ms by a process; false where that is not known.
+bool recorder_died(const record::SharedHeader& s);
+
 // Per-thread state of the calls (preload_runtime.cpp): a thread's slot given back when it ends,
 // and the forking thread's state forgotten in a forked child.
 void release_slot(void* slot);

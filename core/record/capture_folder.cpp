@@ -1,8 +1,12 @@
 #include "record/capture_folder.h"
 
+#include <time.h>
+
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <system_error>
+#include <thread>
 
 namespace blasscope::record {
 namespace {
@@ -26,7 +30,35 @@ bool holds_only_capture_files(const fs::path& dir) {
   return !error;
 }
 
+std::chrono::nanoseconds clock_now(clockid_t clock) {
+  timespec t{};
+  ::clock_gettime(clock, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+bool holds_a_capture(const fs::path& folder) {
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    if (is_capture_name(it->path().filename().string())) return true;
+  }
+  return false;
+}
 }  // namespace
+
+fs::file_time_type capture_epoch(const fs::path& folder) {
+  // Files are dated by the coarse real-time clock, or (multigrain time stamps) finer, never
+  // later than the real time they were written at: at or before `now` if written before it,
+  // past it once the coarse clock is.
+  const std::chrono::nanoseconds now = clock_now(CLOCK_REALTIME);
+  if (holds_a_capture(folder)) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);  // a tick is 10 ms at most
+    while (clock_now(CLOCK_REALTIME_COARSE) <= now && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  }
+  const std::chrono::system_clock::time_point sys{std::chrono::duration_cast<std::chrono::system_clock::duration>(now)};
+  return std::chrono::file_clock::from_sys(sys);
+}
 
 std::size_t remove_earlier_captures(const fs::path& folder, fs::file_time_type since) {
   std::error_code error;
@@ -37,7 +69,7 @@ std::size_t remove_earlier_captures(const fs::path& folder, fs::file_time_type s
     std::error_code own;
     // Not a link to elsewhere, and not one a recording running now under this name writes.
     if (!is_capture_name(dir.filename().string()) || !fs::is_directory(fs::symlink_status(dir, own)) ||
-        fs::last_write_time(dir, own) >= since || own || !holds_only_capture_files(dir)) {
+        fs::last_write_time(dir, own) > since || own || !holds_only_capture_files(dir)) {
       continue;
     }
     if (fs::remove_all(dir, own) != static_cast<std::uintmax_t>(-1) && !own) ++removed;

@@ -6,9 +6,16 @@
 
 namespace blasscope::record {
 
+// The date that parts captures written before this call from those written after it, where
+// `folder` holds captures already (see remove_earlier_captures): now, once the kernel dates
+// new files after it. It dates them with a clock that lags by up to a tick (4 ms here): this
+// waits out that tick, so that a recording started at once after another (a script's loop)
+// still tells the other's captures from its own.
+std::filesystem::file_time_type capture_epoch(const std::filesystem::path& folder);
+
 // Removes the captures an earlier recording under the same name left in `folder`: a new
 // session replaces the old one, and call-ID folders it does not list would be taken for its
-// own. Only what BLAScope writes goes (call-<digits> folders, dated before `since`, holding
+// own. Only what BLAScope writes goes (call-<digits> folders, dated at or before `since`, holding
 // nothing but plain .npy files, unfinished .npy.part ones and workload.json); anything else,
 // and the folder itself, stays. Returns how many were removed; errors leave the rest as it was.
 std::size_t remove_earlier_captures(const std::filesystem::path& folder, std::filesystem::file_time_type since);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -141,12 +142,33 @@ ProcessHandles::~ProcessHandles() {
   }
 }
 
+namespace {
+// The wait status of `pid` while it is a zombie that started at `started`, from its
+// /proc/PID/stat (`exit_code`, the 52nd field, Linux 3.5 and later); nullopt otherwise.
+std::optional<int> zombie_wait_status(std::uint32_t pid, std::uint64_t started) {
+  const std::string stat = proc_file(pid, "stat");
+  const std::size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'Z') return std::nullopt;
+  if (start_ticks_in(stat.data(), stat.size()) != started) return std::nullopt;
+  std::size_t at = close + 1;
+  for (int field = 3; field < 52; ++field) {  // skip fields 3 (the state) to 51
+    while (at < stat.size() && stat[at] == ' ') ++at;
+    while (at < stat.size() && stat[at] != ' ') ++at;
+  }
+  while (at < stat.size() && stat[at] == ' ') ++at;
+  if (at >= stat.size() || stat[at] < '0' || stat[at] > '9') return std::nullopt;
+  return std::atoi(stat.c_str() + at);
+}
+}  // namespace
+
 std::optional<int> ProcessHandles::wait_status(std::uint32_t pid) {
   const std::lock_guard lock(m_lock);
   const auto it = m_handles.find(pid);
   if (it == m_handles.end()) return std::nullopt;
   Handle& h = it->second;
-  if (!h.status && h.fd >= 0 && (h.status = exit_status_of(h.fd))) {
+  // A zombie's status is final: whoever reaps it later gets the same.
+  if (!h.status && h.fd >= 0 &&
+      ((h.status = exit_status_of(h.fd)) || (h.status = zombie_wait_status(pid, h.started)))) {
     ::close(h.fd);
     h.fd = -1;
   }
@@ -164,7 +186,7 @@ void ProcessHandles::open_handle(std::uint32_t pid, std::uint64_t started) {
     ::close(fd);
     return;
   }
-  m_handles[pid].fd = fd;
+  m_handles[pid] = Handle{fd, started, std::nullopt};
 }
 
 void ProcessHandles::watch() try {

@@ -25,13 +25,15 @@ class ProcessHandles {
   ~ProcessHandles();  // stops the thread and closes every pidfd
   ProcessHandles(const ProcessHandles&) = delete;
   ProcessHandles& operator=(const ProcessHandles&) = delete;
-  // How process `pid` ended, as a wait status, once it has been reaped; nullopt where the kernel
-  // does not say (not reaped yet, no pidfd, a kernel before 6.15).
+  // How process `pid` ended, as a wait status: once it has been reaped, or while it is a zombie
+  // nobody has reaped yet (a child of a program stopped with it, left to init); nullopt where
+  // the kernel does not say (still running, no pidfd, a kernel before 6.15 once reaped).
   std::optional<int> wait_status(std::uint32_t pid);
 
  private:
   struct Handle {
-    int fd = -1;  // closed once the status is known
+    int fd = -1;                // closed once the status is known
+    std::uint64_t started = 0;  // its start time (/proc/PID/stat): a reused pid is not it
     std::optional<int> status;
   };
   void watch();

@@ -218,10 +218,11 @@ Recording record_program(const RecordOptions& options) {
   out.nested_limit = options.nested_limit;
   std::string capture_dir;
   out.capture_mode = "none";
-  // Captures older than this are an earlier recording's, removed once the program has started
-  // (a command that cannot start leaves the earlier session, and its captures, as they were).
-  // 20 ms before now: the kernel dates a new folder with a clock that lags by a tick.
-  const auto capture_epoch = std::filesystem::file_time_type::clock::now() - std::chrono::milliseconds(20);
+  // Captures dated at or before this are an earlier recording's, removed once the program has
+  // started (a command that cannot start leaves the earlier session, and its captures, as they
+  // were); those of a recording running now under this name, and this one's, are dated after.
+  const auto earlier_than =
+      options.capture_dir.empty() ? std::filesystem::file_time_type::min() : capture_epoch(options.capture_dir);
   if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
     out.capture_mode = options.capture == CaptureMode::All ? "all" : "failing";
     std::error_code error;
@@ -304,7 +305,7 @@ Recording record_program(const RecordOptions& options) {
   out.pid = static_cast<std::uint32_t>(pid);
   if (!options.capture_dir.empty()) {
     // This session replaces any earlier one of its name: so do its captures (none, if none).
-    const std::size_t removed = remove_earlier_captures(options.capture_dir, capture_epoch);
+    const std::size_t removed = remove_earlier_captures(options.capture_dir, earlier_than);
     if (removed && options.notice) {
       options.notice("removed " + std::to_string(removed) + (removed == 1 ? " capture" : " captures") +
                      " of an earlier recording under this name from " + options.capture_dir);
@@ -676,7 +677,9 @@ std::string end_text(const ProcessInfo& p) {
       break;
     case ProcessEnd::None: break;
   }
-  if (!p.alive && p.stopped) return kStoppedText;
+  if (!p.alive && p.stopped) {
+    return p.end_signal ? std::string(kStoppedText) + "; " + signal_text(p.end_signal) + " ended it" : kStoppedText;
+  }
   if (!p.alive && p.end_signal) return ended_by_text(p.end_signal);
   return p.alive ? "still running when the program ended"
                  : "gone without exiting: a signal (a crash, the OOM killer or a kill; which one is not seen), or an "

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <string>
 
 #include "record/capture_folder.h"
 #include "test_files.h"
@@ -53,6 +54,26 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   }
   EXPECT_TRUE(fs::exists(tmp.path() / "elsewhere" / "call-5" / "a.npy"));
   EXPECT_TRUE(fs::exists(folder / "call-3" / "a.npy"));
+}
+
+// A recording started at once after another (a script's loop) still tells the other's captures,
+// dated within the same tick of the kernel's clock, from its own written just after it starts.
+TEST(CaptureFolder, TheEpochPartsCapturesWrittenJustBeforeItFromThoseJustAfter) {
+  TempDir tmp;
+  const fs::path folder = tmp.path() / "loop.captures";
+  for (int round = 0; round < 20; ++round) {
+    const fs::path before = folder / ("call-" + std::to_string(2 * round + 1));
+    const fs::path after = folder / ("call-" + std::to_string(2 * round + 2));
+    capture_in(before, false);
+    const auto epoch = capture_epoch(folder);
+    capture_in(after, false);
+    EXPECT_LE(fs::last_write_time(before), epoch) << round;
+    EXPECT_GT(fs::last_write_time(after), epoch) << round;
+    // This round's earlier one, and the last round's own (earlier now).
+    EXPECT_EQ(remove_earlier_captures(folder, epoch), round == 0 ? 1u : 2u) << round;
+    EXPECT_FALSE(fs::exists(before));
+    EXPECT_TRUE(fs::exists(after / "workload.json"));
+  }
 }
 
 TEST(CaptureFolder, NoFolderOrAFileOfItsNameIsLeftAlone) {
