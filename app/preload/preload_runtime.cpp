@@ -162,7 +162,41 @@ namespace {
 // How long a writer waits for room before it asks whether the recorder still lives.
 constexpr std::uint64_t kAskIfRecorderLivesNs = 20000000;
 
-void append_finished(const CallRecord& call) {
+// Adds a finished call to its routine's totals: on its thread's slot, whose only writer this
+// thread is (plain loads and stores, no locked instructions), else on the shared ones.
+void add_to_totals(const CallRecord& call, std::uint64_t self_ns) {
+  const record::CallCount n = record::count_of(call, self_ns);
+  const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
+  if (record::ActiveSlot* slot = my_slot()) {
+    record::RoutineTotals& t = slot->totals[r][p];
+    const auto add = [](std::atomic<std::uint64_t>& counter, std::uint64_t v) {
+      counter.store(counter.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    };
+    add(t.calls, 1);
+    add(t.nanoseconds, n.nanoseconds);
+    add(t.self_nanoseconds, n.self_nanoseconds);
+    if (n.failures) add(t.failures, n.failures);
+    if (n.flops) add(t.flops, n.flops);
+    if (n.queries) add(t.queries, n.queries), add(t.query_nanoseconds, n.query_nanoseconds);
+    if (n.longest > t.longest.load(std::memory_order_relaxed)) t.longest.store(n.longest, std::memory_order_relaxed);
+    return;
+  }
+  record::RoutineTotals& t = g_shared->totals[r][p];
+  t.calls.fetch_add(1, std::memory_order_relaxed);
+  t.nanoseconds.fetch_add(n.nanoseconds, std::memory_order_relaxed);
+  t.self_nanoseconds.fetch_add(n.self_nanoseconds, std::memory_order_relaxed);
+  if (n.failures) t.failures.fetch_add(n.failures, std::memory_order_relaxed);
+  if (n.flops) t.flops.fetch_add(n.flops, std::memory_order_relaxed);
+  if (n.queries) {
+    t.queries.fetch_add(n.queries, std::memory_order_relaxed);
+    t.query_nanoseconds.fetch_add(n.query_nanoseconds, std::memory_order_relaxed);
+  }
+  for (std::uint64_t longest = t.longest.load(std::memory_order_relaxed); n.longest > longest;) {
+    if (t.longest.compare_exchange_weak(longest, n.longest, std::memory_order_relaxed)) break;
+  }
+}
+
+void append_finished(CallRecord& call) {
   record::SharedHeader& s = *g_shared;
   std::uint64_t w = s.write_index.load(std::memory_order_relaxed);
   std::uint64_t waited_since = 0;
@@ -172,6 +206,12 @@ void append_finished(const CallRecord& call) {
     // cache line stays with the recorder.
     if (w >= t_write_limit_seen) t_write_limit_seen = s.write_limit.load(std::memory_order_acquire);
     if (w >= t_write_limit_seen) {
+      // A call the recorder was to count is counted here: it may never reach the ring (the
+      // program is stopped while it waits, the recorder is gone).
+      if (call.flags & record::kCountedByRecorder) {
+        call.flags &= static_cast<std::uint16_t>(~record::kCountedByRecorder);
+        add_to_totals(call, call.duration_ns);
+      }
       record::report_ring_full(s);
       // Full: the recorder is behind, or the ring still growing. Wait (nothing is lost), but not for a recorder
       // that has stopped draining: after ten seconds the call is dropped, and so are all later
@@ -465,6 +505,13 @@ CallScope::~CallScope() {
     m_slot->depth.store(m_level, std::memory_order_release);  // no longer running
   }
   call.unlisted = mine.unlisted;
+  // A top-level call that made no recorded call (a program's own GEMM, the common case): the
+  // recorder counts it as it drains it, and its per-call path is the shorter by the totals.
+  if (m_level == 0 && t_inside_count == 0 && m_pid == g_pid) {
+    call.flags |= record::kCountedByRecorder;
+    append_finished(call);
+    return;
+  }
   const bool one_by_one = listed();
   if (m_level > 0) {
     RunningLevel& up = t_levels[m_level - 1];
@@ -480,44 +527,7 @@ CallScope::~CallScope() {
       if (t_slot && m_level - 1 < record::kSlotDepth) t_slot->stack[m_level - 1].unlisted = up.unlisted;
     }
   }
-  const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
-  const std::uint64_t self_ns = call.duration_ns - std::min(call.duration_ns, mine.children_ns);
-  // A call that failed did not do the work its sizes say (POTRF stops at the first minor that
-  // is not positive definite): it adds no FLOPs.
-  const std::uint64_t flops = record::has_xerbla(call) || call.info != 0 ? 0 : record::flops_of(call);
-  const std::uint64_t failures = failed() ? 1 : 0;
-  if (record::ActiveSlot* slot = my_slot()) {
-    // This thread is the slot's only writer: plain loads and stores, no locked instructions.
-    record::RoutineTotals& t = slot->totals[r][p];
-    const auto add = [](std::atomic<std::uint64_t>& counter, std::uint64_t v) {
-      counter.store(counter.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
-    };
-    add(t.calls, 1);
-    add(t.nanoseconds, call.duration_ns);
-    add(t.self_nanoseconds, self_ns);
-    if (failures) add(t.failures, 1);
-    if (flops) add(t.flops, flops);
-    if (call.flags & record::kWorkspaceQuery) add(t.queries, 1), add(t.query_nanoseconds, call.duration_ns);
-    // The longest call that did work: a workspace query's microseconds are no measure of a hang.
-    if (!(call.flags & record::kWorkspaceQuery) && call.duration_ns > t.longest.load(std::memory_order_relaxed)) {
-      t.longest.store(call.duration_ns, std::memory_order_relaxed);
-    }
-  } else {
-    record::RoutineTotals& t = g_shared->totals[r][p];
-    t.calls.fetch_add(1, std::memory_order_relaxed);
-    t.nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
-    t.self_nanoseconds.fetch_add(self_ns, std::memory_order_relaxed);
-    if (failures) t.failures.fetch_add(1, std::memory_order_relaxed);
-    if (flops) t.flops.fetch_add(flops, std::memory_order_relaxed);
-    if (call.flags & record::kWorkspaceQuery) {
-      t.queries.fetch_add(1, std::memory_order_relaxed);
-      t.query_nanoseconds.fetch_add(call.duration_ns, std::memory_order_relaxed);
-    }
-    for (std::uint64_t longest = t.longest.load(std::memory_order_relaxed);
-         !(call.flags & record::kWorkspaceQuery) && call.duration_ns > longest;) {
-      if (t.longest.compare_exchange_weak(longest, call.duration_ns, std::memory_order_relaxed)) break;
-    }
-  }
+  add_to_totals(call, call.duration_ns - std::min(call.duration_ns, mine.children_ns));
   if (one_by_one) {
     append_finished(call);
   }

@@ -90,4 +90,27 @@ inline double least_flops(const CallRecord& c) {
   return static_cast<double>(flop_count(std::max(f, 0.0), c.precision));
 }
 
+// What one finished call adds to its routine's totals (RoutineTotals): the preload adds it for
+// most calls, the recorder for those it leaves to it (kCountedByRecorder). `self_ns`: its time
+// without the recorded calls it made.
+struct CallCount {
+  std::uint64_t nanoseconds = 0, self_nanoseconds = 0, failures = 0, flops = 0, queries = 0, query_nanoseconds = 0;
+  std::uint64_t longest = 0;  // its time where it did work: a workspace query's is no measure of a hang
+};
+
+inline CallCount count_of(const CallRecord& c, std::uint64_t self_ns) {
+  CallCount n;
+  n.nanoseconds = c.duration_ns;
+  n.self_nanoseconds = self_ns;
+  n.failures = call_failed(c) ? 1 : 0;
+  // A call that failed did not do the work its sizes say (POTRF stops at the first minor that
+  // is not positive definite): it adds no FLOPs.
+  n.flops = has_xerbla(c) || c.info != 0 ? 0 : flops_of(c);
+  const bool query = (c.flags & kWorkspaceQuery) != 0;
+  n.queries = query ? 1 : 0;
+  n.query_nanoseconds = query ? c.duration_ns : 0;
+  n.longest = query ? 0 : c.duration_ns;
+  return n;
+}
+
 }  // namespace blasscope::record

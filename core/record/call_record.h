@@ -19,7 +19,7 @@
 namespace blasscope::record {
 
 inline constexpr std::uint32_t kMagic = 0x52534c42;  // "BLSR"
-inline constexpr std::uint32_t kLayoutVersion = 31;
+inline constexpr std::uint32_t kLayoutVersion = 32;
 inline constexpr const char* kShmEnv = "BLASSCOPE_RECORD_SHM";              // the mapped file's path
 inline constexpr const char* kCaptureDirEnv = "BLASSCOPE_RECORD_CAPTURES";  // where captures are written
 // A writer that finds the ring full waits for the recorder (nothing is lost), and wakes it. Each
@@ -112,6 +112,9 @@ enum CallFlags : std::uint16_t {
                               // argument): `info` is what it returned, minus the argument's position
   kConjA = 1 << 13,           // complex A (GEMM's, GEMV's, TRSM's) conjugate-transposed: TRANS 'C' or
   kConjB = 1 << 14,           // CblasConjTrans, beside kTransA/kTransB (on real data 'C' is 'T')
+  // In the ring only: a top-level call that made no recorded call, whose totals the recorder
+  // adds as it drains it (the preload's per-call path skips them); see ring_totals().
+  kCountedByRecorder = 1 << 15,
 };
 
 // One finished call (or, in the active table, one running call). 128 bytes, a ring entry of

@@ -364,6 +364,7 @@ std::size_t SharedBuffer::drain(DrainedVector& out, bool final) {
     } else {
       m_stuck_since_ns = 0;
       out.push_back(entry.call);
+      if (entry.call.flags & kCountedByRecorder) count(out.back());
     }
     // The write limit is raised once per batch (writers waiting on a full ring see progress
     // every 4096 entries): each store takes the line from the writers' caches.
@@ -389,6 +390,24 @@ void RawTotals::add(const RoutineTotals& t) {
   failures += t.failures.load(), flops += t.flops.load(), queries += t.queries.load();
   query_nanoseconds += t.query_nanoseconds.load();
   longest = std::max(longest, t.longest.load());
+}
+
+void RawTotals::add(const CallCount& call) {
+  ++calls, nanoseconds += call.nanoseconds, self_nanoseconds += call.self_nanoseconds;
+  failures += call.failures, flops += call.flops, queries += call.queries;
+  query_nanoseconds += call.query_nanoseconds;
+  longest = std::max(longest, call.longest);
+}
+
+// A call that made no recorded call: its whole time is its own.
+void SharedBuffer::count(const CallRecord& call) {
+  if (!m_counted_last || m_counted_pid != call.pid) {
+    m_counted_last = &m_counted[call.pid];
+    m_counted_pid = call.pid;
+  }
+  (*m_counted_last)[static_cast<std::uint32_t>(call.routine) % kRoutineCount]
+                   [static_cast<std::uint32_t>(call.precision) % kPrecisionCount]
+                       .add(count_of(call, call.duration_ns));
 }
 
 void RawTotals::add(const RawTotals& t) {
@@ -433,6 +452,11 @@ void SharedBuffer::reclaim_slots_of_dead_processes() {
 
 std::map<std::uint32_t, ProcessTotals> SharedBuffer::process_totals() const {
   std::map<std::uint32_t, ProcessTotals> out = m_reclaimed;
+  for (const auto& [pid, totals] : m_counted) {
+    for (std::uint32_t r = 0; r < kRoutineCount; ++r) {
+      for (std::uint32_t p = 0; p < kPrecisionCount; ++p) out[pid][r][p].add(totals[r][p]);
+    }
+  }
   add_totals(out[0], m_header->totals);
   for (std::uint32_t i = 0; i < slots_seen(); ++i) {
     const ActiveSlot& slot = m_header->active[i];

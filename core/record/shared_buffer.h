@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "record/call_flops.h"
 #include "record/call_record.h"
 #include "record/huge_pages.h"
 
@@ -60,6 +61,7 @@ struct RawTotals {
                 query_nanoseconds = 0, longest = 0;
   void add(const RoutineTotals& t);
   void add(const RawTotals& t);
+  void add(const CallCount& call);  // one call
 };
 using ProcessTotals = std::array<std::array<RawTotals, kPrecisionCount>, kRoutineCount>;
 
@@ -124,6 +126,7 @@ class SharedBuffer {
   void serve_full_ring();  // the helper thread
   void grow_ring();
   void publish_write_limit();
+  void count(const CallRecord& call);  // one the preload left to the recorder (kCountedByRecorder)
 
   std::string m_path;
   int m_fd = -1;  // kept for the ring's allocation
@@ -137,9 +140,14 @@ class SharedBuffer {
   std::string m_growth_error;    // written by the helper before it ends
   std::uint64_t m_lost = 0;
   std::map<std::uint32_t, ProcessTotals> m_reclaimed;  // the totals of slots taken back, by process
-  std::uint64_t m_stuck_since_ns = 0;                  // when the entry at the read index was first seen unfinished
-  std::uint64_t m_tick0 = 0, m_ns0 = 0;                // both clocks, when the buffer was made
-  mutable std::mutex m_clock_lock;                     // clock_map() from the drain and the end
+  // The totals of the calls the preload left to the recorder to count (kCountedByRecorder), by
+  // process, and the last process's (calls come in runs of one process).
+  std::map<std::uint32_t, ProcessTotals> m_counted;
+  std::uint32_t m_counted_pid = 0;
+  ProcessTotals* m_counted_last = nullptr;
+  std::uint64_t m_stuck_since_ns = 0;    // when the entry at the read index was first seen unfinished
+  std::uint64_t m_tick0 = 0, m_ns0 = 0;  // both clocks, when the buffer was made
+  mutable std::mutex m_clock_lock;       // clock_map() from the drain and the end
   mutable ContinuousClockMap m_clock;
 };
 
