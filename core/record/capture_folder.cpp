@@ -49,12 +49,12 @@ fs::file_time_type capture_epoch(const fs::path& folder) {
   // Files are dated by the coarse real-time clock, or (multigrain time stamps) finer, never
   // later than the real time they were written at: at or before `now` if written before it,
   // past it once the coarse clock is.
+  // Where it holds none, none is earlier: a capture the program writes within the tick is its own.
+  if (!holds_a_capture(folder)) return fs::file_time_type::min();
   const std::chrono::nanoseconds now = clock_now(CLOCK_REALTIME);
-  if (holds_a_capture(folder)) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);  // a tick is 10 ms at most
-    while (clock_now(CLOCK_REALTIME_COARSE) <= now && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-    }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);  // a tick is 10 ms at most
+  while (clock_now(CLOCK_REALTIME_COARSE) <= now && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
   const std::chrono::system_clock::time_point sys{std::chrono::duration_cast<std::chrono::system_clock::duration>(now)};
   return std::chrono::file_clock::from_sys(sys);

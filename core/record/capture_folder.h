@@ -6,11 +6,11 @@
 
 namespace blasscope::record {
 
-// The date that parts captures written before this call from those written after it, where
-// `folder` holds captures already (see remove_earlier_captures): now, once the kernel dates
-// new files after it. It dates them with a clock that lags by up to a tick (4 ms here): this
-// waits out that tick, so that a recording started at once after another (a script's loop)
-// still tells the other's captures from its own.
+// The date that parts captures written before this call from those written after it (see
+// remove_earlier_captures): now, once the kernel dates new files after it. It dates them with a
+// clock that lags by up to a tick (4 ms here): this waits out that tick, so that a recording
+// started at once after another (a script's loop) still tells the other's captures from its
+// own. Where `folder` holds no capture, at once the earliest date: none is earlier.
 std::filesystem::file_time_type capture_epoch(const std::filesystem::path& folder);
 
 // Removes the captures an earlier recording under the same name left in `folder`: a new

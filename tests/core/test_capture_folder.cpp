@@ -76,6 +76,17 @@ TEST(CaptureFolder, TheEpochPartsCapturesWrittenJustBeforeItFromThoseJustAfter) 
   }
 }
 
+// With no capture in the folder yet, whatever is found there later is the new recording's own,
+// however soon its program writes it.
+TEST(CaptureFolder, AFolderWithoutCapturesHasNothingEarlier) {
+  TempDir tmp;
+  const fs::path folder = tmp.path() / "new.captures";
+  const auto epoch = capture_epoch(folder);
+  capture_in(folder / "call-1", false);
+  EXPECT_EQ(remove_earlier_captures(folder, epoch), 0u);
+  EXPECT_TRUE(fs::exists(folder / "call-1" / "workload.json"));
+}
+
 TEST(CaptureFolder, NoFolderOrAFileOfItsNameIsLeftAlone) {
   TempDir tmp;
   const auto now = fs::file_time_type::clock::now();
