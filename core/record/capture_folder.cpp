@@ -1,10 +1,16 @@
 #include "record/capture_folder.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <fstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -18,6 +24,16 @@ bool is_capture_name(const std::string& name) {
          std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// A workload the preload library wrote: it names the call it captures near its start (a user's
+// workload.json of the same name does not).
+bool written_by_a_recording(const fs::path& workload) {
+  std::ifstream in(workload, std::ios::binary);
+  char start[256] = {};
+  in.read(start, sizeof start - 1);
+  return std::string_view(start, static_cast<std::size_t>(in.gcount())).find("\"recorded_call\": ") !=
+         std::string_view::npos;
+}
+
 // Nothing in it but plain files the preload library writes there.
 bool holds_only_capture_files(const fs::path& dir) {
   std::error_code error;
@@ -25,7 +41,10 @@ bool holds_only_capture_files(const fs::path& dir) {
     const fs::path& file = it->path();
     if (!it->is_regular_file(error) || it->is_symlink(error) || error) return false;
     const std::string name = file.filename().string();
-    if (name != "workload.json" && !name.ends_with(".npy") && !name.ends_with(".npy.part")) return false;
+    if (name == "workload.json" ? !written_by_a_recording(file)
+                                : !name.ends_with(".npy") && !name.ends_with(".npy.part")) {
+      return false;
+    }
   }
   return !error;
 }
@@ -82,6 +101,21 @@ void remove_if_empty_folder(const fs::path& folder) {
   if (fs::is_directory(fs::symlink_status(folder, error)) && fs::is_empty(folder, error) && !error) {
     fs::remove(folder, error);
   }
+}
+
+CaptureFolderLock::~CaptureFolderLock() {
+  if (m_fd >= 0) ::close(m_fd);
+}
+
+bool CaptureFolderLock::lock(const fs::path& folder) {
+  if (m_fd >= 0) ::close(m_fd);
+  m_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (m_fd < 0) return true;  // none yet, or not a folder: nothing to hold
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) return true;
+  const bool held = errno == EWOULDBLOCK;
+  ::close(m_fd);
+  m_fd = -1;
+  return !held;  // a file system without locks holds nothing
 }
 
 }  // namespace blasscope::record

@@ -23,4 +23,21 @@ std::size_t remove_earlier_captures(const std::filesystem::path& folder, std::fi
 // Removes `folder` where it is an empty folder (not a link to one, not a file).
 void remove_if_empty_folder(const std::filesystem::path& folder);
 
+// A recording's hold on its capture folder while it runs: an exclusive lock on the folder,
+// which the kernel lets go however the recorder ends. A second recording to the same session
+// at the same time would take the first one's captures for an earlier recording's, and the
+// first would list captures the second wrote over.
+class CaptureFolderLock {
+ public:
+  CaptureFolderLock() = default;
+  ~CaptureFolderLock();
+  CaptureFolderLock(const CaptureFolderLock&) = delete;
+  CaptureFolderLock& operator=(const CaptureFolderLock&) = delete;
+  // Locks `folder` where it exists (and can be opened); false where another recording holds it.
+  bool lock(const std::filesystem::path& folder);
+
+ private:
+  int m_fd = -1;
+};
+
 }  // namespace blasscope::record

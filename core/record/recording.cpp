@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <thread>
 #include <unordered_map>
 
@@ -83,11 +84,6 @@ void sleep_until_due(int exit_fd, int full_fd, std::chrono::microseconds wait) {
     std::uint64_t reports = 0;
     [[maybe_unused]] const ssize_t read = ::read(full_fd, &reports, sizeof reports);
   }
-}
-
-std::string signal_text(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
-  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 std::string host_name() {
@@ -210,6 +206,18 @@ Recording record_program(const RecordOptions& options) {
     out.exit_status = 127;
     out.problem = "no command to record";
     return out;
+  }
+  // Held until the program has ended: refused, nothing runs.
+  CaptureFolderLock folder_lock;
+  if (!options.capture_dir.empty()) {
+    if (options.capture != CaptureMode::None) {
+      std::error_code error;
+      std::filesystem::create_directories(options.capture_dir, error);
+    }
+    if (!folder_lock.lock(options.capture_dir)) {
+      throw std::runtime_error("another recording to this session is running now (it holds " + options.capture_dir +
+                               "): nothing was run; record to another --output, or after it ends");
+    }
   }
   SharedBuffer buffer(options.check_values);
   ProcessHandles handles(buffer.header());
@@ -639,6 +647,11 @@ double running_seconds(const Recording& r, const CallRecord& c) {
     end = std::min(end, static_cast<double>(process->last_seen_ns) * 1e-9);
   }
   return std::max(0.0, end - static_cast<double>(c.start_ns) * 1e-9);
+}
+
+std::string signal_text(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 std::string end_name(const ProcessInfo& p) {

@@ -50,6 +50,8 @@ std::string end_name(const ProcessInfo& process);
 std::string end_text(const ProcessInfo& process);
 // How a process ended by signal `sig` is said ("crashed: SIGSEGV").
 std::string ended_by_text(int sig);
+// A signal's name ("SIGTERM"), or "signal N" for one without.
+std::string signal_text(int sig);
 
 // Exact totals of one routine in one precision, over every call the program made.
 struct RoutineTotal {

@@ -387,10 +387,10 @@ Recording unfinished_recording(std::vector<CallRecord> calls) {
   if (r.processes.size() == 1) r.pid = r.processes.front().pid;
   r.problem =
       "this session was never finished, or its end was cut off (its recorder was killed before it wrote "
-      "the rest, e.g. by SIGKILL or when memory ran out; or the file was truncated): the " +
-      std::to_string(r.calls.size()) +
-      " calls written before are shown, with totals summed from them; the command, the exit status "
-      "and what was running are unknown";
+      "the rest, e.g. by SIGKILL or when memory ran out; or the file was truncated): " +
+      (r.calls.size() == 1 ? std::string("the 1 call written before is shown")
+                           : "the " + std::to_string(r.calls.size()) + " calls written before are shown") +
+      ", with totals summed from them; the command, the exit status and what was running are unknown";
   return r;
 }
 

@@ -317,6 +317,7 @@ std::string recording_status_text(const record::Recording& r) {
   if (r.exit_status < 0 && self != r.processes.end() && self->stopped && !self->alive) {
     return "stopped by the recorder with the program" +
            (r.timed_out ? " at --timeout (" + format_number(r.timeout_seconds) + " s)" : std::string()) +
+           (self->end_signal ? ": " + record::signal_text(self->end_signal) + " ended it" : std::string()) +
            " (a child process)";
   }
   if (r.timed_out) {

@@ -21,7 +21,7 @@ void capture_in(const fs::path& dir, bool with_c) {
   fs::create_directories(dir);
   write_file((dir / "a.npy").string(), "npy");
   if (with_c) write_file((dir / "c.npy").string(), "npy");
-  write_file((dir / "workload.json").string(), "{}");
+  write_file((dir / "workload.json").string(), "{\"name\": \"call 1\",\n \"recorded_call\": 1,\n \"ops\": []}");
 }
 
 TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
@@ -35,7 +35,9 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   write_file((folder / "call-7" / "b.npy.part").string(), "np");  // its program was killed writing it: goes
   capture_in(folder / "call-8", false);
   fs::create_symlink(folder / "call-3" / "notes.txt", folder / "call-8" / "b.npy");  // a link: stays
-  capture_in(folder / "call-x", false);                                              // not a call's name: stays
+  capture_in(folder / "call-9", false);
+  write_file((folder / "call-9" / "workload.json").string(), "{\"name\": \"mine\", \"ops\": []}");  // the user's: stays
+  capture_in(folder / "call-x", false);  // not a call's name: stays
   capture_in(folder / "calls", false);
   write_file((folder / "call-4").string(), "a file, not a folder");
   capture_in(tmp.path() / "elsewhere" / "call-5", false);
@@ -49,7 +51,7 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   EXPECT_FALSE(fs::exists(folder / "call-1"));
   EXPECT_FALSE(fs::exists(folder / "call-7"));
   EXPECT_FALSE(fs::exists(folder / "call-22"));
-  for (const char* kept : {"call-3", "call-8", "call-x", "calls", "call-4", "call-5", "call-6"}) {
+  for (const char* kept : {"call-3", "call-8", "call-9", "call-x", "calls", "call-4", "call-5", "call-6"}) {
     EXPECT_TRUE(fs::exists(fs::symlink_status(folder / kept))) << kept;
   }
   EXPECT_TRUE(fs::exists(tmp.path() / "elsewhere" / "call-5" / "a.npy"));

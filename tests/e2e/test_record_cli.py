@@ -1030,6 +1030,10 @@ class RecordNumPy(unittest.TestCase):
             self.assertEqual(child_report["exit_status"], None if ended == "stopped" else 0)
             if told and ended == "stopped":
                 self.assertIn(child_report["signal"], ("SIGTERM", "SIGKILL"), child_report["processes"])
+                md = subprocess.run([CLI, "report", child["session"], "--format", "md"], capture_output=True,
+                                    text=True, timeout=60).stdout
+                self.assertRegex(md, r"stopped by the recorder with the program at --timeout \(5 s\): "
+                                     r"SIG(TERM|KILL) ended it \(a child process\)")
             ids = [d["id"] for d in child_report["diagnoses"]]
             self.assertNotIn("program-crashed", ids, "stopped, not crashed")
             if "kernel-hang" in ids:
@@ -2856,6 +2860,50 @@ class RecordC(unittest.TestCase):
                 self.assertNotIn("crashed in the program", " ".join(crashed[0]["evidence"]))
                 self.assertIn("out-of-memory killer", crashed[0]["cause"])
                 self.assertIn("dmesg", crashed[0]["fix"])
+
+    def test_a_second_recording_to_a_session_being_recorded_is_refused(self):
+        # Two recordings to one OUTPUT at once: the second would take the first one's captures for
+        # an earlier recording's, and the first would list captures written over. It is refused
+        # before anything runs, and the first one's captures are all its own.
+        exe = build_c("bad_lda_waits", """
+            #include <cblas.h>
+            #include <stdio.h>
+            #include <stdlib.h>
+            #include <unistd.h>
+            int main(int argc, char** argv) {
+              double *a = calloc(64, 8), *c = calloc(64, 8);
+              for (int i = 0; i < atoi(argv[1]); ++i)  /* refused: LDA 2 for 4 rows */
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 4, 4, 4, 1.0, a, 2, a, 4, 0.0, c, 4);
+              printf("ready\\n");
+              fflush(stdout);
+              while (argc > 2 && access(argv[2], F_OK) != 0) usleep(10000);
+              return 0;
+            }
+        """, "-lopenblas")
+        session = os.path.join(WORK, "twice.json")
+        go = os.path.join(WORK, "twice.go")
+        first = subprocess.Popen([CLI, "record", "--quiet", "--output", session, "--", exe, "5", go],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=WORK)
+        try:
+            # OpenBLAS says each refusal on standard output first.
+            while (line := first.stdout.readline()) and line.strip() != b"ready":
+                pass
+            self.assertEqual(line.strip(), b"ready")
+            second = subprocess.run([CLI, "record", "--output", session, "--", exe, "2"], capture_output=True,
+                                    text=True, timeout=60)
+        finally:
+            write("twice.go", "")
+            first.wait(timeout=60)
+            first.stdout.close()
+        self.assertEqual(second.returncode, 2, second.stderr)
+        self.assertIn("another recording to this session is running now", second.stderr)
+        self.assertNotIn("ready", second.stdout, "nothing was run")
+        self.assertEqual(first.returncode, 0)
+        report = json.loads(subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True,
+                                           text=True, timeout=60).stdout)
+        listed = sorted(os.path.basename(os.path.dirname(c["workload"])) for c in report["captures"])
+        self.assertEqual(listed, [f"call-{i}" for i in range(1, 6)])
+        self.assertEqual(sorted(os.listdir(os.path.join(WORK, "twice.captures"))), listed)
 
     def test_a_new_recording_replaces_the_captures_of_an_older_one_of_its_name(self):
         # Captures are named after the session (SESSION.captures/call-ID): an older recording's
