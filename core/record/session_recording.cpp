@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "io/text_file.h"
 #include "kernels/cpu_environment.h"
@@ -51,6 +53,53 @@ class SessionFiles {
 bool written_in_place(const std::string& path) {
   struct stat st;
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+// Whether `path` is a child process's session (a recording's, with a parent_pid): its start
+// says it is a session, and its end, where the recording's fields are, names the parent.
+bool is_child_session(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  if (!in || size < 64) return false;
+  std::string head(40, '\0'), tail(static_cast<std::size_t>(std::min<std::streamoff>(size, 1 << 16)), '\0');
+  in.seekg(0);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  in.seekg(size - static_cast<std::streamoff>(tail.size()));
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  if (!in || !head.starts_with("{\"format\":\"blasscope-session\"")) return false;
+  const std::size_t at = tail.rfind("\"parent_pid\":");
+  return at != std::string::npos && at + 13 < tail.size() && tail[at + 13] >= '1' && tail[at + 13] <= '9';
+}
+
+// Removes the child sessions an earlier recording to `session` left beside it (STEM-HOST-PID.json
+// naming a parent): they would stand beside the new session, pointing at captures it replaced.
+// Only files dated at or before `before` (this recording's start) go.
+std::size_t remove_earlier_child_sessions(const std::string& session, std::filesystem::file_time_type before) {
+  namespace fs = std::filesystem;
+  const fs::path stem = fs::path(session).replace_extension("");
+  const std::string prefix = stem.filename().string() + "-";
+  const fs::path folder = stem.parent_path().empty() ? fs::path(".") : stem.parent_path();
+  std::size_t removed = 0;
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || !name.ends_with(".json")) continue;
+    // HOST-PID between the two: a host name may hold dashes, the pid is digits after the last.
+    const std::string_view middle = std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - 5);
+    const std::size_t dash = middle.rfind('-');
+    if (dash == std::string_view::npos || dash == 0 || dash + 1 == middle.size() ||
+        !std::all_of(middle.begin() + static_cast<std::ptrdiff_t>(dash) + 1, middle.end(),
+                     [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
+    std::error_code own;
+    if (!fs::is_regular_file(fs::symlink_status(it->path(), own)) || own ||
+        fs::last_write_time(it->path(), own) > before || own || !is_child_session(it->path())) {
+      continue;
+    }
+    if (fs::remove(it->path(), own) && !own) ++removed;
+  }
+  return removed;
 }
 
 // The folder the sessions go into: the named session's, else the one for default names.
@@ -103,9 +152,18 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
   // this boot's clock is known, it is not measured again: 0.3 ms more before the program.
   const core::CpuEnvironment cpu = core::probe_cpu_environment(core::ClockProbe::KnownIfAny);
   SavedRecording saved;
+  const auto started = std::filesystem::file_time_type::clock::now();
   saved.recording = record_program(options);
   Recording& r = saved.recording;
   if (r.pid == 0) return saved;
+  // The program ran: this session replaces an earlier one of its name, and so do its children's.
+  if (!session.output.empty() && !in_place && !session_written_into(session.output)) {
+    const std::size_t removed = remove_earlier_child_sessions(session.output, started);
+    if (removed && options.notice) {
+      options.notice("removed " + std::to_string(removed) + (removed == 1 ? " child session" : " child sessions") +
+                     " of an earlier recording under this name beside " + session.output);
+    }
+  }
   r.peak_gflops_fp32 = cpu.peak_gflops_fp32;
   r.peak_gflops_fp64 = cpu.peak_gflops_fp64;
   // The program's BLAS, as it said (not this recorder's own OpenBLAS): the main process's, else

@@ -2861,6 +2861,49 @@ class RecordC(unittest.TestCase):
                 self.assertIn("out-of-memory killer", crashed[0]["cause"])
                 self.assertIn("dmesg", crashed[0]["fix"])
 
+    def test_a_new_recording_replaces_the_child_sessions_of_an_older_one_of_its_name(self):
+        # Each child's session stands beside the program's (STEM-HOST-PID.json): an earlier
+        # recording's would stay beside the new one, pointing at captures it replaced.
+        exe = build_c("forks_n", """
+            #include <cblas.h>
+            #include <stdlib.h>
+            #include <sys/wait.h>
+            #include <unistd.h>
+            int main(int argc, char** argv) {
+              double a = 1, b = 1, c = 0;
+              for (int i = 0; i < atoi(argv[1]); ++i) {
+                const pid_t pid = fork();
+                if (pid == 0) {
+                  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
+                  _exit(0);
+                }
+                waitpid(pid, 0, 0);
+              }
+              return 0;
+            }
+        """, "-lopenblas")
+        session = os.path.join(WORK, "kids.json")
+        # Not a child session of a recording: each stays.
+        write("kids-notes.json", "{}")
+        write("kids-vm-12.json", '{"format":"blasscope-session","version":1,"kind":"recording","calls":[],'
+                                 '"parent_pid":null,"pid":12}' + " " * 64)
+
+        def run(children):
+            proc = subprocess.run([CLI, "record", "--output", session, "--", exe, str(children)],
+                                  capture_output=True, text=True, timeout=120)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            report = json.loads(subprocess.run([CLI, "report", session, "--format", "json"], capture_output=True,
+                                               text=True, timeout=60).stdout)
+            return proc, sorted(os.path.basename(c["session"]) for c in report["children"])
+
+        _, first = run(3)
+        self.assertEqual(len(first), 3)
+        proc, second = run(1)
+        self.assertEqual(len(second), 1)
+        self.assertIn("removed 3 child sessions of an earlier recording", proc.stderr)
+        beside = sorted(n for n in os.listdir(WORK) if n.startswith("kids-"))
+        self.assertEqual(beside, sorted(second + ["kids-notes.json", "kids-vm-12.json"]))
+
     def test_a_second_recording_to_a_session_being_recorded_is_refused(self):
         # Two recordings to one OUTPUT at once: the second would take the first one's captures for
         # an earlier recording's, and the first would list captures written over. It is refused
