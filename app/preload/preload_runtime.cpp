@@ -164,15 +164,17 @@ constexpr std::uint64_t kAskIfRecorderLivesNs = 20000000;
 
 // Adds a finished call to its routine's totals: on its thread's slot, whose only writer this
 // thread is (plain loads and stores, no locked instructions), else on the shared ones.
-void add_to_totals(const CallRecord& call, std::uint64_t self_ns) {
-  const record::CallCount n = record::count_of(call, self_ns);
+// `counted`: the call itself is counted already (see kCountedByRecorder), the rest is not.
+void add_to_totals(const CallRecord& call, std::uint64_t self_ns, bool counted = false) {
+  record::CallCount n = record::count_of(call, self_ns);
+  if (counted) n.calls = 0;
   const auto r = static_cast<std::uint32_t>(call.routine), p = static_cast<std::uint32_t>(call.precision);
   if (record::ActiveSlot* slot = my_slot()) {
     record::RoutineTotals& t = slot->totals[r][p];
     const auto add = [](std::atomic<std::uint64_t>& counter, std::uint64_t v) {
       counter.store(counter.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
     };
-    add(t.calls, 1);
+    if (n.calls) add(t.calls, n.calls);
     add(t.nanoseconds, n.nanoseconds);
     add(t.self_nanoseconds, n.self_nanoseconds);
     if (n.failures) add(t.failures, n.failures);
@@ -182,7 +184,7 @@ void add_to_totals(const CallRecord& call, std::uint64_t self_ns) {
     return;
   }
   record::RoutineTotals& t = g_shared->totals[r][p];
-  t.calls.fetch_add(1, std::memory_order_relaxed);
+  if (n.calls) t.calls.fetch_add(n.calls, std::memory_order_relaxed);
   t.nanoseconds.fetch_add(n.nanoseconds, std::memory_order_relaxed);
   t.self_nanoseconds.fetch_add(n.self_nanoseconds, std::memory_order_relaxed);
   if (n.failures) t.failures.fetch_add(n.failures, std::memory_order_relaxed);
@@ -210,7 +212,7 @@ void append_finished(CallRecord& call) {
       // program is stopped while it waits, the recorder is gone).
       if (call.flags & record::kCountedByRecorder) {
         call.flags &= static_cast<std::uint16_t>(~record::kCountedByRecorder);
-        add_to_totals(call, call.duration_ns);
+        add_to_totals(call, call.duration_ns, true);
       }
       record::report_ring_full(s);
       // Full: the recorder is behind, or the ring still growing. Wait (nothing is lost), but not for a recorder
@@ -506,8 +508,12 @@ CallScope::~CallScope() {
   }
   call.unlisted = mine.unlisted;
   // A top-level call that made no recorded call (a program's own GEMM, the common case): the
-  // recorder counts it as it drains it, and its per-call path is the shorter by the totals.
+  // recorder adds its time, FLOPs and failure as it drains it, and its per-call path is the
+  // shorter by them. Counted here: a call whose writer dies before the ring has it is still one.
   if (m_level == 0 && t_inside_count == 0 && m_pid == g_pid) {
+    std::atomic<std::uint64_t>& calls =
+        m_slot->totals[static_cast<std::uint32_t>(call.routine)][static_cast<std::uint32_t>(call.precision)].calls;
+    calls.store(calls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     call.flags |= record::kCountedByRecorder;
     append_finished(call);
     return;

@@ -91,9 +91,11 @@ inline double least_flops(const CallRecord& c) {
 }
 
 // What one finished call adds to its routine's totals (RoutineTotals): the preload adds it for
-// most calls, the recorder for those it leaves to it (kCountedByRecorder). `self_ns`: its time
-// without the recorded calls it made.
+// most calls, the recorder for those it leaves to it (kCountedByRecorder: all but the count of
+// calls, which the preload keeps, so that a call lost with its writer is still counted).
+// `self_ns`: its time without the recorded calls it made.
 struct CallCount {
+  std::uint64_t calls = 1;  // 0 where the call is counted already (kCountedByRecorder: by the preload)
   std::uint64_t nanoseconds = 0, self_nanoseconds = 0, failures = 0, flops = 0, queries = 0, query_nanoseconds = 0;
   std::uint64_t longest = 0;  // its time where it did work: a workspace query's is no measure of a hang
 };

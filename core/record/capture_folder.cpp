@@ -2,17 +2,17 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <thread>
+#include <utility>
+#include <vector>
 
 namespace blasscope::record {
 namespace {
@@ -49,51 +49,59 @@ bool holds_only_capture_files(const fs::path& dir) {
   return !error;
 }
 
-std::chrono::nanoseconds clock_now(clockid_t clock) {
-  timespec t{};
-  ::clock_gettime(clock, &t);
-  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
-}
-
-bool holds_a_capture(const fs::path& folder) {
-  std::error_code error;
-  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
-    if (is_capture_name(it->path().filename().string())) return true;
-  }
-  return false;
-}
 }  // namespace
 
-fs::file_time_type capture_epoch(const fs::path& folder) {
-  // Files are dated by the coarse real-time clock, or (multigrain time stamps) finer, never
-  // later than the real time they were written at: at or before `now` if written before it,
-  // past it once the coarse clock is.
-  // Where it holds none, none is earlier: a capture the program writes within the tick is its own.
-  if (!holds_a_capture(folder)) return fs::file_time_type::min();
-  const std::chrono::nanoseconds now = clock_now(CLOCK_REALTIME);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);  // a tick is 10 ms at most
-  while (clock_now(CLOCK_REALTIME_COARSE) <= now && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
-  }
-  const std::chrono::system_clock::time_point sys{std::chrono::duration_cast<std::chrono::system_clock::duration>(now)};
-  return std::chrono::file_clock::from_sys(sys);
-}
+// Hidden (and not a call's name): left by a recorder killed between setting the captures
+// aside and the program's start, its contents count as earlier captures too.
+constexpr const char* kAside = ".earlier-captures";
 
-std::size_t remove_earlier_captures(const fs::path& folder, fs::file_time_type since) {
+EarlierCaptures::EarlierCaptures(fs::path folder) : m_folder(std::move(folder)), m_aside(m_folder / kAside) {
   std::error_code error;
-  if (!fs::is_directory(fs::symlink_status(folder, error))) return 0;
-  std::size_t removed = 0;
-  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+  if (!fs::is_directory(fs::symlink_status(m_folder, error))) return;
+  std::vector<fs::path> found;
+  for (fs::directory_iterator it(m_folder, error), end; !error && it != end; it.increment(error)) {
     const fs::path dir = it->path();
     std::error_code own;
-    // Not a link to elsewhere, and not one a recording running now under this name writes.
-    if (!is_capture_name(dir.filename().string()) || !fs::is_directory(fs::symlink_status(dir, own)) ||
-        fs::last_write_time(dir, own) > since || own || !holds_only_capture_files(dir)) {
-      continue;
+    if (is_capture_name(dir.filename().string()) && fs::is_directory(fs::symlink_status(dir, own)) && !own &&
+        holds_only_capture_files(dir)) {
+      found.push_back(dir);
     }
-    if (fs::remove_all(dir, own) != static_cast<std::uintmax_t>(-1) && !own) ++removed;
   }
-  return removed;
+  // Made only where there is something to set aside: a folder made for this recording stays empty.
+  const bool left_before = fs::is_directory(fs::symlink_status(m_aside, error));
+  if (left_before) {
+    m_count = static_cast<std::size_t>(std::distance(fs::directory_iterator(m_aside, error), fs::directory_iterator()));
+  } else if (found.empty() || !fs::create_directory(m_aside, error) || error) {
+    return;
+  }
+  for (const fs::path& dir : found) {
+    std::error_code own;
+    fs::rename(dir, m_aside / dir.filename(), own);
+    if (!own) ++m_count;
+  }
+}
+
+EarlierCaptures::~EarlierCaptures() {
+  restore();
+}
+
+std::size_t EarlierCaptures::discard() {
+  std::error_code error;
+  fs::remove_all(m_aside, error);
+  const std::size_t count = m_count;
+  m_count = 0;
+  return count;
+}
+
+void EarlierCaptures::restore() {
+  std::error_code error;
+  if (m_aside.empty() || !fs::is_directory(fs::symlink_status(m_aside, error))) return;
+  for (fs::directory_iterator it(m_aside, error), end; !error && it != end; it.increment(error)) {
+    std::error_code own;
+    fs::rename(it->path(), m_folder / it->path().filename(), own);  // fails where the new program wrote that call
+  }
+  fs::remove_all(m_aside, error);
+  m_count = 0;
 }
 
 void remove_if_empty_folder(const fs::path& folder) {

@@ -6,19 +6,29 @@
 
 namespace blasscope::record {
 
-// The date that parts captures written before this call from those written after it (see
-// remove_earlier_captures): now, once the kernel dates new files after it. It dates them with a
-// clock that lags by up to a tick (4 ms here): this waits out that tick, so that a recording
-// started at once after another (a script's loop) still tells the other's captures from its
-// own. Where `folder` holds no capture, at once the earliest date: none is earlier.
-std::filesystem::file_time_type capture_epoch(const std::filesystem::path& folder);
+// The captures an earlier recording under the same name left in `folder`: a new session
+// replaces the old one, and call-ID folders it does not list would be taken for its own. Only
+// what BLAScope writes counts (call-<digits> folders holding nothing but plain .npy files,
+// unfinished .npy.part ones and a workload.json naming its recorded_call); anything else, and
+// the folder itself, stays. Made before the program starts (the recording holds the folder's
+// lock, see CaptureFolderLock), it sets them aside in a hidden folder inside `folder`: what the
+// program then writes is its own, however soon and on whatever file system. Put back unless
+// discarded (a command that cannot start leaves the earlier captures as they were). Errors
+// leave the rest where it was.
+class EarlierCaptures {
+ public:
+  explicit EarlierCaptures(std::filesystem::path folder);
+  ~EarlierCaptures();  // restore()
+  EarlierCaptures(const EarlierCaptures&) = delete;
+  EarlierCaptures& operator=(const EarlierCaptures&) = delete;
+  // Removes them; returns how many there were.
+  std::size_t discard();
+  void restore();
 
-// Removes the captures an earlier recording under the same name left in `folder`: a new
-// session replaces the old one, and call-ID folders it does not list would be taken for its
-// own. Only what BLAScope writes goes (call-<digits> folders, dated at or before `since`, holding
-// nothing but plain .npy files, unfinished .npy.part ones and workload.json); anything else,
-// and the folder itself, stays. Returns how many were removed; errors leave the rest as it was.
-std::size_t remove_earlier_captures(const std::filesystem::path& folder, std::filesystem::file_time_type since);
+ private:
+  std::filesystem::path m_folder, m_aside;
+  std::size_t m_count = 0;
+};
 
 // Removes `folder` where it is an empty folder (not a link to one, not a file).
 void remove_if_empty_folder(const std::filesystem::path& folder);

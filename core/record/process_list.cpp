@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
+#include <charconv>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "text/format.h"
 
@@ -144,20 +146,33 @@ ProcessHandles::~ProcessHandles() {
 
 namespace {
 // The wait status of `pid` while it is a zombie that started at `started`, from its
-// /proc/PID/stat (`exit_code`, the 52nd field, Linux 3.5 and later); nullopt otherwise.
+// /proc/PID/stat (`exit_code`, the 52nd field, Linux 3.5 and later); nullopt otherwise. Only a
+// whole process gone (one thread left: a main thread that called pthread_exit is a zombie while
+// the others run) that did not exit 0 (0 is also what the kernel shows a reader it denies).
 std::optional<int> zombie_wait_status(std::uint32_t pid, std::uint64_t started) {
   const std::string stat = proc_file(pid, "stat");
   const std::size_t close = stat.rfind(')');
   if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] != 'Z') return std::nullopt;
   if (start_ticks_in(stat.data(), stat.size()) != started) return std::nullopt;
-  std::size_t at = close + 1;
-  for (int field = 3; field < 52; ++field) {  // skip fields 3 (the state) to 51
-    while (at < stat.size() && stat[at] == ' ') ++at;
-    while (at < stat.size() && stat[at] != ' ') ++at;
+  // Fields 3 (the state) to 52, after the command's closing parenthesis.
+  std::vector<std::string_view> fields;
+  for (std::size_t at = close + 1; at < stat.size();) {
+    while (at < stat.size() && (stat[at] == ' ' || stat[at] == '\n')) ++at;
+    const std::size_t end = std::min(stat.find_first_of(" \n", at), stat.size());  // the last ends the line
+    if (end > at) fields.emplace_back(stat.data() + at, end - at);
+    at = end;
   }
-  while (at < stat.size() && stat[at] == ' ') ++at;
-  if (at >= stat.size() || stat[at] < '0' || stat[at] > '9') return std::nullopt;
-  return std::atoi(stat.c_str() + at);
+  const auto number = [&fields](int field) -> std::optional<long> {
+    if (static_cast<std::size_t>(field - 3) >= fields.size()) return std::nullopt;
+    const std::string_view text = fields[static_cast<std::size_t>(field - 3)];
+    long value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+  };
+  const auto threads = number(20), exit_code = number(52);
+  if (threads != 1 || !exit_code || *exit_code <= 0 || *exit_code > 0xffff) return std::nullopt;
+  return static_cast<int>(*exit_code);
 }
 }  // namespace
 

@@ -16,7 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <stdexcept>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -207,18 +207,6 @@ Recording record_program(const RecordOptions& options) {
     out.problem = "no command to record";
     return out;
   }
-  // Held until the program has ended: refused, nothing runs.
-  CaptureFolderLock folder_lock;
-  if (!options.capture_dir.empty()) {
-    if (options.capture != CaptureMode::None) {
-      std::error_code error;
-      std::filesystem::create_directories(options.capture_dir, error);
-    }
-    if (!folder_lock.lock(options.capture_dir)) {
-      throw std::runtime_error("another recording to this session is running now (it holds " + options.capture_dir +
-                               "): nothing was run; record to another --output, or after it ends");
-    }
-  }
   SharedBuffer buffer(options.check_values);
   ProcessHandles handles(buffer.header());
   buffer.set_nested_limit(options.nested_limit);
@@ -226,11 +214,10 @@ Recording record_program(const RecordOptions& options) {
   out.nested_limit = options.nested_limit;
   std::string capture_dir;
   out.capture_mode = "none";
-  // Captures dated at or before this are an earlier recording's, removed once the program has
-  // started (a command that cannot start leaves the earlier session, and its captures, as they
-  // were); those of a recording running now under this name, and this one's, are dated after.
-  const auto earlier_than =
-      options.capture_dir.empty() ? std::filesystem::file_time_type::min() : capture_epoch(options.capture_dir);
+  // An earlier recording's captures, set aside until the program has started (a command that
+  // cannot start leaves them as they were).
+  std::optional<EarlierCaptures> earlier;
+  if (!options.capture_dir.empty()) earlier.emplace(options.capture_dir);
   if (options.capture != CaptureMode::None && !options.capture_dir.empty()) {
     out.capture_mode = options.capture == CaptureMode::All ? "all" : "failing";
     std::error_code error;
@@ -313,12 +300,11 @@ Recording record_program(const RecordOptions& options) {
   out.pid = static_cast<std::uint32_t>(pid);
   if (!options.capture_dir.empty()) {
     // This session replaces any earlier one of its name: so do its captures (none, if none).
-    const std::size_t removed = remove_earlier_captures(options.capture_dir, earlier_than);
+    const std::size_t removed = earlier ? earlier->discard() : 0;
     if (removed && options.notice) {
       options.notice("removed " + std::to_string(removed) + (removed == 1 ? " capture" : " captures") +
                      " of an earlier recording under this name from " + options.capture_dir);
     }
-    if (options.capture == CaptureMode::None) remove_if_empty_folder(options.capture_dir);
   }
   // Woken the moment the program exits (a pidfd is readable then), else when the next drain is due.
   const int exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -511,10 +497,9 @@ Recording record_program(const RecordOptions& options) {
   // In call order: calls of several processes are drained in the order they finished.
   std::sort(out.captures.begin(), out.captures.end(),
             [](const Capture& a, const Capture& b) { return a.call < b.call; });
-  if (!capture_dir.empty() && out.captures.empty()) {
-    std::error_code error;
-    remove_if_empty_folder(capture_dir);
-  }
+  // Left only where it holds something (an earlier recording's files, the user's): kept until
+  // now, empty, since the recording's lock is on it (record_to_session).
+  if (!options.capture_dir.empty() && out.captures.empty()) remove_if_empty_folder(options.capture_dir);
   if (WIFSIGNALED(status)) {
     out.signal = signal_text(WTERMSIG(status));
     out.exit_status = 128 + WTERMSIG(status);

@@ -11,6 +11,7 @@
 
 #include "io/text_file.h"
 #include "kernels/cpu_environment.h"
+#include "record/capture_folder.h"
 #include "record/child_call_spool.h"
 #include "record/session_stream.h"
 #include "record/session_writer.h"
@@ -71,27 +72,23 @@ bool is_child_session(const std::filesystem::path& path) {
   return at != std::string::npos && at + 13 < tail.size() && tail[at + 13] >= '1' && tail[at + 13] <= '9';
 }
 
-// Removes the child sessions an earlier recording to `session` left beside it (STEM-HOST-PID.json
-// naming a parent): they would stand beside the new session, pointing at captures it replaced.
-// Only files dated at or before `before` (this recording's start) go.
-std::size_t remove_earlier_child_sessions(const std::string& session, std::filesystem::file_time_type before) {
+// Removes the child sessions an earlier recording to `session` on this host left beside it
+// (STEM-HOST-PID.json naming a parent): they would stand beside the new session, pointing at
+// captures it replaced. The host is this one's exactly: STEM-2-HOST-77.json is a child of
+// STEM-2.json. Only files dated at or before `before` (this recording's start) go.
+std::size_t remove_earlier_child_sessions(const std::string& session, const std::string& host,
+                                          std::filesystem::file_time_type before) {
   namespace fs = std::filesystem;
   const fs::path stem = fs::path(session).replace_extension("");
-  const std::string prefix = stem.filename().string() + "-";
+  const std::string prefix = stem.filename().string() + "-" + host + "-";
   const fs::path folder = stem.parent_path().empty() ? fs::path(".") : stem.parent_path();
   std::size_t removed = 0;
   std::error_code error;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
     const std::string name = it->path().filename().string();
     if (!name.starts_with(prefix) || !name.ends_with(".json")) continue;
-    // HOST-PID between the two: a host name may hold dashes, the pid is digits after the last.
-    const std::string_view middle = std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - 5);
-    const std::size_t dash = middle.rfind('-');
-    if (dash == std::string_view::npos || dash == 0 || dash + 1 == middle.size() ||
-        !std::all_of(middle.begin() + static_cast<std::ptrdiff_t>(dash) + 1, middle.end(),
-                     [](char c) { return c >= '0' && c <= '9'; })) {
-      continue;
-    }
+    const std::string_view pid = std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - 5);
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     std::error_code own;
     if (!fs::is_regular_file(fs::symlink_status(it->path(), own)) || own ||
         fs::last_write_time(it->path(), own) > before || own || !is_child_session(it->path())) {
@@ -134,6 +131,19 @@ void take_blas_of(const ProcessInfo& process, const core::CpuEnvironment& cpu, R
 }  // namespace
 
 SavedRecording record_to_session(RecordOptions options, const SessionOptions& session) {
+  // Held until the session is written: a second recording to it at the same time is refused
+  // before anything runs.
+  CaptureFolderLock folder_lock;
+  if (!options.capture_dir.empty()) {
+    if (options.capture != CaptureMode::None) {
+      std::error_code error;
+      std::filesystem::create_directories(options.capture_dir, error);
+    }
+    if (!folder_lock.lock(options.capture_dir)) {
+      throw std::runtime_error("another recording to this session is running now (it holds " + options.capture_dir +
+                               "): nothing was run; record to another --output, or after it ends");
+    }
+  }
   SessionFiles files(session);
   const bool in_place = written_in_place(session.output);
   // Child processes' calls wait on disk for their own sessions, not in the recorder's memory.
@@ -158,7 +168,7 @@ SavedRecording record_to_session(RecordOptions options, const SessionOptions& se
   if (r.pid == 0) return saved;
   // The program ran: this session replaces an earlier one of its name, and so do its children's.
   if (!session.output.empty() && !in_place && !session_written_into(session.output)) {
-    const std::size_t removed = remove_earlier_child_sessions(session.output, started);
+    const std::size_t removed = remove_earlier_child_sessions(session.output, r.host, started);
     if (removed && options.notice) {
       options.notice("removed " + std::to_string(removed) + (removed == 1 ? " child session" : " child sessions") +
                      " of an earlier recording under this name beside " + session.output);

@@ -393,7 +393,7 @@ void RawTotals::add(const RoutineTotals& t) {
 }
 
 void RawTotals::add(const CallCount& call) {
-  ++calls, nanoseconds += call.nanoseconds, self_nanoseconds += call.self_nanoseconds;
+  calls += call.calls, nanoseconds += call.nanoseconds, self_nanoseconds += call.self_nanoseconds;
   failures += call.failures, flops += call.flops, queries += call.queries;
   query_nanoseconds += call.query_nanoseconds;
   longest = std::max(longest, call.longest);
@@ -401,13 +401,18 @@ void RawTotals::add(const CallCount& call) {
 
 // A call that made no recorded call: its whole time is its own.
 void SharedBuffer::count(const CallRecord& call) {
+  CallCount counted = count_of(call, call.duration_ns);
+  counted.calls = 0;  // the preload's
   if (!m_counted_last || m_counted_pid != call.pid) {
-    m_counted_last = &m_counted[call.pid];
+    // The pid is the program's word (the file is its to write): past as many as may attach,
+    // any other goes to 0's, bounded.
+    const bool known = m_counted.count(call.pid) || m_counted.size() < 2 * kMaxProcesses;
+    m_counted_last = &m_counted[known ? call.pid : 0];
     m_counted_pid = call.pid;
   }
   (*m_counted_last)[static_cast<std::uint32_t>(call.routine) % kRoutineCount]
                    [static_cast<std::uint32_t>(call.precision) % kPrecisionCount]
-                       .add(count_of(call, call.duration_ns));
+                       .add(counted);
 }
 
 void RawTotals::add(const RawTotals& t) {

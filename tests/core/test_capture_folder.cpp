@@ -2,8 +2,8 @@
 // anything else in the folder stays.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
+#include <iterator>
 #include <string>
 
 #include "record/capture_folder.h"
@@ -42,13 +42,15 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   write_file((folder / "call-4").string(), "a file, not a folder");
   capture_in(tmp.path() / "elsewhere" / "call-5", false);
   fs::create_directory_symlink(tmp.path() / "elsewhere" / "call-5", folder / "call-5");  // a link: stays
-  // Written by a recording running now (after `since`): stays.
-  const auto since = fs::file_time_type::clock::now();
-  capture_in(folder / "call-6", false);
-  fs::last_write_time(folder / "call-6", since + std::chrono::seconds(1));
 
-  EXPECT_EQ(remove_earlier_captures(folder, since), 3u);
-  EXPECT_FALSE(fs::exists(folder / "call-1"));
+  EarlierCaptures earlier(folder);
+  EXPECT_FALSE(fs::exists(folder / "call-1"));  // set aside at once
+  // The new program's own, however soon it writes it (call-1 again, and a new one).
+  capture_in(folder / "call-1", false);
+  capture_in(folder / "call-6", false);
+  EXPECT_EQ(earlier.discard(), 3u);
+  EXPECT_TRUE(fs::exists(folder / "call-1" / "workload.json"));
+  EXPECT_FALSE(fs::exists(folder / "call-1" / "c.npy"));  // the earlier call-1's is gone
   EXPECT_FALSE(fs::exists(folder / "call-7"));
   EXPECT_FALSE(fs::exists(folder / "call-22"));
   for (const char* kept : {"call-3", "call-8", "call-9", "call-x", "calls", "call-4", "call-5", "call-6"}) {
@@ -56,46 +58,51 @@ TEST(CaptureFolder, OnlyAnOlderRecordingsOwnCapturesAreRemoved) {
   }
   EXPECT_TRUE(fs::exists(tmp.path() / "elsewhere" / "call-5" / "a.npy"));
   EXPECT_TRUE(fs::exists(folder / "call-3" / "a.npy"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 9);  // nothing hidden left
 }
 
-// A recording started at once after another (a script's loop) still tells the other's captures,
-// dated within the same tick of the kernel's clock, from its own written just after it starts.
-TEST(CaptureFolder, TheEpochPartsCapturesWrittenJustBeforeItFromThoseJustAfter) {
+// A command that cannot start leaves the earlier recording's captures as they were.
+TEST(CaptureFolder, CapturesNotDiscardedAreRestored) {
   TempDir tmp;
-  const fs::path folder = tmp.path() / "loop.captures";
-  for (int round = 0; round < 20; ++round) {
-    const fs::path before = folder / ("call-" + std::to_string(2 * round + 1));
-    const fs::path after = folder / ("call-" + std::to_string(2 * round + 2));
-    capture_in(before, false);
-    const auto epoch = capture_epoch(folder);
-    capture_in(after, false);
-    EXPECT_LE(fs::last_write_time(before), epoch) << round;
-    EXPECT_GT(fs::last_write_time(after), epoch) << round;
-    // This round's earlier one, and the last round's own (earlier now).
-    EXPECT_EQ(remove_earlier_captures(folder, epoch), round == 0 ? 1u : 2u) << round;
-    EXPECT_FALSE(fs::exists(before));
-    EXPECT_TRUE(fs::exists(after / "workload.json"));
+  const fs::path folder = tmp.path() / "run.captures";
+  capture_in(folder / "call-2", true);
+  capture_in(folder / "call-4", false);
+  {
+    EarlierCaptures earlier(folder);
+    EXPECT_FALSE(fs::exists(folder / "call-2"));
   }
+  EXPECT_TRUE(fs::exists(folder / "call-2" / "c.npy"));
+  EXPECT_TRUE(fs::exists(folder / "call-4" / "a.npy"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(folder), fs::directory_iterator()), 2);
 }
 
-// With no capture in the folder yet, whatever is found there later is the new recording's own,
-// however soon its program writes it.
-TEST(CaptureFolder, AFolderWithoutCapturesHasNothingEarlier) {
+// Nothing to set aside: nothing is made (a folder made for this recording stays empty), and a
+// folder that is not there, or a file of its name, is left alone.
+TEST(CaptureFolder, NoCapturesNoFolderOrAFileOfItsNameIsLeftAlone) {
   TempDir tmp;
-  const fs::path folder = tmp.path() / "new.captures";
-  const auto epoch = capture_epoch(folder);
-  capture_in(folder / "call-1", false);
-  EXPECT_EQ(remove_earlier_captures(folder, epoch), 0u);
-  EXPECT_TRUE(fs::exists(folder / "call-1" / "workload.json"));
-}
-
-TEST(CaptureFolder, NoFolderOrAFileOfItsNameIsLeftAlone) {
-  TempDir tmp;
-  const auto now = fs::file_time_type::clock::now();
-  EXPECT_EQ(remove_earlier_captures(tmp.path() / "none.captures", now), 0u);
+  fs::create_directories(tmp.path() / "empty.captures");
+  {
+    EarlierCaptures earlier(tmp.path() / "empty.captures");
+    EXPECT_EQ(earlier.discard(), 0u);
+  }
+  EXPECT_TRUE(fs::is_empty(tmp.path() / "empty.captures"));
+  EXPECT_EQ(EarlierCaptures(tmp.path() / "none.captures").discard(), 0u);
+  EXPECT_FALSE(fs::exists(tmp.path() / "none.captures"));
   write_file(tmp.file("file.captures"), "x");
-  EXPECT_EQ(remove_earlier_captures(tmp.path() / "file.captures", now), 0u);
+  EXPECT_EQ(EarlierCaptures(tmp.path() / "file.captures").discard(), 0u);
   EXPECT_EQ(read_file(tmp.file("file.captures")), "x");
+}
+
+// A recorder killed after setting captures aside left them hidden: the next recording counts
+// them as earlier ones.
+TEST(CaptureFolder, CapturesLeftAsideByAKilledRecorderGoWithTheNextOnes) {
+  TempDir tmp;
+  const fs::path folder = tmp.path() / "run.captures";
+  capture_in(folder / ".earlier-captures" / "call-1", false);
+  capture_in(folder / "call-2", false);
+  EarlierCaptures earlier(folder);
+  EXPECT_EQ(earlier.discard(), 2u);
+  EXPECT_TRUE(fs::is_empty(folder));
 }
 
 TEST(CaptureFolder, OnlyAnEmptyFolderIsRemovedAsEmpty) {
